@@ -1,0 +1,33 @@
+"use server";
+
+import { AuthError } from "next-auth";
+import { signIn, signOut } from "@/server/auth/config";
+
+export interface SignInState {
+  error?: string;
+}
+
+/** Only same-site paths may be returned to after sign-in. */
+function safeReturnPath(value: FormDataEntryValue | null): string {
+  const path = typeof value === "string" ? value : "";
+  return path.startsWith("/") && !path.startsWith("//") ? path : "/chat";
+}
+
+export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
+  try {
+    await signIn("credentials", {
+      email: form.get("email"),
+      password: form.get("password"),
+      redirectTo: safeReturnPath(form.get("callbackUrl")),
+    });
+    return {};
+  } catch (error) {
+    // A successful sign-in "throws" Next's redirect; only Auth.js errors are failures.
+    if (error instanceof AuthError) return { error: "Wrong email or password." };
+    throw error;
+  }
+}
+
+export async function signOutAction(): Promise<void> {
+  await signOut({ redirectTo: "/signin" });
+}

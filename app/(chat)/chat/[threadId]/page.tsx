@@ -1,0 +1,38 @@
+import { TRPCError } from "@trpc/server";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { ChatApp } from "@/components/chat/ChatApp";
+import { serverApi } from "@/server/api/server-caller";
+import { requireIdentity } from "@/server/auth/session";
+
+export const dynamic = "force-dynamic";
+
+export default async function ThreadPage({ params }: { params: Promise<{ threadId: string }> }) {
+  const { threadId } = await params;
+  await requireIdentity(`/chat/${encodeURIComponent(threadId)}`);
+  try {
+    const { thread, messages } = await (await serverApi()).threads.get({ threadId });
+    return (
+      <ChatApp
+        threadId={thread.id}
+        initialMessages={messages.map(({ id, role, content }) => ({ id, role, content }))}
+      />
+    );
+  } catch (error) {
+    if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
+    if (error instanceof TRPCError && error.code === "FORBIDDEN") {
+      return (
+        <main className="centered">
+          <div className="card narrow">
+            <h1>Not your conversation</h1>
+            <p className="muted">This conversation belongs to another user of your organisation.</p>
+            <Link className="button" href="/chat">
+              Back to your conversations
+            </Link>
+          </div>
+        </main>
+      );
+    }
+    throw error;
+  }
+}

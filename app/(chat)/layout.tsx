@@ -1,0 +1,18 @@
+import type { ReactNode } from "react";
+import { Header } from "@/components/Header";
+import { serverApi } from "@/server/api/server-caller";
+import { requireIdentity } from "@/server/auth/session";
+import { signOutAction } from "../(auth)/signin/actions";
+
+export const dynamic = "force-dynamic";
+
+export default async function ChatLayout({ children }: { children: ReactNode }) {
+  await requireIdentity("/chat");
+  const profile = await (await serverApi()).me.get();
+  return (
+    <div className="app">
+      <Header profile={{ ...profile, role: profile.role }} signOutAction={signOutAction} />
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,15 @@
+import { harbor } from "@/server/harbor";
+import { log } from "@/server/log";
+
+export const dynamic = "force-dynamic";
+
+/** 200 once the database is open and migrated; 503 with the reason otherwise. */
+export async function GET() {
+  try {
+    await harbor();
+    return Response.json({ ok: true });
+  } catch (error) {
+    log.error({ err: error }, "health check failed");
+    return Response.json({ ok: false, error: error instanceof Error ? error.message : String(error) }, { status: 503 });
+  }
+}

@@ -1,0 +1,16 @@
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { appRouter } from "@/server/api/root";
+import { createContext } from "@/server/api/trpc";
+
+export const dynamic = "force-dynamic";
+
+function handler(request: Request) {
+  return fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req: request,
+    router: appRouter,
+    createContext: () => createContext(request.headers),
+  });
+}
+
+export { handler as GET, handler as POST };

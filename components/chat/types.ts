@@ -1,0 +1,5 @@
+export interface ChatMessage {
+  id: string;
+  role: "user" | "assistant" | "system" | "developer" | "tool";
+  content: string;
+}

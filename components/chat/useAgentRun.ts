@@ -1,0 +1,82 @@
+"use client";
+
+import { HttpAgent, type Message } from "@ag-ui/client";
+import { useCallback, useState } from "react";
+import type { ChatMessage } from "./types";
+
+export interface AgentRunState {
+  messages: ChatMessage[];
+  /** The assistant message being streamed, while it streams. */
+  streaming: { id: string; content: string } | null;
+  running: boolean;
+  error: string | null;
+}
+
+function fromAgui(messages: readonly Message[]): ChatMessage[] {
+  return messages.flatMap((m) =>
+    m.role === "user" || m.role === "assistant" || m.role === "system" || m.role === "developer"
+      ? [{ id: m.id, role: m.role, content: typeof m.content === "string" ? m.content : "" }]
+      : [],
+  );
+}
+
+/** Runs an agent over AG-UI with `@ag-ui/client`, keeping the conversation and the live stream in state. */
+export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
+  const [state, setState] = useState<AgentRunState>({
+    messages: initialMessages,
+    streaming: null,
+    running: false,
+    error: null,
+  });
+
+  const send = useCallback(
+    async (threadId: string, text: string) => {
+      const userMessage: ChatMessage = { id: crypto.randomUUID(), role: "user", content: text };
+      const history = [...state.messages, userMessage];
+      setState((s) => ({ ...s, messages: history, running: true, error: null }));
+      const agent = new HttpAgent({
+        url: `/api/agents/${encodeURIComponent(agentId)}/runs`,
+        threadId,
+        initialMessages: history as Message[],
+      });
+      const fail = (message: string) => setState((s) => ({ ...s, error: message }));
+      try {
+        await agent.runAgent(
+          { runId: crypto.randomUUID() },
+          {
+            onTextMessageStartEvent: ({ event }) =>
+              setState((s) => ({ ...s, streaming: { id: event.messageId, content: "" } })),
+            onTextMessageContentEvent: ({ event }) =>
+              setState((s) =>
+                s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + event.delta } } : s,
+              ),
+            onTextMessageEndEvent: () =>
+              setState((s) =>
+                s.streaming
+                  ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] }
+                  : s,
+              ),
+            onMessagesSnapshotEvent: ({ event }) => setState((s) => ({ ...s, messages: fromAgui(event.messages) })),
+            onRunErrorEvent: ({ event }) => fail(event.message),
+            onRunFailed: ({ error }) => fail(describe(error)),
+          },
+        );
+      } catch (error) {
+        fail(describe(error));
+      } finally {
+        setState((s) => ({ ...s, running: false, streaming: null }));
+      }
+    },
+    [agentId, state.messages],
+  );
+
+  return { ...state, send };
+}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/\b401\b/.test(message)) return "Your session has ended. Sign in again.";
+  if (/\b403\b/.test(message)) return "This conversation belongs to another user.";
+  if (/\b404\b/.test(message)) return "This conversation or agent does not exist.";
+  return `The run failed: ${message}`;
+}

@@ -1,0 +1,37 @@
+/**
+ * The one place where runtime error codes become HTTP statuses, tRPC codes and AG-UI RUN_ERROR codes.
+ */
+import { TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { HarborError, type ErrorCode } from "@/server/runtime";
+
+const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = {
+  UNAUTHENTICATED: { http: 401, trpc: "UNAUTHORIZED" },
+  FORBIDDEN: { http: 403, trpc: "FORBIDDEN" },
+  NOT_FOUND: { http: 404, trpc: "NOT_FOUND" },
+  INVALID_INPUT: { http: 400, trpc: "BAD_REQUEST" },
+  PAYLOAD_TOO_LARGE: { http: 413, trpc: "PAYLOAD_TOO_LARGE" },
+  STEP_LIMIT: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
+  INTERNAL: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
+};
+
+export function httpStatusOf(code: ErrorCode): number {
+  return MAPPING[code].http;
+}
+
+export function toTRPCError(error: HarborError): TRPCError {
+  return new TRPCError({ code: MAPPING[error.code].trpc, message: error.message, cause: error });
+}
+
+/** The JSON body of an HTTP error answer: `{ error: { code, message, field? } }`. */
+export function errorResponse(error: HarborError, headers: HeadersInit = {}): Response {
+  return Response.json(
+    { error: { code: error.code, message: error.message, ...error.details } },
+    { status: httpStatusOf(error.code), headers },
+  );
+}
+
+/** The RUN_ERROR code for an error after an AG-UI stream started: the runtime code itself. */
+export function runErrorCodeOf(code: string): string {
+  return code;
+}

@@ -1,0 +1,71 @@
+/**
+ * tRPC v11: context, procedures and error formatting. No data transformer, so curl speaks plain JSON.
+ */
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { Logger } from "pino";
+import { ZodError } from "zod";
+import { identityFrom } from "@/server/auth/identity";
+import { harbor, type Harbor } from "@/server/harbor";
+import { requestIdFrom, requestLogger } from "@/server/log";
+import { HarborError, hasRole, type Identity } from "@/server/runtime";
+import { toTRPCError } from "./errors";
+
+export interface Context {
+  harbor: Harbor;
+  identity: Identity | null;
+  requestId: string;
+  log: Logger;
+}
+
+export async function createContext(headers: Headers): Promise<Context> {
+  const h = await harbor();
+  const requestId = requestIdFrom(headers);
+  return { harbor: h, identity: await identityFrom(h.db, headers), requestId, log: requestLogger(requestId) };
+}
+
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        // Never ship stack traces to clients.
+        stack: undefined,
+        harborCode: cause instanceof HarborError ? cause.code : undefined,
+        zodIssues: cause instanceof ZodError ? cause.issues : undefined,
+      },
+    };
+  },
+});
+
+/** Runtime errors become their tRPC equivalents here, for every procedure. */
+const mapErrors = t.middleware(async ({ next, ctx, path }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (cause instanceof HarborError) return { ...result, error: toTRPCError(cause) } as typeof result;
+    if (result.error.code === "INTERNAL_SERVER_ERROR") ctx.log.error({ err: result.error, path }, "tRPC failure");
+  }
+  return result;
+});
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+export const publicProcedure = t.procedure.use(mapErrors);
+
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.identity) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in or send a bearer token." });
+  return next({ ctx: { ...ctx, identity: ctx.identity } });
+});
+
+export const approverProcedure = protectedProcedure.use(({ ctx, next }) => {
+  if (!hasRole(ctx.identity, "approver")) throw new TRPCError({ code: "FORBIDDEN", message: "Approvers only." });
+  return next();
+});
+
+export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
+  if (!hasRole(ctx.identity, "admin")) throw new TRPCError({ code: "FORBIDDEN", message: "Admins only." });
+  return next();
+});

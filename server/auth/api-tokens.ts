@@ -1,0 +1,58 @@
+/**
+ * Bearer API tokens: 256 random bits, shown once, stored only as a SHA-256 hash.
+ */
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { Executor } from "@/server/db";
+import { insertToken, listTokens, revokeToken, type TokenRow } from "@/server/db/queries/tokens";
+import { appendAudit } from "@/server/db/queries/audit";
+import { NotFoundError, type Identity } from "@/server/runtime";
+
+export const TOKEN_PREFIX = "hbr_";
+const DISPLAY_PREFIX_LENGTH = TOKEN_PREFIX.length + 6;
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export async function createApiToken(
+  db: Executor,
+  identity: Identity,
+  name: string,
+): Promise<{ token: string; info: TokenRow }> {
+  const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
+  const info = await insertToken(db, {
+    id: randomUUID(),
+    tenantId: identity.tenantId,
+    userId: identity.userId,
+    name,
+    tokenHash: hashToken(token),
+    prefix: token.slice(0, DISPLAY_PREFIX_LENGTH),
+  });
+  await appendAudit(db, {
+    tenantId: identity.tenantId,
+    actorId: identity.userId,
+    action: "token.create",
+    subjectType: "api_token",
+    subjectId: info.id,
+    outcome: "created",
+    details: { name },
+  });
+  return { token, info };
+}
+
+export function listApiTokens(db: Executor, identity: Identity): Promise<TokenRow[]> {
+  return listTokens(db, { tenantId: identity.tenantId, userId: identity.userId });
+}
+
+export async function revokeApiToken(db: Executor, identity: Identity, tokenId: string): Promise<void> {
+  const revoked = await revokeToken(db, { tenantId: identity.tenantId, userId: identity.userId }, tokenId);
+  if (!revoked) throw new NotFoundError("Token");
+  await appendAudit(db, {
+    tenantId: identity.tenantId,
+    actorId: identity.userId,
+    action: "token.revoke",
+    subjectType: "api_token",
+    subjectId: tokenId,
+    outcome: "revoked",
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * Auth.js v5: email + password against the users table, JWT sessions.
+ * The session carries only the user id; roles and tenant are read fresh by `identity.ts`.
+ */
+import NextAuth, { CredentialsSignin } from "next-auth";
+import Credentials from "next-auth/providers/credentials";
+import { z } from "zod";
+import { database } from "@/server/db";
+import { findUserWithPasswordByEmail } from "@/server/db/queries/users";
+import { log } from "@/server/log";
+import { authSecret } from "./secret";
+import { verifyPassword } from "./password";
+
+const credentialsSchema = z.object({
+  email: z.string().trim().toLowerCase().email().max(320),
+  password: z.string().min(1).max(1024),
+});
+
+export const { handlers, signIn, signOut } = NextAuth(() => ({
+  trustHost: true,
+  secret: authSecret(),
+  session: { strategy: "jwt", maxAge: 7 * 24 * 60 * 60 },
+  pages: { signIn: "/signin" },
+  providers: [
+    Credentials({
+      credentials: { email: { label: "Email" }, password: { label: "Password", type: "password" } },
+      async authorize(raw) {
+        const parsed = credentialsSchema.safeParse(raw);
+        if (!parsed.success) throw new CredentialsSignin();
+        const user = await findUserWithPasswordByEmail(await database(), parsed.data.email);
+        const ok = user ? await verifyPassword(parsed.data.password, user.passwordHash) : false;
+        if (!user || !ok) {
+          log.info({ email: parsed.data.email }, "sign-in refused");
+          throw new CredentialsSignin();
+        }
+        log.info({ userId: user.id }, "signed in");
+        return { id: user.id, email: user.email, name: user.name };
+      },
+    }),
+  ],
+  callbacks: {
+    jwt({ token, user }) {
+      if (user?.id) token.uid = user.id;
+      return token;
+    },
+    session({ session, token }) {
+      if (typeof token.uid === "string") session.user.id = token.uid;
+      return session;
+    },
+  },
+}));

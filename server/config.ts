@@ -1,0 +1,59 @@
+/**
+ * Harbor's settings, read once from the environment and validated.
+ * Every documented setting lives here so the README and the code cannot drift apart.
+ */
+import path from "node:path";
+import { z } from "zod";
+
+const flag = z
+  .enum(["0", "1", "true", "false"])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === "1" || v === "true"));
+
+const settingsSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  HARBOR_DATA_DIR: z.string().min(1).default(".data"),
+  HARBOR_SEED_DEMO: flag,
+  AUTH_SECRET: z.string().min(16).optional(),
+  /** Pause between streamed text chunks, so the chat visibly streams; 0 in benchmarks. */
+  HARBOR_STREAM_CHUNK_MS: z.coerce.number().int().min(0).max(1000).default(15),
+  /** Mounts the bare SSE baseline route used by `npm run bench`. Never on in production. */
+  HARBOR_BENCH: flag,
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Settings = Readonly<{
+  databaseUrl: string | undefined;
+  dataDir: string;
+  seedDemo: boolean;
+  authSecret: string | undefined;
+  streamChunkMs: number;
+  benchRoutes: boolean;
+  logLevel: z.infer<typeof settingsSchema>["LOG_LEVEL"];
+}>;
+
+/** Parses settings from an environment; throws a readable error naming each bad variable. */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const parsed = settingsSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid Harbor settings: ${problems}`);
+  }
+  const s = parsed.data;
+  return {
+    databaseUrl: s.DATABASE_URL,
+    dataDir: path.resolve(s.HARBOR_DATA_DIR),
+    // The embedded database is the demo: seed it unless told otherwise.
+    seedDemo: s.HARBOR_SEED_DEMO ?? s.DATABASE_URL === undefined,
+    authSecret: s.AUTH_SECRET,
+    streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,
+    benchRoutes: s.HARBOR_BENCH ?? false,
+    logLevel: s.LOG_LEVEL,
+  };
+}
+
+let cached: Settings | undefined;
+export function settings(): Settings {
+  cached ??= readSettings();
+  return cached;
+}

@@ -1,0 +1,79 @@
+/**
+ * Opens Harbor's database: embedded PGlite in a folder (default) or PostgreSQL through `pg`.
+ * Both get the same Drizzle schema and the same migrations.
+ */
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import pg from "pg";
+import * as schema from "./schema";
+import { acquireDataDirLock } from "./lockfile";
+
+export type Schema = typeof schema;
+/** The driver-independent Drizzle database both engines implement. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+/** A database or an open transaction on it: queries accept either. */
+export type Executor = Parameters<Parameters<Database["transaction"]>[0]>[0] | Database;
+
+export interface DatabaseHandle {
+  readonly db: Database;
+  readonly engine: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+export type OpenOptions =
+  | { engine: "postgres"; url: string; poolSize?: number }
+  /** `dataDir` undefined = in memory (tests); `loadDataDir` starts from a dumped template. */
+  | { engine: "pglite"; dataDir?: string; loadDataDir?: Blob };
+
+export const MIGRATIONS_DIR = path.join(process.cwd(), "server/db/migrations");
+
+/** An arbitrary constant: serialises migrations when several Harbor processes start at once. */
+const MIGRATION_LOCK_KEY = 7_240_118;
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  return options.engine === "postgres" ? openPostgres(options.url, options.poolSize) : openPglite(options);
+}
+
+async function openPostgres(url: string, poolSize = 20): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  try {
+    const client = await pool.connect();
+    try {
+      await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+      await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+    } finally {
+      await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return { db: drizzlePg(pool, { schema }), engine: "postgres", close: () => pool.end() };
+}
+
+async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+  const release = options.dataDir ? acquireDataDirLock(options.dataDir) : () => {};
+  try {
+    const pgDir = options.dataDir ? path.join(options.dataDir, "pglite") : undefined;
+    const client = await PGlite.create({ dataDir: pgDir, loadDataDir: options.loadDataDir });
+    const db = drizzlePglite(client, { schema });
+    await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
+    return {
+      db,
+      engine: "pglite",
+      close: async () => {
+        await client.close();
+        release();
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}

@@ -1,0 +1,96 @@
+import { and, asc, desc, eq } from "drizzle-orm";
+import type { Executor } from "../client";
+import { messages, threads, type MessageRole } from "../schema";
+
+export interface ThreadRow {
+  id: string;
+  tenantId: string;
+  ownerId: string;
+  title: string;
+  state: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface MessageRow {
+  id: string;
+  role: MessageRole;
+  content: string;
+  runId: string | null;
+  createdAt: Date;
+}
+
+export async function findThread(db: Executor, threadId: string): Promise<ThreadRow | undefined> {
+  const [row] = await db.select().from(threads).where(eq(threads.id, threadId)).limit(1);
+  return row;
+}
+
+/** Creates the thread unless it exists; returns the stored row either way. */
+export async function insertThreadIfAbsent(
+  db: Executor,
+  row: { id: string; tenantId: string; ownerId: string; title: string },
+): Promise<ThreadRow> {
+  const [created] = await db.insert(threads).values(row).onConflictDoNothing().returning();
+  if (created) return created;
+  const existing = await findThread(db, row.id);
+  if (!existing) throw new Error(`thread ${row.id} vanished while being created`);
+  return existing;
+}
+
+export async function listThreads(
+  db: Executor,
+  owner: { tenantId: string; ownerId: string },
+  limit = 100,
+): Promise<Omit<ThreadRow, "state">[]> {
+  return db
+    .select({
+      id: threads.id,
+      tenantId: threads.tenantId,
+      ownerId: threads.ownerId,
+      title: threads.title,
+      createdAt: threads.createdAt,
+      updatedAt: threads.updatedAt,
+    })
+    .from(threads)
+    .where(and(eq(threads.tenantId, owner.tenantId), eq(threads.ownerId, owner.ownerId)))
+    .orderBy(desc(threads.updatedAt))
+    .limit(limit);
+}
+
+export async function updateThread(
+  db: Executor,
+  threadId: string,
+  changes: { title?: string; state?: Record<string, unknown> },
+): Promise<void> {
+  await db
+    .update(threads)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(threads.id, threadId));
+}
+
+export async function listMessages(db: Executor, threadId: string): Promise<MessageRow[]> {
+  return db
+    .select({
+      id: messages.id,
+      role: messages.role,
+      content: messages.content,
+      runId: messages.runId,
+      createdAt: messages.createdAt,
+    })
+    .from(messages)
+    .where(eq(messages.threadId, threadId))
+    .orderBy(asc(messages.position));
+}
+
+/** Appends messages in order; a message id the thread already holds is skipped. */
+export async function appendMessages(
+  db: Executor,
+  threadId: string,
+  rows: readonly { id: string; role: MessageRole; content: string; runId?: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insert(messages)
+    .values(rows.map((m) => ({ ...m, threadId })))
+    .onConflictDoNothing();
+}

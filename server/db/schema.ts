@@ -1,0 +1,192 @@
+/**
+ * The one Drizzle pg-core schema. The same migrations run on embedded PGlite and on PostgreSQL.
+ */
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+export const ROLES = ["member", "approver", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const RUN_STATUSES = [
+  "queued",
+  "running",
+  "paused",
+  "completed",
+  "failed",
+  "cancelled",
+  "rejected",
+  "expired",
+  "lost",
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const MESSAGE_ROLES = ["user", "assistant", "system", "developer", "tool"] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
+
+export const tenants = pgTable("tenants", {
+  id: text("id").primaryKey(),
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  createdAt: createdAt(),
+});
+
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    role: text("role").$type<Role>().notNull(),
+    passwordHash: text("password_hash").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("users_email_unique").on(t.email),
+    index("users_tenant_idx").on(t.tenantId),
+    check("users_role_check", sql`${t.role} in ('member', 'approver', 'admin')`),
+  ],
+);
+
+export const apiTokens = pgTable(
+  "api_tokens",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** SHA-256 of the token: tokens carry 256 random bits, so a fast hash cannot be brute-forced. */
+    tokenHash: text("token_hash").notNull(),
+    /** The first characters of the token, shown in listings so users can tell tokens apart. */
+    prefix: text("prefix").notNull(),
+    createdAt: createdAt(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [uniqueIndex("api_tokens_hash_unique").on(t.tokenHash), index("api_tokens_user_idx").on(t.userId)],
+);
+
+export const threads = pgTable(
+  "threads",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    /** The AG-UI shared state of the conversation, echoed in STATE_SNAPSHOT. */
+    state: jsonb("state").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("threads_owner_idx").on(t.tenantId, t.ownerId, t.updatedAt)],
+);
+
+export const messages = pgTable(
+  "messages",
+  {
+    /** Insertion order across the whole table; orders a thread's messages. */
+    position: bigint("position", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: text("id").notNull(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    runId: text("run_id"),
+    role: text("role").$type<MessageRole>().notNull(),
+    content: text("content").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("messages_thread_id_unique").on(t.threadId, t.id)],
+);
+
+export const runs = pgTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    status: text("status").$type<RunStatus>().notNull(),
+    /** The AG-UI `runId` of the transport run that started this run. */
+    transportRunId: text("transport_run_id").notNull(),
+    parentRunId: text("parent_run_id"),
+    priority: integer("priority").notNull().default(0),
+    pauseReason: text("pause_reason"),
+    /** The run's serializable state at its last checkpoint. */
+    checkpoint: jsonb("checkpoint").$type<Record<string, unknown>>(),
+    error: jsonb("error").$type<{ code: string; message: string }>(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    index("runs_tenant_status_idx").on(t.tenantId, t.status),
+    index("runs_thread_idx").on(t.threadId),
+    check(
+      "runs_status_check",
+      sql`${t.status} in ('queued', 'running', 'paused', 'completed', 'failed', 'cancelled', 'rejected', 'expired', 'lost')`,
+    ),
+  ],
+);
+
+export const runEvents = pgTable(
+  "run_events",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    /** Per-run sequence number, from 1, without gaps. */
+    seq: integer("seq").notNull(),
+    type: text("type").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);
+
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Null for actions taken by Harbor itself (e.g. start-up recovery). */
+    actorId: text("actor_id"),
+    action: text("action").notNull(),
+    subjectType: text("subject_type").notNull(),
+    subjectId: text("subject_id").notNull(),
+    outcome: text("outcome").notNull(),
+    details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_log_tenant_idx").on(t.tenantId, t.createdAt)],
+);

@@ -1,0 +1,60 @@
+/**
+ * Structured JSON logs. Redaction is configured here, once, so that secrets and private
+ * values are removed by path wherever they appear in a log object.
+ */
+import { randomUUID } from "node:crypto";
+import pino, { type Logger } from "pino";
+
+/** Keys whose values are never written to a log, at the top level and one or two levels deep. */
+const SECRET_KEYS = [
+  "password",
+  "passwordHash",
+  "token",
+  "tokenHash",
+  "apiKey",
+  "secret",
+  "authorization",
+  "cookie",
+  "resumeToken",
+  "payload",
+  "privateValue",
+  "accessToken",
+  "refreshToken",
+  "code",
+];
+
+export const REDACT_PATHS = [
+  ...SECRET_KEYS,
+  ...SECRET_KEYS.map((k) => `*.${k}`),
+  ...SECRET_KEYS.map((k) => `*.*.${k}`),
+  'headers["set-cookie"]',
+  "resume[*].payload",
+  "*.resume[*].payload",
+];
+
+export function createLogger(options: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
+  return pino(
+    {
+      level: options.level ?? process.env.LOG_LEVEL ?? "info",
+      base: { service: "harbor" },
+      redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    options.destination,
+  );
+}
+
+export const log = createLogger();
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The caller's `x-request-id` when it is well-formed, else a fresh one. */
+export function requestIdFrom(headers: Headers): string {
+  const given = headers.get("x-request-id");
+  return given && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** A child logger that stamps every line with the request id. */
+export function requestLogger(requestId: string): Logger {
+  return log.child({ requestId });
+}

@@ -1,0 +1,58 @@
+/**
+ * Typed runtime errors with stable codes. The codes are a closed union: `server/api/errors.ts`
+ * alone maps them to HTTP statuses, tRPC codes and AG-UI `RUN_ERROR` codes.
+ * A paused run is control flow, not an error: pauses never travel through these classes.
+ */
+export const ERROR_CODES = [
+  /** No session cookie or bearer token, or one that is no longer valid. */
+  "UNAUTHENTICATED",
+  /** The caller is known but may not do this (another user's thread in the same tenant, a missing role). */
+  "FORBIDDEN",
+  /** The thing does not exist — or belongs to another tenant, which is indistinguishable on purpose. */
+  "NOT_FOUND",
+  /** The request does not match its schema; `details.field` names the offending field. */
+  "INVALID_INPUT",
+  /** The request body exceeds the 1 MiB limit. */
+  "PAYLOAD_TOO_LARGE",
+  /** The planner kept going past the run's step limit. */
+  "STEP_LIMIT",
+  /** An unexpected failure inside Harbor; the log has the details under the request id. */
+  "INTERNAL",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class HarborError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "HarborError";
+  }
+}
+
+export class NotFoundError extends HarborError {
+  constructor(what: string) {
+    super("NOT_FOUND", `${what} not found`);
+  }
+}
+
+export class ForbiddenError extends HarborError {
+  constructor(message: string) {
+    super("FORBIDDEN", message);
+  }
+}
+
+export class InvalidInputError extends HarborError {
+  constructor(field: string, message: string) {
+    super("INVALID_INPUT", `${field}: ${message}`, { field });
+  }
+}
+
+/** Normalises anything thrown into a HarborError; unknown errors become INTERNAL without leaking internals. */
+export function asHarborError(error: unknown): HarborError {
+  if (error instanceof HarborError) return error;
+  return new HarborError("INTERNAL", "Harbor hit an unexpected error; the server log has the details.");
+}

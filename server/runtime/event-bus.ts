@@ -1,0 +1,70 @@
+/**
+ * In-process fan-out of logged run events to live readers (AG-UI streams, subscriptions).
+ * The event log in the database is the record; the bus only carries what was just appended.
+ */
+import { isTerminal, type LoggedEvent } from "./events";
+
+type Listener = (event: LoggedEvent) => void;
+
+export class EventBus {
+  private readonly listeners = new Map<string, Set<Listener>>();
+
+  publish(event: LoggedEvent): void {
+    for (const listener of this.listeners.get(event.runId) ?? []) listener(event);
+  }
+
+  subscribe(runId: string, listener: Listener): () => void {
+    let set = this.listeners.get(runId);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(runId, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(runId);
+    };
+  }
+
+  /**
+   * Live events of one run as an async iterator that ends after the run's terminal event.
+   * Subscribe before the run can emit, so nothing is missed. Breaking out of the loop unsubscribes.
+   */
+  follow(runId: string): AsyncIterableIterator<LoggedEvent> {
+    const buffered: LoggedEvent[] = [];
+    let wake: (() => void) | undefined;
+    let done = false;
+    const unsubscribe = this.subscribe(runId, (event) => {
+      buffered.push(event);
+      wake?.();
+    });
+    const finish = (): IteratorResult<LoggedEvent> => {
+      done = true;
+      unsubscribe();
+      return { done: true, value: undefined };
+    };
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      async next() {
+        while (!done) {
+          const event = buffered.shift();
+          if (event) {
+            if (isTerminal(event.event)) {
+              done = true;
+              unsubscribe();
+            }
+            return { done: false, value: event };
+          }
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+        return finish();
+      },
+      async return() {
+        return finish();
+      },
+    };
+  }
+}

@@ -1,0 +1,26 @@
+import type { Role } from "@/server/db/schema";
+
+/**
+ * Who is acting. Derived only from the Auth.js session or a bearer API token
+ * (see `server/auth/identity.ts`) — never read from a request body.
+ */
+export interface Identity {
+  readonly tenantId: string;
+  readonly userId: string;
+  /** The roles the user holds; higher roles include the lower ones. */
+  readonly roles: readonly Role[];
+}
+
+const IMPLIED_ROLES: Record<Role, readonly Role[]> = {
+  member: ["member"],
+  approver: ["member", "approver"],
+  admin: ["member", "approver", "admin"],
+};
+
+export function rolesOf(role: Role): readonly Role[] {
+  return IMPLIED_ROLES[role];
+}
+
+export function hasRole(identity: Identity, role: Role): boolean {
+  return identity.roles.includes(role);
+}

@@ -1,0 +1,25 @@
+/**
+ * The run's serializable state: everything the run loop needs to continue a run,
+ * as plain JSON so it can be checkpointed and restored.
+ */
+import type { MessageRole } from "@/server/db/schema";
+
+export interface TranscriptMessage {
+  id: string;
+  role: MessageRole;
+  content: string;
+}
+
+export interface RunState {
+  runId: string;
+  threadId: string;
+  agentId: string;
+  tenantId: string;
+  ownerId: string;
+  /** Planner steps taken so far. */
+  step: number;
+  /** The thread's conversation as the planner sees it. */
+  transcript: TranscriptMessage[];
+  /** The AG-UI shared state of the thread. */
+  sharedState: Record<string, unknown>;
+}

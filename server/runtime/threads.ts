@@ -1,0 +1,70 @@
+/**
+ * Threads (conversations) and who may see them. Every thread belongs to one user of one tenant:
+ * another tenant gets NOT_FOUND (it must not learn the thread exists), another user of the same
+ * tenant gets FORBIDDEN.
+ */
+import { randomUUID } from "node:crypto";
+import type { Database, Executor } from "@/server/db";
+import {
+  findThread,
+  insertThreadIfAbsent,
+  listMessages,
+  listThreads,
+  type ThreadRow,
+} from "@/server/db/queries/threads";
+import { ForbiddenError, NotFoundError } from "./errors";
+import type { Identity } from "./identity";
+
+export const DEFAULT_THREAD_TITLE = "New conversation";
+const TITLE_LENGTH = 60;
+
+export function titleFrom(text: string | undefined): string {
+  const line = text?.trim().split("\n")[0]?.trim();
+  if (!line) return DEFAULT_THREAD_TITLE;
+  return line.length > TITLE_LENGTH ? `${line.slice(0, TITLE_LENGTH - 1)}…` : line;
+}
+
+/** Throws unless the identity owns the thread. */
+export function assertThreadAccess(thread: Pick<ThreadRow, "tenantId" | "ownerId">, identity: Identity): void {
+  if (thread.tenantId !== identity.tenantId) throw new NotFoundError("Thread");
+  if (thread.ownerId !== identity.userId) throw new ForbiddenError("This thread belongs to another user.");
+}
+
+/** The identity's thread with this id, created for them when nobody has it yet. */
+export async function openThread(
+  db: Executor,
+  identity: Identity,
+  threadId: string,
+  title: string,
+): Promise<{ thread: ThreadRow; created: boolean }> {
+  const existing = await findThread(db, threadId);
+  if (existing) {
+    assertThreadAccess(existing, identity);
+    return { thread: existing, created: false };
+  }
+  const thread = await insertThreadIfAbsent(db, {
+    id: threadId,
+    tenantId: identity.tenantId,
+    ownerId: identity.userId,
+    title,
+  });
+  // Another caller may have created the same id a moment earlier.
+  assertThreadAccess(thread, identity);
+  return { thread, created: true };
+}
+
+export function threadService(db: Database) {
+  return {
+    list: (identity: Identity) => listThreads(db, { tenantId: identity.tenantId, ownerId: identity.userId }),
+
+    create: async (identity: Identity, title?: string) =>
+      (await openThread(db, identity, randomUUID(), title?.trim() || DEFAULT_THREAD_TITLE)).thread,
+
+    get: async (identity: Identity, threadId: string) => {
+      const thread = await findThread(db, threadId);
+      if (!thread) throw new NotFoundError("Thread");
+      assertThreadAccess(thread, identity);
+      return { thread, messages: await listMessages(db, threadId) };
+    },
+  };
+}

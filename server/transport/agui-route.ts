@@ -1,0 +1,85 @@
+/**
+ * `POST /api/agents/{agentId}/runs`: validates an AG-UI `RunAgentInput`, derives identity,
+ * starts the run and streams its events as SSE. Everything refusable is refused with an HTTP
+ * status before the stream starts; after that, `RUN_ERROR` is the only error channel.
+ */
+import type { BaseEvent, Message } from "@ag-ui/core";
+import { RunAgentInputSchema } from "@ag-ui/core/schemas";
+import { z } from "zod";
+import { errorResponse } from "@/server/api/errors";
+import { identityFrom } from "@/server/auth/identity";
+import { harbor } from "@/server/harbor";
+import { requestIdFrom, requestLogger } from "@/server/log";
+import { asHarborError, HarborError, InvalidInputError, type IncomingMessage } from "@/server/runtime";
+import { toAguiEvents, type TransportRun } from "./agui";
+import { readJsonBody } from "./body";
+import { sseResponse } from "./sse";
+
+/** Harbor's limits on top of the AG-UI schema. */
+const HarborRunInput = z.object({
+  threadId: z.string().min(1).max(200),
+  runId: z.string().min(1).max(200),
+});
+
+function firstIssue(error: z.ZodError): InvalidInputError {
+  const issue = error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.join(".") : "body";
+  return new InvalidInputError(field, issue?.message ?? "invalid");
+}
+
+/** AG-UI message content may be text or content parts; the transcript keeps the text. */
+function textOf(message: Message): string {
+  const content = "content" in message ? message.content : undefined;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (typeof part === "object" && part && "text" in part && typeof part.text === "string" ? part.text : ""))
+      .join("");
+  }
+  return "";
+}
+
+function toIncoming(messages: readonly Message[]): IncomingMessage[] {
+  return messages.flatMap((m) =>
+    m.role === "user" || m.role === "assistant" || m.role === "system" || m.role === "developer" || m.role === "tool"
+      ? [{ id: m.id, role: m.role, content: textOf(m) }]
+      : [],
+  );
+}
+
+async function* aguiStream(events: AsyncIterableIterator<import("@/server/runtime").LoggedEvent>, transport: TransportRun) {
+  for await (const logged of events) yield toAguiEvents(logged, transport);
+}
+
+export async function handleAgentRun(request: Request, agentId: string): Promise<Response> {
+  const requestId = requestIdFrom(request.headers);
+  const log = requestLogger(requestId);
+  const headers = { "x-request-id": requestId };
+  try {
+    const h = await harbor();
+    const identity = await identityFrom(h.db, request.headers);
+    if (!identity) throw new HarborError("UNAUTHENTICATED", "Sign in or send a bearer token.");
+
+    const body = await readJsonBody(request);
+    const parsed = RunAgentInputSchema.safeParse(body);
+    if (!parsed.success) throw firstIssue(parsed.error);
+    const limits = HarborRunInput.safeParse(parsed.data);
+    if (!limits.success) throw firstIssue(limits.error);
+    const input = parsed.data;
+
+    const started = await h.runtime.startRun(identity, {
+      agentId,
+      threadId: input.threadId,
+      transportRunId: input.runId,
+      messages: toIncoming(input.messages),
+      state: input.state && typeof input.state === "object" && !Array.isArray(input.state) ? input.state : undefined,
+    });
+    log.info({ agentId, runId: started.runId, threadId: started.threadId, userId: identity.userId }, "run started");
+    const stream = aguiStream(started.events, { threadId: input.threadId, runId: input.runId });
+    return sseResponse(stream as AsyncIterator<BaseEvent[]>, request.signal, headers);
+  } catch (thrown) {
+    const error = asHarborError(thrown);
+    if (!(thrown instanceof HarborError)) log.error({ err: thrown }, "AG-UI run request failed");
+    return errorResponse(error, headers);
+  }
+}

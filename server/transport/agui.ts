@@ -1,0 +1,61 @@
+/**
+ * Runtime events → AG-UI events. Pure mapping; the wire rules (no nulls, integer timestamps,
+ * snapshots right before RUN_FINISHED) are kept here.
+ */
+import { EventType, type BaseEvent, type Message } from "@ag-ui/core";
+import type { LoggedEvent, TranscriptMessage } from "@/server/runtime";
+import { runErrorCodeOf } from "@/server/api/errors";
+
+/** The transport run these events are sent to: AG-UI names runs by the client's `runId`. */
+export interface TransportRun {
+  threadId: string;
+  runId: string;
+}
+
+function toAguiMessage(m: TranscriptMessage): Message {
+  switch (m.role) {
+    case "user":
+      return { id: m.id, role: "user", content: m.content };
+    case "assistant":
+      return { id: m.id, role: "assistant", content: m.content };
+    case "system":
+      return { id: m.id, role: "system", content: m.content };
+    case "developer":
+      return { id: m.id, role: "developer", content: m.content };
+    case "tool":
+      // Tool messages enter transcripts in a later issue, with their toolCallId.
+      return { id: m.id, role: "assistant", content: m.content };
+  }
+}
+
+export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): BaseEvent[] {
+  const timestamp = logged.at;
+  const e = logged.event;
+  switch (e.type) {
+    case "run.started":
+      return [{ type: EventType.RUN_STARTED, threadId: transport.threadId, runId: transport.runId, timestamp } as BaseEvent];
+    case "text.started":
+      return [{ type: EventType.TEXT_MESSAGE_START, messageId: e.messageId, role: "assistant", timestamp } as BaseEvent];
+    case "text.delta":
+      return [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: e.messageId, delta: e.delta, timestamp } as BaseEvent];
+    case "text.ended":
+      return [{ type: EventType.TEXT_MESSAGE_END, messageId: e.messageId, timestamp } as BaseEvent];
+    case "snapshot":
+      return [
+        { type: EventType.STATE_SNAPSHOT, snapshot: e.state, timestamp } as BaseEvent,
+        { type: EventType.MESSAGES_SNAPSHOT, messages: e.messages.map(toAguiMessage), timestamp } as BaseEvent,
+      ];
+    case "run.completed":
+      return [
+        {
+          type: EventType.RUN_FINISHED,
+          threadId: transport.threadId,
+          runId: transport.runId,
+          outcome: { type: "success" },
+          timestamp,
+        } as BaseEvent,
+      ];
+    case "run.failed":
+      return [{ type: EventType.RUN_ERROR, message: e.message, code: runErrorCodeOf(e.code), timestamp } as BaseEvent];
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Reads a JSON request body with a hard size limit, so an oversized body is refused with 413
+ * without being buffered whole.
+ */
+import { HarborError, InvalidInputError } from "@/server/runtime";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const tooLarge = () => new HarborError("PAYLOAD_TOO_LARGE", `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+
+export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge();
+  if (!request.body) throw new InvalidInputError("body", "a JSON body is required");
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new InvalidInputError("body", "the body is not valid JSON");
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Server-sent events from a route handler: one `data: <json>\n\n` frame per event (LF only),
+ * headers that stop proxies and compression from buffering, and cleanup on client disconnect.
+ */
+import { EventEncoder } from "@ag-ui/encoder";
+import type { BaseEvent } from "@ag-ui/core";
+
+export const SSE_HEADERS = {
+  "Content-Type": "text/event-stream; charset=utf-8",
+  "Cache-Control": "no-cache, no-transform",
+  Connection: "keep-alive",
+  "X-Accel-Buffering": "no",
+} as const;
+
+const encoder = new EventEncoder();
+const utf8 = new TextEncoder();
+
+export function encodeEvent(event: BaseEvent): Uint8Array {
+  return utf8.encode(encoder.encodeSSE(event));
+}
+
+/**
+ * Streams the events an async iterable produces. When the client goes away the iterator is
+ * returned (unsubscribing from the run); the run itself goes on.
+ */
+export function sseResponse(
+  events: AsyncIterator<BaseEvent[]>,
+  signal: AbortSignal,
+  headers: Record<string, string> = {},
+): Response {
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await events.next();
+        if (next.done) return controller.close();
+        for (const event of next.value) controller.enqueue(encodeEvent(event));
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await events.return?.();
+    },
+  });
+  signal.addEventListener("abort", () => void events.return?.(), { once: true });
+  return new Response(stream, { headers: { ...SSE_HEADERS, ...headers } });
+}
