@@ -1,0 +1,113 @@
+import { randomUUID } from "node:crypto";
+import { EventSchemas } from "@ag-ui/core/schemas";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { postRun, runInput, userMessage } from "../helpers/agui";
+import { createToken, signIn, trpcMutation, type Auth } from "../helpers/http";
+
+async function errorOf(res: Response) {
+  return ((await res.json()) as { error: { code: string; message: string; field?: string } }).error;
+}
+
+describe.each(inject("servers"))("AG-UI endpoint on the $name server", (server) => {
+  let alice: Auth;
+  let aliceCookie: string;
+  let bob: Auth;
+  let mallory: Auth;
+  let aliceThread: string;
+
+  beforeAll(async () => {
+    aliceCookie = await signIn(server.url, "alice@acme.test");
+    alice = { bearer: (await createToken(server.url, aliceCookie)).token };
+    bob = { cookie: await signIn(server.url, "bob@acme.test") };
+    mallory = { cookie: await signIn(server.url, "mallory@globex.test") };
+    aliceThread = randomUUID();
+    const res = await postRun(server.url, alice, runInput(aliceThread, [userMessage("my secret plans")]));
+    expect(res.status).toBe(200);
+    await res.text();
+  });
+
+  it("answers SSE with the documented headers and LF-only frames that each parse", async () => {
+    const res = await postRun(server.url, alice, runInput(randomUUID(), [userMessage("hello")]));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(res.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(res.headers.get("x-accel-buffering")).toBe("no");
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    const body = await res.text();
+    expect(body).not.toContain("\r");
+    const frames = body.split("\n\n").filter(Boolean);
+    for (const frame of frames) {
+      expect(frame.startsWith("data: ")).toBe(true);
+      const event = JSON.parse(frame.slice("data: ".length)) as Record<string, unknown>;
+      expect(EventSchemas.safeParse(event).success).toBe(true);
+      expect(JSON.stringify(event)).not.toContain("null");
+      expect(Number.isInteger(event.timestamp)).toBe(true);
+    }
+    expect(JSON.parse(frames.at(-1)!.slice(6)).type).toBe("RUN_FINISHED");
+  });
+
+  it("refuses a request without identity with 401", async () => {
+    const res = await postRun(server.url, null, runInput(randomUUID(), [userMessage("hi")]));
+    expect(res.status).toBe(401);
+    expect((await errorOf(res)).code).toBe("UNAUTHENTICATED");
+  });
+
+  it("refuses an unknown bearer token with 401, without falling back to anything else", async () => {
+    const res = await postRun(server.url, { bearer: "hbr_not-a-real-token" }, runInput(randomUUID(), []));
+    expect(res.status).toBe(401);
+  });
+
+  it("names the offending field in a 400 for a malformed body", async () => {
+    const missingRunId = await postRun(server.url, alice, { threadId: "x", messages: [] });
+    expect(missingRunId.status).toBe(400);
+    expect(await errorOf(missingRunId)).toMatchObject({ code: "INVALID_INPUT", field: "runId" });
+
+    const badRole = await postRun(server.url, alice, runInput(randomUUID(), [{ id: "m", role: "boss", content: "x" } as never]));
+    expect(badRole.status).toBe(400);
+    expect((await errorOf(badRole)).field).toMatch(/^messages\.0/);
+
+    const notJson = await postRun(server.url, alice, "{not json");
+    expect(notJson.status).toBe(400);
+    expect(await errorOf(notJson)).toMatchObject({ code: "INVALID_INPUT", field: "body" });
+
+    const emptyThread = await postRun(server.url, alice, runInput("", []));
+    expect(emptyThread.status).toBe(400);
+    expect((await errorOf(emptyThread)).field).toBe("threadId");
+  });
+
+  it("refuses a body over 1 MiB with 413", async () => {
+    const huge = runInput(randomUUID(), [userMessage("x".repeat(1024 * 1024 + 10))]);
+    const res = await postRun(server.url, alice, huge);
+    expect(res.status).toBe(413);
+    expect((await errorOf(res)).code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("answers 404 for an unknown agent", async () => {
+    const res = await postRun(server.url, alice, runInput(randomUUID(), [userMessage("hi")]), "no-such-agent");
+    expect(res.status).toBe(404);
+  });
+
+  it("hides another tenant's thread (404) and forbids another user's in the same tenant (403)", async () => {
+    const fromGlobex = await postRun(server.url, mallory, runInput(aliceThread, [userMessage("let me in")]));
+    expect(fromGlobex.status).toBe(404);
+    expect((await errorOf(fromGlobex)).code).toBe("NOT_FOUND");
+
+    const fromBob = await postRun(server.url, bob, runInput(aliceThread, [userMessage("peek")]));
+    expect(fromBob.status).toBe(403);
+    expect((await errorOf(fromBob)).code).toBe("FORBIDDEN");
+  });
+
+  it("accepts a bearer token until it is revoked, then answers 401", async () => {
+    const created = await createToken(server.url, aliceCookie, "short-lived");
+    const auth = { bearer: created.token };
+    const before = await postRun(server.url, auth, runInput(randomUUID(), [userMessage("hi")]));
+    expect(before.status).toBe(200);
+    await before.text();
+
+    const revoked = await trpcMutation(server.url, { cookie: aliceCookie }, "tokens.revoke", { tokenId: created.id });
+    expect(revoked.status).toBe(200);
+
+    const after = await postRun(server.url, auth, runInput(randomUUID(), [userMessage("hi")]));
+    expect(after.status).toBe(401);
+  });
+});
