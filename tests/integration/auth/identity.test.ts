@@ -1,0 +1,74 @@
+import { sql } from "drizzle-orm";
+import { encode } from "next-auth/jwt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken, hashToken, listApiTokens, revokeApiToken } from "@/server/auth/api-tokens";
+import { identityFrom } from "@/server/auth/identity";
+import type { DatabaseHandle } from "@/server/db/client";
+import { listAudit } from "@/server/db/queries/audit";
+import { seedDemo } from "@/server/db/seed";
+import type { Identity } from "@/server/runtime";
+import { testBackends } from "../../helpers/backends";
+
+const SECRET = "integration-test-secret-0123456789";
+process.env.AUTH_SECRET = SECRET;
+
+const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
+
+async function sessionCookie(uid: string, secret = SECRET): Promise<string> {
+  const jwt = await encode({ token: { uid, sub: uid }, secret, salt: "authjs.session-token" });
+  return `authjs.session-token=${jwt}`;
+}
+
+describe.each(testBackends())("identity derivation on $name", (backend) => {
+  let h: DatabaseHandle;
+  beforeAll(async () => {
+    h = await backend.open();
+    await seedDemo(h.db);
+  });
+  afterAll(() => h.close());
+
+  it("derives tenant, user and implied roles from a session cookie", async () => {
+    const identity = await identityFrom(h.db, new Headers({ cookie: await sessionCookie("user-carol") }));
+    expect(identity).toEqual({ tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] });
+  });
+
+  it("refuses a cookie signed with another secret, or naming a user who does not exist", async () => {
+    expect(await identityFrom(h.db, new Headers({ cookie: await sessionCookie("user-alice", "another-secret-0123456789") }))).toBeNull();
+    expect(await identityFrom(h.db, new Headers({ cookie: await sessionCookie("user-ghost") }))).toBeNull();
+    expect(await identityFrom(h.db, new Headers())).toBeNull();
+  });
+
+  it("stores only a hash of a bearer token, honours it until revoked, and audits both", async () => {
+    const { token, info } = await createApiToken(h.db, alice, "laptop");
+    const stored = await h.db.execute<{ token_hash: string }>(sql`select token_hash from api_tokens where id = ${info.id}`);
+    expect(stored.rows[0]?.token_hash).toBe(hashToken(token));
+    const dump = JSON.stringify((await h.db.execute(sql`select * from api_tokens`)).rows);
+    expect(dump).not.toContain(token);
+
+    const headers = new Headers({ authorization: `Bearer ${token}` });
+    expect(await identityFrom(h.db, headers)).toEqual(alice);
+
+    await revokeApiToken(h.db, alice, info.id);
+    expect(await identityFrom(h.db, headers)).toBeNull();
+    expect((await listApiTokens(h.db, alice)).find((t) => t.id === info.id)?.revokedAt).toBeInstanceOf(Date);
+
+    const audit = await listAudit(h.db, "tenant-acme", { type: "api_token", id: info.id });
+    expect(audit.map((a) => [a.action, a.actorId])).toEqual([
+      ["token.revoke", "user-alice"],
+      ["token.create", "user-alice"],
+    ]);
+  });
+
+  it("lets nobody revoke or list another user's tokens", async () => {
+    const { token, info } = await createApiToken(h.db, alice, "mine");
+    await expect(revokeApiToken(h.db, bob, info.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect((await listApiTokens(h.db, bob)).map((t) => t.id)).not.toContain(info.id);
+    expect(await identityFrom(h.db, new Headers({ authorization: `Bearer ${token}` }))).toEqual(alice);
+  });
+
+  it("does not fall back to the cookie when a bearer token is wrong", async () => {
+    const headers = new Headers({ authorization: "Bearer hbr_wrong", cookie: await sessionCookie("user-alice") });
+    expect(await identityFrom(h.db, headers)).toBeNull();
+  });
+});

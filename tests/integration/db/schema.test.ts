@@ -1,0 +1,82 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type DatabaseHandle } from "@/server/db/client";
+import { insertRunEvents, insertRun } from "@/server/db/queries/runs";
+import { seedDemo } from "@/server/db/seed";
+import { createPostgresDatabase, testBackends } from "../../helpers/backends";
+
+const TABLES = ["tenants", "users", "api_tokens", "threads", "messages", "runs", "run_events", "audit_log"];
+
+describe.each(testBackends())("the schema on $name", (backend) => {
+  let h: DatabaseHandle;
+  beforeAll(async () => {
+    h = await backend.open();
+  });
+  afterAll(() => h.close());
+
+  it("has every table after the migrations ran", async () => {
+    const rows = await h.db.execute<{ table_name: string }>(
+      sql`select table_name from information_schema.tables where table_schema = 'public'`,
+    );
+    const names = rows.rows.map((r) => r.table_name);
+    for (const table of TABLES) expect(names).toContain(table);
+  });
+
+  it("orders run events per run and refuses a duplicate sequence number", async () => {
+    await seedDemo(h.db);
+    await h.db.execute(sql`insert into threads (id, tenant_id, owner_id, title) values ('t-1', 'tenant-acme', 'user-alice', 't')`);
+    await insertRun(h.db, {
+      id: "run-1",
+      tenantId: "tenant-acme",
+      threadId: "t-1",
+      ownerId: "user-alice",
+      agentId: "concierge",
+      transportRunId: "x",
+      status: "running",
+    });
+    await insertRunEvents(h.db, "run-1", [{ seq: 1, type: "run.started", data: {} }]);
+    await expect(insertRunEvents(h.db, "run-1", [{ seq: 1, type: "again", data: {} }])).rejects.toThrow();
+  });
+
+  it("refuses a role outside member, approver and admin", async () => {
+    await expect(
+      h.db.execute(
+        sql`insert into users (id, tenant_id, email, name, role, password_hash) values ('u-x', 'tenant-acme', 'x@acme.test', 'X', 'root', 'h')`,
+      ),
+    ).rejects.toThrow();
+  });
+});
+
+describe("migrations", () => {
+  it("run once when an embedded database is reopened", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-reopen-"));
+    try {
+      const first = await openDatabase({ engine: "pglite", dataDir: dir });
+      await seedDemo(first.db);
+      await first.close();
+      const second = await openDatabase({ engine: "pglite", dataDir: dir });
+      const users = await second.db.execute(sql`select count(*)::int as n from users`);
+      expect(users.rows[0]).toEqual({ n: 4 });
+      await second.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it.runIf(process.env.TEST_DATABASE_URL)("are serialised when several processes open PostgreSQL at once", async () => {
+    const created = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    try {
+      const handles = await Promise.all(
+        [1, 2, 3].map(() => openDatabase({ engine: "postgres", url: created.url, poolSize: 2 })),
+      );
+      const applied = await handles[0]!.db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+      expect(applied.rows[0]).toEqual({ n: fs.readdirSync("server/db/migrations").filter((f) => f.endsWith(".sql")).length });
+      await Promise.all(handles.map((x) => x.close()));
+    } finally {
+      await created.drop();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { EventBus } from "@/server/runtime/event-bus";
+import type { LoggedEvent, RunEvent } from "@/server/runtime/events";
+import { RunJournal } from "@/server/runtime/journal";
+
+const logged = (runId: string, seq: number, event: RunEvent): LoggedEvent => ({ runId, seq, at: 0, event });
+
+describe("the event bus", () => {
+  it("follows one run's events in order and ends after its terminal event", async () => {
+    const bus = new EventBus();
+    const followed = bus.follow("a");
+    bus.publish(logged("a", 1, { type: "run.started", runId: "a", threadId: "t", agentId: "x" }));
+    bus.publish(logged("b", 1, { type: "run.completed" }));
+    bus.publish(logged("a", 2, { type: "run.completed" }));
+    bus.publish(logged("a", 3, { type: "text.started", messageId: "late" }));
+    const seen: number[] = [];
+    for await (const e of followed) seen.push(e.seq);
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it("stops delivering to a reader that went away", async () => {
+    const bus = new EventBus();
+    const followed = bus.follow("a");
+    await followed.return?.();
+    bus.publish(logged("a", 1, { type: "run.completed" }));
+    expect(await followed.next()).toEqual({ done: true, value: undefined });
+    expect((bus as unknown as { listeners: Map<string, unknown> }).listeners.size).toBe(0);
+  });
+});
+
+describe("the run journal", () => {
+  it("numbers events per run from 1 and stores them before anyone sees them", async () => {
+    const order: string[] = [];
+    const stored: number[] = [];
+    const bus = new EventBus();
+    bus.subscribe("r", (e) => order.push(`published ${e.seq}`));
+    const journal = new RunJournal(
+      "r",
+      {
+        insert: async (_runId, events) => {
+          stored.push(...events.map((e) => e.seq));
+          order.push(`stored ${events.map((e) => e.seq).join(",")}`);
+        },
+      },
+      bus,
+    );
+    await journal.append([{ type: "run.started", runId: "r", threadId: "t", agentId: "x" }]);
+    await journal.append([
+      { type: "text.started", messageId: "m" },
+      { type: "text.ended", messageId: "m" },
+    ]);
+    expect(stored).toEqual([1, 2, 3]);
+    expect(order).toEqual(["stored 1", "published 1", "stored 2,3", "published 2", "published 3"]);
+  });
+
+  it("publishes nothing when the write fails", async () => {
+    const bus = new EventBus();
+    const published: number[] = [];
+    bus.subscribe("r", (e) => published.push(e.seq));
+    const journal = new RunJournal("r", { insert: async () => Promise.reject(new Error("disk full")) }, bus);
+    await expect(journal.append([{ type: "run.completed" }])).rejects.toThrow("disk full");
+    expect(published).toEqual([]);
+  });
+});

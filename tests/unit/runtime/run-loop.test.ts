@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import type { Planner, PlannerDecision, RunEvent, RunState, TranscriptMessage } from "@/server/runtime";
+import { chunkText, runLoop, type RunLoopDeps } from "@/server/runtime/run-loop";
+import { HarborError } from "@/server/runtime/errors";
+
+function initialState(transcript: TranscriptMessage[]): RunState {
+  return {
+    runId: "run-1",
+    threadId: "thread-1",
+    agentId: "test",
+    tenantId: "tenant-1",
+    ownerId: "user-1",
+    step: 0,
+    transcript,
+    sharedState: {},
+  };
+}
+
+function recorder(overrides: Partial<RunLoopDeps> = {}) {
+  const appended: RunEvent[][] = [];
+  const saved: TranscriptMessage[] = [];
+  let id = 0;
+  const deps: RunLoopDeps = {
+    append: async (events) => void appended.push([...events]),
+    saveMessage: async (m) => void saved.push(m),
+    newId: () => `id-${++id}`,
+    streamChunkMs: 0,
+    maxSteps: 10,
+    ...overrides,
+  };
+  return { deps, appended, saved };
+}
+
+const scripted = (...decisions: PlannerDecision[]): Planner => {
+  let i = 0;
+  return { next: () => decisions[i++] ?? { type: "finish" } };
+};
+
+describe("the run loop", () => {
+  it("streams a say decision as start, word chunks and end, in one append, then saves the message", async () => {
+    const { deps, appended, saved } = recorder();
+    const final = await runLoop(initialState([]), scripted({ type: "say", text: "Hello there, friend." }), deps);
+
+    expect(appended).toHaveLength(1);
+    expect(appended[0]).toEqual([
+      { type: "text.started", messageId: "id-1" },
+      { type: "text.delta", messageId: "id-1", delta: "Hello " },
+      { type: "text.delta", messageId: "id-1", delta: "there, " },
+      { type: "text.delta", messageId: "id-1", delta: "friend." },
+      { type: "text.ended", messageId: "id-1" },
+    ]);
+    expect(saved).toEqual([{ id: "id-1", role: "assistant", content: "Hello there, friend." }]);
+    expect(final.transcript.at(-1)).toEqual(saved[0]);
+    expect(final.step).toBe(2);
+  });
+
+  it("passes the pacing to the journal so text streams visibly", async () => {
+    const paces: (number | undefined)[] = [];
+    const { deps } = recorder({ streamChunkMs: 15, append: async (_e, o) => void paces.push(o?.paceMs) });
+    await runLoop(initialState([]), scripted({ type: "say", text: "hi" }), deps);
+    expect(paces).toEqual([15]);
+  });
+
+  it("lets the planner see what it said in earlier steps", async () => {
+    const seen: number[] = [];
+    const planner: Planner = {
+      next: (state) => {
+        seen.push(state.transcript.length);
+        return state.transcript.length < 3 ? { type: "say", text: "more" } : { type: "finish" };
+      },
+    };
+    const { deps } = recorder();
+    await runLoop(initialState([{ id: "u", role: "user", content: "go" }]), planner, deps);
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("stops a planner that never finishes with STEP_LIMIT", async () => {
+    const { deps } = recorder({ maxSteps: 3 });
+    const forever: Planner = { next: () => ({ type: "say", text: "again" }) };
+    await expect(runLoop(initialState([]), forever, deps)).rejects.toSatisfy(
+      (e) => e instanceof HarborError && e.code === "STEP_LIMIT",
+    );
+  });
+
+  it("keeps the state serializable through every step", async () => {
+    const { deps } = recorder();
+    const final = await runLoop(initialState([]), scripted({ type: "say", text: "a" }, { type: "say", text: "b" }), deps);
+    expect(JSON.parse(JSON.stringify(final))).toEqual(final);
+  });
+});
+
+describe("chunkText", () => {
+  it.each(["Hello there", "  leading and trailing  ", "one", "line one\nline two\n- item", "x"])(
+    "splits %j into chunks that join back to the exact text",
+    (text) => {
+      const chunks = chunkText(text);
+      expect(chunks.join("")).toBe(text);
+      expect(chunks.every((c) => c.length > 0)).toBe(true);
+    },
+  );
+
+  it("gives no chunks for empty text", () => {
+    expect(chunkText("")).toEqual([]);
+  });
+});

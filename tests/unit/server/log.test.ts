@@ -1,0 +1,48 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger, requestIdFrom } from "@/server/log";
+
+function capture() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { logger: createLogger({ level: "info", destination }), lines };
+}
+
+describe("structured logs", () => {
+  it("write JSON with the request id", () => {
+    const { logger, lines } = capture();
+    logger.child({ requestId: "req-1" }).info({ runId: "r" }, "run started");
+    expect(JSON.parse(lines[0]!)).toMatchObject({ requestId: "req-1", runId: "r", msg: "run started", service: "harbor" });
+  });
+
+  it("never write secrets or private values, at any of the configured depths", () => {
+    const { logger, lines } = capture();
+    logger.info(
+      {
+        password: "hunter2",
+        token: "hbr_secret",
+        headers: { authorization: "Bearer hbr_secret", cookie: "authjs.session-token=abc" },
+        resume: [{ interruptId: "i", payload: { apiKey: "sk-live-123" } }],
+        body: { user: { apiKey: "sk-live-456" } },
+      },
+      "request",
+    );
+    const line = lines.join("");
+    for (const secret of ["hunter2", "hbr_secret", "session-token=abc", "sk-live-123", "sk-live-456"]) {
+      expect(line).not.toContain(secret);
+    }
+    expect(line).toContain("[redacted]");
+  });
+
+  it("take a well-formed caller request id and replace anything else", () => {
+    expect(requestIdFrom(new Headers({ "x-request-id": "abc-123" }))).toBe("abc-123");
+    const replaced = requestIdFrom(new Headers({ "x-request-id": "bad id {\"x\":1}" }));
+    expect(replaced).not.toContain(" ");
+    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
