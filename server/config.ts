@@ -33,7 +33,7 @@ export type Settings = Readonly<{
 }>;
 
 /** Parses settings from an environment; throws a readable error naming each bad variable. */
-export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+export function readSettings(env: Record<string, string | undefined> = process.env): Settings {
   const parsed = settingsSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");

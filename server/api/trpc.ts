@@ -32,7 +32,7 @@ const t = initTRPC.context<Context>().create({
         ...shape.data,
         // Never ship stack traces to clients.
         stack: undefined,
-        harborCode: cause instanceof HarborError ? cause.code : undefined,
+        harborCode: HarborError.is(cause) ? cause.code : undefined,
         zodIssues: cause instanceof ZodError ? cause.issues : undefined,
       },
     };
@@ -44,7 +44,7 @@ const mapErrors = t.middleware(async ({ next, ctx, path }) => {
   const result = await next();
   if (!result.ok) {
     const cause = result.error.cause;
-    if (cause instanceof HarborError) return { ...result, error: toTRPCError(cause) } as typeof result;
+    if (HarborError.is(cause)) return { ...result, error: toTRPCError(cause) } as typeof result;
     if (result.error.code === "INTERNAL_SERVER_ERROR") ctx.log.error({ err: result.error, path }, "tRPC failure");
   }
   return result;

@@ -22,7 +22,20 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * Next.js bundles server code into several layers (route handlers, server components), each with
+ * its own copy of this module, so `instanceof` fails across them. A global symbol brand does not.
+ */
+const BRAND = Symbol.for("harbor.error");
+
 export class HarborError extends Error {
+  readonly [BRAND] = true;
+
+  /** True for a HarborError from any copy of this module. */
+  static is(value: unknown): value is HarborError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -53,6 +66,6 @@ export class InvalidInputError extends HarborError {
 
 /** Normalises anything thrown into a HarborError; unknown errors become INTERNAL without leaking internals. */
 export function asHarborError(error: unknown): HarborError {
-  if (error instanceof HarborError) return error;
+  if (HarborError.is(error)) return error;
   return new HarborError("INTERNAL", "Harbor hit an unexpected error; the server log has the details.");
 }

@@ -79,7 +79,7 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     return sseResponse(stream as AsyncIterator<BaseEvent[]>, request.signal, headers);
   } catch (thrown) {
     const error = asHarborError(thrown);
-    if (!(thrown instanceof HarborError)) log.error({ err: thrown }, "AG-UI run request failed");
+    if (!HarborError.is(thrown)) log.error({ err: thrown }, "AG-UI run request failed");
     return errorResponse(error, headers);
   }
 }

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
+import type { SQL } from "drizzle-orm";
 import pg from "pg";
 import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
@@ -66,4 +67,9 @@ function postgres(baseUrl: string): TestBackend {
 export function testBackends(): TestBackend[] {
   const url = process.env.TEST_DATABASE_URL;
   return url ? [pglite, postgres(url)] : [pglite];
+}
+
+/** Rows of a raw SQL query; both drivers answer `{ rows }`. */
+export async function queryRows<T>(db: DatabaseHandle["db"], query: SQL): Promise<T[]> {
+  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 }

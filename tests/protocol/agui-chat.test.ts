@@ -20,7 +20,7 @@ describe.each(inject("servers"))("AG-UI chat turns on the $name server", (server
       expect(types.slice(-3)).toEqual(["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
       expect(types.filter((t) => t === "TEXT_MESSAGE_CONTENT").length).toBeGreaterThan(5);
       expect(streamedText(turn.events)).toMatch(/^Hello! I'm the Harbor concierge\. Here is what I can do:/);
-      const finished = turn.events.at(-1) as { threadId: string; outcome?: { type: string } };
+      const finished = turn.events.at(-1) as unknown as { threadId: string; outcome?: { type: string } };
       expect(finished.threadId).toBe(threadId);
       expect(finished.outcome).toEqual({ type: "success" });
       expect(turn.messages.map((m) => m.role)).toEqual(["user", "assistant"]);

@@ -10,7 +10,7 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
       <input type="hidden" name="callbackUrl" value={callbackUrl} />
       <label className="field">
         <span>Email</span>
-        <input name="email" type="email" autoComplete="username" required autoFocus />
+        <input name="email" type="email" autoComplete="username" required autoFocus defaultValue={state.email} key={state.email} />
       </label>
       <label className="field">
         <span>Password</span>

@@ -5,6 +5,8 @@ import { signIn, signOut } from "@/server/auth/config";
 
 export interface SignInState {
   error?: string;
+  /** Echoed back so a failed attempt keeps what was typed (never the password). */
+  email?: string;
 }
 
 /** Only same-site paths may be returned to after sign-in. */
@@ -23,7 +25,10 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
     return {};
   } catch (error) {
     // A successful sign-in "throws" Next's redirect; only Auth.js errors are failures.
-    if (error instanceof AuthError) return { error: "Wrong email or password." };
+    if (error instanceof AuthError) {
+      const email = form.get("email");
+      return { error: "Wrong email or password.", email: typeof email === "string" ? email : undefined };
+    }
     throw error;
   }
 }

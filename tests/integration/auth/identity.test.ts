@@ -7,7 +7,7 @@ import type { DatabaseHandle } from "@/server/db/client";
 import { listAudit } from "@/server/db/queries/audit";
 import { seedDemo } from "@/server/db/seed";
 import type { Identity } from "@/server/runtime";
-import { testBackends } from "../../helpers/backends";
+import { queryRows, testBackends } from "../../helpers/backends";
 
 const SECRET = "integration-test-secret-0123456789";
 process.env.AUTH_SECRET = SECRET;
@@ -41,9 +41,9 @@ describe.each(testBackends())("identity derivation on $name", (backend) => {
 
   it("stores only a hash of a bearer token, honours it until revoked, and audits both", async () => {
     const { token, info } = await createApiToken(h.db, alice, "laptop");
-    const stored = await h.db.execute<{ token_hash: string }>(sql`select token_hash from api_tokens where id = ${info.id}`);
-    expect(stored.rows[0]?.token_hash).toBe(hashToken(token));
-    const dump = JSON.stringify((await h.db.execute(sql`select * from api_tokens`)).rows);
+    const stored = await queryRows<{ token_hash: string }>(h.db, sql`select token_hash from api_tokens where id = ${info.id}`);
+    expect(stored[0]?.token_hash).toBe(hashToken(token));
+    const dump = JSON.stringify(await queryRows(h.db, sql`select * from api_tokens`));
     expect(dump).not.toContain(token);
 
     const headers = new Headers({ authorization: `Bearer ${token}` });

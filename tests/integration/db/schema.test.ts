@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { insertRunEvents, insertRun } from "@/server/db/queries/runs";
 import { seedDemo } from "@/server/db/seed";
-import { createPostgresDatabase, testBackends } from "../../helpers/backends";
+import { createPostgresDatabase, queryRows, testBackends } from "../../helpers/backends";
 
 const TABLES = ["tenants", "users", "api_tokens", "threads", "messages", "runs", "run_events", "audit_log"];
 
@@ -18,10 +18,11 @@ describe.each(testBackends())("the schema on $name", (backend) => {
   afterAll(() => h.close());
 
   it("has every table after the migrations ran", async () => {
-    const rows = await h.db.execute<{ table_name: string }>(
+    const rows = await queryRows<{ table_name: string }>(
+      h.db,
       sql`select table_name from information_schema.tables where table_schema = 'public'`,
     );
-    const names = rows.rows.map((r) => r.table_name);
+    const names = rows.map((r) => r.table_name);
     for (const table of TABLES) expect(names).toContain(table);
   });
 
@@ -58,8 +59,8 @@ describe("migrations", () => {
       await seedDemo(first.db);
       await first.close();
       const second = await openDatabase({ engine: "pglite", dataDir: dir });
-      const users = await second.db.execute(sql`select count(*)::int as n from users`);
-      expect(users.rows[0]).toEqual({ n: 4 });
+      const users = await queryRows(second.db, sql`select count(*)::int as n from users`);
+      expect(users[0]).toEqual({ n: 4 });
       await second.close();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -72,8 +73,8 @@ describe("migrations", () => {
       const handles = await Promise.all(
         [1, 2, 3].map(() => openDatabase({ engine: "postgres", url: created.url, poolSize: 2 })),
       );
-      const applied = await handles[0]!.db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-      expect(applied.rows[0]).toEqual({ n: fs.readdirSync("server/db/migrations").filter((f) => f.endsWith(".sql")).length });
+      const applied = await queryRows(handles[0]!.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+      expect(applied[0]).toEqual({ n: fs.readdirSync("server/db/migrations").filter((f) => f.endsWith(".sql")).length });
       await Promise.all(handles.map((x) => x.close()));
     } finally {
       await created.drop();

@@ -4,7 +4,7 @@ import { verifyPassword } from "@/server/auth/password";
 import type { DatabaseHandle } from "@/server/db/client";
 import { findUserWithPasswordByEmail } from "@/server/db/queries/users";
 import { DEMO_PASSWORD, seedDemo } from "@/server/db/seed";
-import { testBackends } from "../../helpers/backends";
+import { queryRows, testBackends } from "../../helpers/backends";
 
 describe.each(testBackends())("the demo seed on $name", (backend) => {
   let h: DatabaseHandle;
@@ -30,9 +30,10 @@ describe.each(testBackends())("the demo seed on $name", (backend) => {
 
   it("is idempotent", async () => {
     await seedDemo(h.db);
-    const counts = await h.db.execute<{ users: number; tenants: number }>(
+    const counts = await queryRows(
+      h.db,
       sql`select (select count(*)::int from users) as users, (select count(*)::int from tenants) as tenants`,
     );
-    expect(counts.rows[0]).toEqual({ users: 4, tenants: 2 });
+    expect(counts[0]).toEqual({ users: 4, tenants: 2 });
   });
 });

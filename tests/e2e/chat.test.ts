@@ -1,0 +1,97 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
+
+const server = inject("servers")[0]!;
+
+describe("the chat journey in Chromium", () => {
+  let browser: Browser;
+  let alicePage: Page;
+  let aliceThreadUrl: string;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("refuses a wrong password with a clear message", async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${server.url}/chat`);
+    await page.waitForURL(/\/signin\?callbackUrl=/);
+    await page.getByLabel("Email").fill("alice@acme.test");
+    await page.getByLabel("Password").fill("not-her-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.locator("form [role=alert]").textContent()).toContain("Wrong email or password");
+    expect(await page.getByLabel("Email").inputValue()).toBe("alice@acme.test");
+    expect(await page.getByLabel("Password").inputValue()).toBe("");
+    await screenshot(page, "signin-error");
+    await page.context().close();
+  });
+
+  it("alice signs in, starts a thread, and watches the reply stream in", async () => {
+    alicePage = await (await browser.newContext()).newPage();
+    await signInAs(alicePage, server.url, "alice@acme.test");
+    await expect.poll(() => alicePage.getByTestId("who").textContent()).toContain("alice@acme.test");
+    expect(await alicePage.getByTestId("role").textContent()).toBe("member");
+    await screenshot(alicePage, "chat-empty");
+
+    const box = alicePage.getByLabel("Message");
+    await box.fill("Hello concierge");
+    await box.press("Enter");
+
+    // While streaming, the bubble grows and the input is disabled.
+    await alicePage.locator(".message.streaming").waitFor({ state: "visible" });
+    expect(await box.isDisabled()).toBe(true);
+    const partial = (await alicePage.locator(".message.streaming .message-body").textContent()) ?? "";
+    await screenshot(alicePage, "chat-streaming");
+
+    const reply = alicePage.getByTestId("message-assistant").last();
+    await expect.poll(() => reply.textContent(), { timeout: 15_000 }).toContain("count slowly to <n>");
+    expect(((await reply.textContent()) ?? "").length).toBeGreaterThan(partial.length);
+    await expect.poll(() => box.isDisabled()).toBe(false);
+    await expect.poll(() => alicePage.url()).toMatch(/\/chat\/[0-9a-f-]{36}$/);
+    aliceThreadUrl = alicePage.url();
+    await expect.poll(() => alicePage.getByTestId("thread-list").textContent()).toContain("Hello concierge");
+    await screenshot(alicePage, "chat-replied");
+  });
+
+  it("still shows the conversation after a reload", async () => {
+    await alicePage.reload();
+    const messages = alicePage.getByTestId("messages");
+    await expect.poll(() => messages.textContent()).toContain("Hello concierge");
+    expect(await alicePage.getByTestId("message-assistant").count()).toBe(1);
+    expect(await alicePage.getByTestId("message-assistant").textContent()).toContain("Harbor concierge");
+  });
+
+  it("mallory, of another tenant, cannot open alice's thread URL", async () => {
+    const page = await (await browser.newContext()).newPage();
+    await signInAs(page, server.url, "mallory@globex.test");
+    const response = await page.goto(aliceThreadUrl);
+    expect(response?.status()).toBe(404);
+    expect(await page.locator("body").textContent()).not.toContain("Hello concierge");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Not found");
+    await screenshot(page, "mallory-not-found");
+    await page.context().close();
+  });
+
+  it("shows an error, not a hang, when a run fails: here the session ended in another tab", async () => {
+    await alicePage.context().clearCookies();
+    const box = alicePage.getByLabel("Message");
+    await box.fill("are you still there?");
+    await box.press("Enter");
+    await expect.poll(() => alicePage.getByTestId("run-error").textContent()).toContain("Your session has ended");
+    await expect.poll(() => box.isDisabled()).toBe(false);
+    await screenshot(alicePage, "chat-run-error");
+    await signInAs(alicePage, server.url, "alice@acme.test");
+    await alicePage.goto(aliceThreadUrl);
+  });
+
+  it("signs out back to the sign-in page", async () => {
+    await alicePage.getByRole("button", { name: "Sign out" }).click();
+    await alicePage.waitForURL(/\/signin/);
+    await alicePage.goto(aliceThreadUrl);
+    await alicePage.waitForURL(/\/signin\?callbackUrl=/);
+  });
+});
