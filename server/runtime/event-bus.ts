@@ -27,10 +27,11 @@ export class EventBus {
   }
 
   /**
-   * Live events of one run as an async iterator that ends after the run's terminal event.
+   * Live events of one run as an async iterator that ends after the run's terminal event. Each
+   * step yields every event that arrived since the last one, so a reader can write them together.
    * Subscribe before the run can emit, so nothing is missed. Breaking out of the loop unsubscribes.
    */
-  follow(runId: string): AsyncIterableIterator<LoggedEvent> {
+  follow(runId: string): AsyncIterableIterator<LoggedEvent[]> {
     const buffered: LoggedEvent[] = [];
     let wake: (() => void) | undefined;
     let done = false;
@@ -38,7 +39,7 @@ export class EventBus {
       buffered.push(event);
       wake?.();
     });
-    const finish = (): IteratorResult<LoggedEvent> => {
+    const finish = (): IteratorResult<LoggedEvent[]> => {
       done = true;
       unsubscribe();
       return { done: true, value: undefined };
@@ -49,13 +50,14 @@ export class EventBus {
       },
       async next() {
         while (!done) {
-          const event = buffered.shift();
-          if (event) {
-            if (isTerminal(event.event)) {
+          if (buffered.length > 0) {
+            const terminal = buffered.findIndex((e) => isTerminal(e.event));
+            const batch = buffered.splice(0, terminal === -1 ? buffered.length : terminal + 1);
+            if (terminal !== -1) {
               done = true;
               unsubscribe();
             }
-            return { done: false, value: event };
+            return { done: false, value: batch };
           }
           await new Promise<void>((resolve) => (wake = resolve));
           wake = undefined;

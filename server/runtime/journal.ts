@@ -3,14 +3,29 @@
  * and only then publishes it. The run is executed by one process, which therefore owns the counter;
  * the (run_id, seq) primary key turns any second writer into a loud failure.
  */
+import type { Alongside } from "@/server/db/queries/run-writes";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
 
+export type StoredEventRow = { seq: number; type: string; data: Record<string, unknown> };
+
 export interface EventStore {
-  insert(runId: string, events: readonly { seq: number; type: string; data: Record<string, unknown> }[]): Promise<void>;
+  /** Stores events together with the state changes they describe, atomically. */
+  insert(runId: string, events: readonly StoredEventRow[], alongside?: Alongside): Promise<void>;
+}
+
+export interface AppendOptions {
+  /** Spaces out publication (streamed text); the write is never delayed. */
+  paceMs?: number;
+  /** State changes that commit with the events. */
+  alongside?: Alongside;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function toStoredRows(logged: readonly LoggedEvent[]): StoredEventRow[] {
+  return logged.map((l) => ({ seq: l.seq, type: l.event.type, data: l.event as unknown as Record<string, unknown> }));
+}
 
 export class RunJournal {
   private nextSeq: number;
@@ -25,20 +40,27 @@ export class RunJournal {
   }
 
   /**
-   * Appends events in one write, then publishes them in order.
-   * `paceMs` spaces out publication (streamed text), never the write.
+   * Numbers events without storing them, for a caller that stores them inside its own transaction
+   * and calls `publish` after the commit.
    */
-  async append(events: readonly RunEvent[], options: { paceMs?: number } = {}): Promise<LoggedEvent[]> {
+  prepare(events: readonly RunEvent[]): LoggedEvent[] {
     const at = Date.now();
-    const logged = events.map((event) => ({ runId: this.runId, seq: this.nextSeq++, at, event }));
-    await this.store.insert(
-      this.runId,
-      logged.map((l) => ({ seq: l.seq, type: l.event.type, data: l.event as unknown as Record<string, unknown> })),
-    );
+    return events.map((event) => ({ runId: this.runId, seq: this.nextSeq++, at, event }));
+  }
+
+  /** Publishes stored events in order; `paceMs` spaces them out (streamed text), never the write. */
+  async publish(logged: readonly LoggedEvent[], options: { paceMs?: number } = {}): Promise<void> {
     for (const [index, l] of logged.entries()) {
       if (options.paceMs && index > 0) await sleep(options.paceMs);
       this.bus.publish(l);
     }
+  }
+
+  /** Appends events in one write, then publishes them in order. */
+  async append(events: readonly RunEvent[], options: AppendOptions = {}): Promise<LoggedEvent[]> {
+    const logged = this.prepare(events);
+    await this.store.insert(this.runId, toStoredRows(logged), options.alongside);
+    await this.publish(logged, options);
     return logged;
   }
 }

@@ -8,8 +8,11 @@ import type { Planner } from "./planner";
 import type { RunState, TranscriptMessage } from "./state";
 
 export interface RunLoopDeps {
-  append(events: readonly RunEvent[], options?: { paceMs?: number }): Promise<unknown>;
-  saveMessage(message: TranscriptMessage): Promise<void>;
+  /**
+   * Records events (and the transcript message they say, if any) in the run's log, then
+   * publishes them, spaced by `paceMs`.
+   */
+  append(events: readonly RunEvent[], options?: { paceMs?: number; message?: TranscriptMessage }): Promise<unknown>;
   newId(): string;
   /** Pause between streamed chunks of text. */
   streamChunkMs: number;
@@ -41,9 +44,8 @@ export async function runLoop(initial: RunState, planner: Planner, deps: RunLoop
         );
         await deps.append(
           [{ type: "text.started", messageId: message.id }, ...deltas, { type: "text.ended", messageId: message.id }],
-          { paceMs: deps.streamChunkMs },
+          { paceMs: deps.streamChunkMs, message },
         );
-        await deps.saveMessage(message);
         state = { ...state, transcript: [...state.transcript, message] };
         break;
       }

@@ -6,17 +6,17 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
-import { insertRun, insertRunEvents, updateRun } from "@/server/db/queries/runs";
-import { appendMessages, listMessages, updateThread } from "@/server/db/queries/threads";
-import { asHarborError, NotFoundError } from "./errors";
+import { appendRunEvents, beginRun } from "@/server/db/queries/run-writes";
+import { findThread, listMessages } from "@/server/db/queries/threads";
+import { asHarborError, NotFoundError, type HarborError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent } from "./events";
 import type { Identity } from "./identity";
-import { RunJournal, type EventStore } from "./journal";
+import { RunJournal, toStoredRows, type EventStore } from "./journal";
 import type { AgentRegistry } from "./planner";
 import { runLoop } from "./run-loop";
 import type { RunState, TranscriptMessage } from "./state";
-import { openThread, titleFrom } from "./threads";
+import { assertThreadAccess, titleFrom } from "./threads";
 
 export interface RunsDeps {
   db: Database;
@@ -46,12 +46,12 @@ export interface StartRunRequest {
 export interface StartedRun {
   runId: string;
   threadId: string;
-  /** The run's events from its start to its terminal event. */
-  events: AsyncIterableIterator<LoggedEvent>;
+  /** The run's events from its start to its terminal event, in batches as they were appended. */
+  events: AsyncIterableIterator<LoggedEvent[]>;
 }
 
 export function runService(deps: RunsDeps) {
-  const store: EventStore = { insert: (runId, events) => insertRunEvents(deps.db, runId, events) };
+  const store: EventStore = { insert: (runId, events, alongside) => appendRunEvents(deps.db, runId, events, alongside) };
   const active = new Set<Promise<void>>();
 
   async function startRun(identity: Identity, request: StartRunRequest): Promise<StartedRun> {
@@ -60,31 +60,32 @@ export function runService(deps: RunsDeps) {
 
     // Only user messages are taken from the client: the server's transcript is the record, and a
     // client cannot write assistant or tool turns into it.
-    const userMessages = request.messages.filter((m) => m.role === "user");
+    const userMessages = request.messages
+      .filter((m) => m.role === "user")
+      .map(({ id, role, content }) => ({ id, role, content }));
     const runId = randomUUID();
-    const thread = await deps.db.transaction(async (tx) => {
-      const { thread } = await openThread(
-        tx,
-        identity,
-        request.threadId,
-        titleFrom(userMessages.at(-1)?.content),
-      );
-      await appendMessages(tx, thread.id, userMessages.map((m) => ({ ...m, runId })));
-      await insertRun(tx, {
-        id: runId,
+    const journal = new RunJournal(runId, store, deps.bus);
+    const started = journal.prepare([
+      { type: "run.started", runId, threadId: request.threadId, agentId: agent.id },
+    ]);
+    const thread = await beginRun(deps.db, {
+      thread: {
+        id: request.threadId,
         tenantId: identity.tenantId,
-        threadId: thread.id,
         ownerId: identity.userId,
-        agentId: agent.id,
-        transportRunId: request.transportRunId,
-        status: "running",
-      });
-      const sharedState = request.state && Object.keys(request.state).length > 0 ? request.state : thread.state;
-      await updateThread(tx, thread.id, { state: sharedState });
-      return { ...thread, state: sharedState };
+        title: titleFrom(userMessages.at(-1)?.content),
+        state: request.state && Object.keys(request.state).length > 0 ? request.state : undefined,
+      },
+      messages: userMessages,
+      run: { id: runId, agentId: agent.id, transportRunId: request.transportRunId },
+      events: toStoredRows(started),
     });
+    if (!thread) throw await refusal(identity, request.threadId);
 
-    const transcript = await listMessages(deps.db, thread.id);
+    // A thread created just now holds exactly the messages of this request.
+    const transcript = thread.created
+      ? userMessages
+      : (await listMessages(deps.db, thread.id)).map(({ id, role, content }) => ({ id, role, content }));
     const state: RunState = {
       runId,
       threadId: thread.id,
@@ -92,56 +93,66 @@ export function runService(deps: RunsDeps) {
       tenantId: identity.tenantId,
       ownerId: identity.userId,
       step: 0,
-      transcript: transcript.map(({ id, role, content }) => ({ id, role, content })),
+      transcript,
       sharedState: thread.state,
     };
 
     const events = deps.bus.follow(runId);
-    const execution = execute(state).finally(() => active.delete(execution));
+    await journal.publish(started);
+    const execution = execute(state, journal).finally(() => active.delete(execution));
     active.add(execution);
     return { runId, threadId: thread.id, events };
   }
 
-  async function execute(initial: RunState): Promise<void> {
-    const journal = new RunJournal(initial.runId, store, deps.bus);
+  /** Why `beginRun` wrote nothing: the thread id belongs to another tenant or another user. */
+  async function refusal(identity: Identity, threadId: string): Promise<Error> {
+    const existing = await findThread(deps.db, threadId);
+    if (!existing) return new Error(`thread ${threadId} was neither created nor found`);
+    assertThreadAccess(existing, identity);
+    return new Error(`thread ${threadId} is the caller's but beginRun refused it`);
+  }
+
+  async function execute(initial: RunState, journal: RunJournal): Promise<void> {
     const log = deps.log.child({ runId: initial.runId, threadId: initial.threadId });
     try {
-      await journal.append([
-        { type: "run.started", runId: initial.runId, threadId: initial.threadId, agentId: initial.agentId },
-      ]);
       const agent = deps.agents.get(initial.agentId);
       if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
       const final = await runLoop(initial, agent.planner, {
-        append: (events, options) => journal.append(events, options),
-        saveMessage: (m) => appendMessages(deps.db, initial.threadId, [{ ...m, runId: initial.runId }]),
+        append: (events, options) =>
+          journal.append(events, {
+            paceMs: options?.paceMs,
+            alongside: options?.message
+              ? { messages: { threadId: initial.threadId, rows: [options.message] } }
+              : undefined,
+          }),
         newId: randomUUID,
         streamChunkMs: deps.streamChunkMs,
         maxSteps: deps.maxSteps,
       });
-      await updateRun(deps.db, initial.runId, {
-        status: "completed",
-        checkpoint: { step: final.step },
-        finishedAt: new Date(),
-      });
-      await journal.append([
-        { type: "snapshot", state: final.sharedState, messages: final.transcript },
-        { type: "run.completed" },
-      ]);
+      await journal.append(
+        [
+          { type: "snapshot", state: final.sharedState, messages: final.transcript },
+          { type: "run.completed" },
+        ],
+        { alongside: { run: { status: "completed", terminal: true, checkpoint: { step: final.step } } } },
+      );
     } catch (thrown) {
       const error = asHarborError(thrown);
       log.error({ err: thrown, code: error.code }, "run failed");
-      await fail(journal, initial.runId, error.code, error.message, log);
+      await fail(journal, error, log);
     }
   }
 
-  async function fail(journal: RunJournal, runId: string, code: string, message: string, log: Logger) {
+  async function fail(journal: RunJournal, error: HarborError, log: Logger) {
+    const failed = { type: "run.failed" as const, code: error.code, message: error.message };
     try {
-      await updateRun(deps.db, runId, { status: "failed", error: { code, message }, finishedAt: new Date() });
-      await journal.append([{ type: "run.failed", code, message }]);
-    } catch (error) {
+      await journal.append([failed], {
+        alongside: { run: { status: "failed", terminal: true, error: { code: error.code, message: error.message } } },
+      });
+    } catch (writeError) {
       // The database is failing too: still end the live streams so no client hangs.
-      log.error({ err: error }, "could not record the run's failure");
-      deps.bus.publish({ runId, seq: Number.MAX_SAFE_INTEGER, at: Date.now(), event: { type: "run.failed", code, message } });
+      log.error({ err: writeError }, "could not record the run's failure");
+      await journal.publish(journal.prepare([failed]));
     }
   }
 

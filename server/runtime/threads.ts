@@ -31,7 +31,7 @@ export function assertThreadAccess(thread: Pick<ThreadRow, "tenantId" | "ownerId
 }
 
 /** The identity's thread with this id, created for them when nobody has it yet. */
-export async function openThread(
+async function openThread(
   db: Executor,
   identity: Identity,
   threadId: string,

@@ -10,7 +10,7 @@ import { errorResponse } from "@/server/api/errors";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
-import { asHarborError, HarborError, InvalidInputError, type IncomingMessage } from "@/server/runtime";
+import { asHarborError, HarborError, InvalidInputError, type IncomingMessage, type LoggedEvent } from "@/server/runtime";
 import { toAguiEvents, type TransportRun } from "./agui";
 import { readJsonBody } from "./body";
 import { sseResponse } from "./sse";
@@ -47,8 +47,8 @@ function toIncoming(messages: readonly Message[]): IncomingMessage[] {
   );
 }
 
-async function* aguiStream(events: AsyncIterableIterator<import("@/server/runtime").LoggedEvent>, transport: TransportRun) {
-  for await (const logged of events) yield toAguiEvents(logged, transport);
+async function* aguiStream(batches: AsyncIterableIterator<LoggedEvent[]>, transport: TransportRun) {
+  for await (const batch of batches) yield batch.flatMap((logged) => toAguiEvents(logged, transport));
 }
 
 export async function handleAgentRun(request: Request, agentId: string): Promise<Response> {

@@ -15,8 +15,9 @@ export const SSE_HEADERS = {
 const encoder = new EventEncoder();
 const utf8 = new TextEncoder();
 
-export function encodeEvent(event: BaseEvent): Uint8Array {
-  return utf8.encode(encoder.encodeSSE(event));
+/** Several events as one chunk: one write to the socket instead of one per frame. */
+export function encodeEvents(events: readonly BaseEvent[]): Uint8Array {
+  return utf8.encode(events.map((e) => encoder.encodeSSE(e)).join(""));
 }
 
 /**
@@ -33,7 +34,7 @@ export function sseResponse(
       try {
         const next = await events.next();
         if (next.done) return controller.close();
-        for (const event of next.value) controller.enqueue(encodeEvent(event));
+        if (next.value.length > 0) controller.enqueue(encodeEvents(next.value));
       } catch (error) {
         controller.error(error);
       }

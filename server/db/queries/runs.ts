@@ -1,41 +1,10 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Executor } from "../client";
-import { runEvents, runs, type RunStatus } from "../schema";
-
-export interface NewRun {
-  id: string;
-  tenantId: string;
-  threadId: string;
-  ownerId: string;
-  agentId: string;
-  transportRunId: string;
-  status: RunStatus;
-  parentRunId?: string;
-}
-
-export async function insertRun(db: Executor, run: NewRun): Promise<void> {
-  await db.insert(runs).values(run);
-}
+import { runEvents, runs } from "../schema";
 
 export async function findRun(db: Executor, runId: string) {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
   return row;
-}
-
-export async function updateRun(
-  db: Executor,
-  runId: string,
-  changes: {
-    status?: RunStatus;
-    checkpoint?: Record<string, unknown>;
-    error?: { code: string; message: string } | null;
-    finishedAt?: Date;
-  },
-): Promise<void> {
-  await db
-    .update(runs)
-    .set({ ...changes, updatedAt: new Date() })
-    .where(eq(runs.id, runId));
 }
 
 export interface StoredRunEvent {
@@ -43,15 +12,6 @@ export interface StoredRunEvent {
   type: string;
   data: Record<string, unknown>;
   createdAt: Date;
-}
-
-export async function insertRunEvents(
-  db: Executor,
-  runId: string,
-  events: readonly { seq: number; type: string; data: Record<string, unknown> }[],
-): Promise<void> {
-  if (events.length === 0) return;
-  await db.insert(runEvents).values(events.map((e) => ({ ...e, runId })));
 }
 
 export async function listRunEvents(db: Executor, runId: string, afterSeq = 0): Promise<StoredRunEvent[]> {

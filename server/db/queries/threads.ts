@@ -57,17 +57,6 @@ export async function listThreads(
     .limit(limit);
 }
 
-export async function updateThread(
-  db: Executor,
-  threadId: string,
-  changes: { title?: string; state?: Record<string, unknown> },
-): Promise<void> {
-  await db
-    .update(threads)
-    .set({ ...changes, updatedAt: new Date() })
-    .where(eq(threads.id, threadId));
-}
-
 export async function listMessages(db: Executor, threadId: string): Promise<MessageRow[]> {
   return db
     .select({
@@ -80,17 +69,4 @@ export async function listMessages(db: Executor, threadId: string): Promise<Mess
     .from(messages)
     .where(eq(messages.threadId, threadId))
     .orderBy(asc(messages.position));
-}
-
-/** Appends messages in order; a message id the thread already holds is skipped. */
-export async function appendMessages(
-  db: Executor,
-  threadId: string,
-  rows: readonly { id: string; role: MessageRole; content: string; runId?: string }[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insert(messages)
-    .values(rows.map((m) => ({ ...m, threadId })))
-    .onConflictDoNothing();
 }

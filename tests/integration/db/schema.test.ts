@@ -4,7 +4,6 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
-import { insertRunEvents, insertRun } from "@/server/db/queries/runs";
 import { seedDemo } from "@/server/db/seed";
 import { createPostgresDatabase, queryRows, testBackends } from "../../helpers/backends";
 
@@ -24,22 +23,6 @@ describe.each(testBackends())("the schema on $name", (backend) => {
     );
     const names = rows.map((r) => r.table_name);
     for (const table of TABLES) expect(names).toContain(table);
-  });
-
-  it("orders run events per run and refuses a duplicate sequence number", async () => {
-    await seedDemo(h.db);
-    await h.db.execute(sql`insert into threads (id, tenant_id, owner_id, title) values ('t-1', 'tenant-acme', 'user-alice', 't')`);
-    await insertRun(h.db, {
-      id: "run-1",
-      tenantId: "tenant-acme",
-      threadId: "t-1",
-      ownerId: "user-alice",
-      agentId: "concierge",
-      transportRunId: "x",
-      status: "running",
-    });
-    await insertRunEvents(h.db, "run-1", [{ seq: 1, type: "run.started", data: {} }]);
-    await expect(insertRunEvents(h.db, "run-1", [{ seq: 1, type: "again", data: {} }])).rejects.toThrow();
   });
 
   it("refuses a role outside member, approver and admin", async () => {

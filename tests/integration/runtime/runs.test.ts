@@ -11,9 +11,9 @@ const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: 
 const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
 const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
 
-async function drain(events: AsyncIterable<LoggedEvent>): Promise<LoggedEvent[]> {
+async function drain(batches: AsyncIterable<LoggedEvent[]>): Promise<LoggedEvent[]> {
   const seen: LoggedEvent[] = [];
-  for await (const e of events) seen.push(e);
+  for await (const batch of batches) seen.push(...batch);
   return seen;
 }
 

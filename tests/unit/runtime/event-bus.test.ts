@@ -13,9 +13,20 @@ describe("the event bus", () => {
     bus.publish(logged("b", 1, { type: "run.completed" }));
     bus.publish(logged("a", 2, { type: "run.completed" }));
     bus.publish(logged("a", 3, { type: "text.started", messageId: "late" }));
-    const seen: number[] = [];
-    for await (const e of followed) seen.push(e.seq);
-    expect(seen).toEqual([1, 2]);
+    const seen: number[][] = [];
+    for await (const batch of followed) seen.push(batch.map((e) => e.seq));
+    // Everything that arrived together is handed over together, up to the terminal event.
+    expect(seen).toEqual([[1, 2]]);
+  });
+
+  it("hands over events one batch at a time as they arrive", async () => {
+    const bus = new EventBus();
+    const followed = bus.follow("a");
+    bus.publish(logged("a", 1, { type: "text.started", messageId: "m" }));
+    expect((await followed.next()).value?.map((e: LoggedEvent) => e.seq)).toEqual([1]);
+    const waiting = followed.next();
+    bus.publish(logged("a", 2, { type: "text.ended", messageId: "m" }));
+    expect((await waiting).value?.map((e: LoggedEvent) => e.seq)).toEqual([2]);
   });
 
   it("stops delivering to a reader that went away", async () => {

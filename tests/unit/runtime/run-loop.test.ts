@@ -21,8 +21,10 @@ function recorder(overrides: Partial<RunLoopDeps> = {}) {
   const saved: TranscriptMessage[] = [];
   let id = 0;
   const deps: RunLoopDeps = {
-    append: async (events) => void appended.push([...events]),
-    saveMessage: async (m) => void saved.push(m),
+    append: async (events, options) => {
+      appended.push([...events]);
+      if (options?.message) saved.push(options.message);
+    },
     newId: () => `id-${++id}`,
     streamChunkMs: 0,
     maxSteps: 10,
@@ -37,7 +39,7 @@ const scripted = (...decisions: PlannerDecision[]): Planner => {
 };
 
 describe("the run loop", () => {
-  it("streams a say decision as start, word chunks and end, in one append, then saves the message", async () => {
+  it("streams a say decision as start, word chunks and end, in one append that also records the message", async () => {
     const { deps, appended, saved } = recorder();
     const final = await runLoop(initialState([]), scripted({ type: "say", text: "Hello there, friend." }), deps);
 

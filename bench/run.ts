@@ -1,0 +1,112 @@
+/**
+ * `npm run bench`: Harbor's chat turn against a bare SSE route on the same server, and the
+ * durable floor, each printed with its baseline and ratio. Start-up and clients run on loopback.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { createToken, signIn } from "../tests/helpers/http";
+import { startServer } from "../tests/helpers/server";
+import { chatBody, measure, type LoadResult } from "./chat-turn";
+import { measureFloor, type FloorResult } from "./durable-floor";
+import { replyTo } from "../server/agents/concierge/planner";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const TARGET_RATIO = 0.8;
+
+function fmt(n: number, digits = 1) {
+  return n.toFixed(digits).padStart(9);
+}
+
+async function chatTurns(): Promise<LoadResult[]> {
+  const server = await startServer({ HARBOR_BENCH: "1", HARBOR_STREAM_CHUNK_MS: "0", LOG_LEVEL: "warn" }, "bench");
+  try {
+    const cookie = await signIn(server.url, "alice@acme.test");
+    const { token } = await createToken(server.url, cookie, "bench");
+    const auth = { authorization: `Bearer ${token}` };
+    const text = replyTo("hello");
+    const results: LoadResult[] = [];
+    for (const connections of [1, 50]) {
+      // Warm both paths (JIT, connection pools) before measuring.
+      await measure({ label: "warm", url: `${server.url}/api/bench/sse`, headers: {}, connections, seconds: 1, body: () => ({ text }) });
+      await measure({ label: "warm", url: `${server.url}/api/agents/concierge/runs`, headers: auth, connections, seconds: 1, body: chatBody });
+      results.push(
+        await measure({
+          label: "bare SSE route",
+          url: `${server.url}/api/bench/sse`,
+          headers: {},
+          connections,
+          seconds: SECONDS,
+          body: () => ({ ...chatBody(), text }),
+        }),
+      );
+      results.push(
+        await measure({
+          label: "Harbor chat turn",
+          url: `${server.url}/api/agents/concierge/runs`,
+          headers: auth,
+          connections,
+          seconds: SECONDS,
+          body: chatBody,
+        }),
+      );
+    }
+    return results;
+  } finally {
+    await server.stop();
+    fs.rmSync(server.dataDir, { recursive: true, force: true });
+  }
+}
+
+async function durableFloor(): Promise<FloorResult[]> {
+  const results: FloorResult[] = [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-bench-floor-"));
+  const lite = await PGlite.create({ dataDir: dir });
+  for (const inFlight of [1, 50]) results.push(await measureFloor("pglite", lite, inFlight, SECONDS / 2));
+  await lite.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+
+  const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const pool = new pg.Pool({ connectionString: url, max: 50 });
+  try {
+    await pool.query("drop table if exists bench_claims");
+    for (const inFlight of [1, 50]) results.push(await measureFloor("postgres", pool, inFlight, SECONDS / 2));
+    await pool.query("drop table if exists bench_claims");
+  } catch (error) {
+    console.log(`(PostgreSQL at ${new URL(url).host} not measured: ${(error as Error).message})`);
+  } finally {
+    await pool.end();
+  }
+  return results;
+}
+
+async function main() {
+  console.log(`Harbor benchmarks — ${os.cpus().length} cores, ${SECONDS}s per measurement\n`);
+  const turns = await chatTurns();
+  console.log("Chat turn (POST → RUN_FINISHED), embedded database");
+  console.log("target                 clients  turns/s      p50 ms    p99 ms   failures");
+  for (const r of turns) {
+    console.log(`${r.label.padEnd(22)} ${String(r.connections).padStart(7)} ${fmt(r.turnsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)} ${String(r.failures).padStart(9)}`);
+  }
+  for (const connections of [1, 50]) {
+    const bare = turns.find((r) => r.connections === connections && r.label.startsWith("bare"))!;
+    const chat = turns.find((r) => r.connections === connections && r.label.startsWith("Harbor"))!;
+    const ratio = chat.turnsPerSecond / bare.turnsPerSecond;
+    const verdict = connections === 50 ? (ratio >= TARGET_RATIO ? `meets the ≥ ${TARGET_RATIO} target` : `MISSES the ≥ ${TARGET_RATIO} target`) : "";
+    console.log(`ratio at ${connections} client(s): chat / bare = ${ratio.toFixed(2)} ${verdict}`);
+  }
+
+  const floor = await durableFloor();
+  console.log("\nDurable floor: insert pending + claim with UPDATE … WHERE status = 'pending' (two commits per cycle)");
+  console.log("engine     in flight  cycles/s     p50 ms    p99 ms");
+  for (const r of floor) {
+    console.log(`${r.engine.padEnd(10)} ${String(r.inFlight).padStart(9)} ${fmt(r.cyclesPerSecond)} ${fmt(r.p50, 2)} ${fmt(r.p99, 2)}`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,152 @@
+/**
+ * The run's writes, each one SQL statement: the events of a step commit together with the state
+ * they describe (the thread, messages, the run's status), so the event log and the tables never
+ * disagree, and no multi-statement transaction holds PGlite's single connection across awaits.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import type { Executor } from "../client";
+import type { MessageRole, RunStatus } from "../schema";
+import type { ThreadRow } from "./threads";
+
+export interface EventRow {
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface MessageInsert {
+  id: string;
+  role: MessageRole;
+  content: string;
+}
+
+/** Array parameters keep the statement's size fixed however many rows it writes. */
+const textArray = (values: readonly string[]) => sql`${sql.param(values)}::text[]`;
+
+/**
+ * `runId` is an SQL expression; `joined` names a CTE to join, so that when it is empty nothing is
+ * inserted (rather than rows with a null key).
+ */
+function eventsFrom(runId: SQL, events: readonly EventRow[], joined: SQL = sql``): SQL {
+  return sql`
+    insert into run_events (run_id, seq, type, data)
+    select ${runId}, e.seq, e.type, e.data
+    from ${joined}unnest(
+      ${sql.param(events.map((e) => e.seq))}::int[],
+      ${textArray(events.map((e) => e.type))},
+      ${sql.param(events.map((e) => JSON.stringify(e.data)))}::jsonb[]
+    ) as e(seq, type, data)`;
+}
+
+function messagesFrom(threadId: SQL, runId: string, messages: readonly MessageInsert[], joined: SQL = sql``): SQL {
+  return sql`
+    insert into messages (id, thread_id, run_id, role, content)
+    select m.id, ${threadId}, ${runId}, m.role, m.content
+    from ${joined}unnest(
+      ${textArray(messages.map((m) => m.id))},
+      ${textArray(messages.map((m) => m.role))},
+      ${textArray(messages.map((m) => m.content))}
+    ) with ordinality as m(id, role, content, ord)
+    order by m.ord
+    on conflict (thread_id, id) do nothing`;
+}
+
+interface ThreadResultRow {
+  id: string;
+  tenant_id: string;
+  owner_id: string;
+  title: string;
+  state: Record<string, unknown>;
+  created_at: Date | string;
+  updated_at: Date | string;
+  created: boolean;
+}
+
+/**
+ * Starts a run in one statement: creates the thread (or touches the caller's own thread and takes
+ * the client's state), appends the new messages, inserts the run and its first events.
+ * Returns undefined — having written nothing — when the thread id belongs to someone else.
+ */
+export async function beginRun(
+  db: Executor,
+  input: {
+    thread: { id: string; tenantId: string; ownerId: string; title: string; state?: Record<string, unknown> };
+    messages: readonly MessageInsert[];
+    run: { id: string; agentId: string; transportRunId: string; parentRunId?: string };
+    events: readonly EventRow[];
+  },
+): Promise<(ThreadRow & { created: boolean }) | undefined> {
+  const { thread, run } = input;
+  const state = thread.state ? JSON.stringify(thread.state) : null;
+  const result = await db.execute(sql`
+    with thread as (
+      insert into threads (id, tenant_id, owner_id, title, state)
+      values (${thread.id}, ${thread.tenantId}, ${thread.ownerId}, ${thread.title}, coalesce(${state}::jsonb, '{}'::jsonb))
+      on conflict (id) do update set updated_at = now(), state = coalesce(${state}::jsonb, threads.state)
+        -- Another owner's thread is neither changed nor returned, so nothing below is written.
+        where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id
+      returning id, tenant_id, owner_id, title, state, created_at, updated_at, (xmax = 0) as created
+    ),
+    new_messages as (${messagesFrom(sql`thread.id`, run.id, input.messages, sql`thread, `)}),
+    new_run as (
+      insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id)
+      select ${run.id}, thread.tenant_id, thread.id, thread.owner_id, ${run.agentId}, 'running',
+             ${run.transportRunId}, ${run.parentRunId ?? null}
+      from thread
+      returning id
+    ),
+    first_events as (${eventsFrom(sql`new_run.id`, input.events, sql`new_run, `)})
+    select * from thread`);
+  const [row] = (result as unknown as { rows: ThreadResultRow[] }).rows;
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    ownerId: row.owner_id,
+    title: row.title,
+    state: row.state,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    created: row.created,
+  };
+}
+
+/** What commits together with a batch of events. */
+export interface Alongside {
+  /** Messages appended to the run's thread. */
+  messages?: { threadId: string; rows: readonly MessageInsert[] };
+  /** The run's new status; terminal statuses also stamp `finished_at`. */
+  run?: {
+    status: RunStatus;
+    terminal?: boolean;
+    checkpoint?: Record<string, unknown>;
+    error?: { code: string; message: string };
+  };
+}
+
+/** Appends events to a run's log, with the state changes they describe, in one statement. */
+export async function appendRunEvents(
+  db: Executor,
+  runId: string,
+  events: readonly EventRow[],
+  alongside: Alongside = {},
+): Promise<void> {
+  if (events.length === 0) return;
+  const ctes: SQL[] = [];
+  if (alongside.messages && alongside.messages.rows.length > 0) {
+    ctes.push(sql`new_messages as (${messagesFrom(sql`${alongside.messages.threadId}`, runId, alongside.messages.rows)})`);
+  }
+  if (alongside.run) {
+    const { status, terminal, checkpoint, error } = alongside.run;
+    ctes.push(sql`run_update as (
+      update runs set
+        status = ${status},
+        checkpoint = coalesce(${checkpoint ? JSON.stringify(checkpoint) : null}::jsonb, checkpoint),
+        error = coalesce(${error ? JSON.stringify(error) : null}::jsonb, error),
+        finished_at = case when ${terminal ?? false}::boolean then now() else finished_at end,
+        updated_at = now()
+      where id = ${runId})`);
+  }
+  const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
+  await db.execute(sql`${prefix}${eventsFrom(sql`${runId}`, events)}`);
+}

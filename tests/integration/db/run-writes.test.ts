@@ -1,0 +1,92 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/server/db/client";
+import { appendRunEvents, beginRun } from "@/server/db/queries/run-writes";
+import { findRun, listRunEvents } from "@/server/db/queries/runs";
+import { findThread, listMessages } from "@/server/db/queries/threads";
+import { seedDemo } from "@/server/db/seed";
+import { queryRows, testBackends } from "../../helpers/backends";
+
+const started = [{ seq: 1, type: "run.started", data: { type: "run.started" } }];
+
+function begin(h: DatabaseHandle, threadId: string, runId: string, owner = { tenantId: "tenant-acme", ownerId: "user-alice" }) {
+  return beginRun(h.db, {
+    thread: { id: threadId, ...owner, title: "t" },
+    messages: [
+      { id: `${runId}-a`, role: "user", content: "first" },
+      { id: `${runId}-b`, role: "user", content: "second" },
+    ],
+    run: { id: runId, agentId: "concierge", transportRunId: "x" },
+    events: started,
+  });
+}
+
+describe.each(testBackends())("run writes on $name", (backend) => {
+  let h: DatabaseHandle;
+  beforeAll(async () => {
+    h = await backend.open();
+    await seedDemo(h.db);
+  });
+  afterAll(() => h.close());
+
+  it("begins a run on a new thread: thread, ordered messages, run and first event in one statement", async () => {
+    const thread = await begin(h, "t-new", "r-1");
+    expect(thread).toMatchObject({ id: "t-new", ownerId: "user-alice", created: true });
+    expect((await listMessages(h.db, "t-new")).map((m) => m.content)).toEqual(["first", "second"]);
+    expect((await findRun(h.db, "r-1"))?.status).toBe("running");
+    expect((await listRunEvents(h.db, "r-1")).map((e) => e.seq)).toEqual([1]);
+  });
+
+  it("touches the owner's existing thread and takes new state without duplicating resent messages", async () => {
+    const again = await beginRun(h.db, {
+      thread: { id: "t-new", tenantId: "tenant-acme", ownerId: "user-alice", title: "ignored", state: { step: 2 } },
+      messages: [{ id: "r-1-a", role: "user", content: "first" }],
+      run: { id: "r-2", agentId: "concierge", transportRunId: "y" },
+      events: started,
+    });
+    expect(again).toMatchObject({ created: false, title: "t", state: { step: 2 } });
+    expect(await listMessages(h.db, "t-new")).toHaveLength(2);
+  });
+
+  it("writes nothing at all when the thread belongs to another user or tenant", async () => {
+    const before = await findThread(h.db, "t-new");
+    expect(await begin(h, "t-new", "r-bob", { tenantId: "tenant-acme", ownerId: "user-bob" })).toBeUndefined();
+    expect(await begin(h, "t-new", "r-mal", { tenantId: "tenant-globex", ownerId: "user-mallory" })).toBeUndefined();
+    expect(await findRun(h.db, "r-bob")).toBeUndefined();
+    expect(await findRun(h.db, "r-mal")).toBeUndefined();
+    expect(await listMessages(h.db, "t-new")).toHaveLength(2);
+    expect((await findThread(h.db, "t-new"))?.updatedAt).toEqual(before?.updatedAt);
+  });
+
+  it("commits events with the message and run status they describe, or none of them", async () => {
+    await appendRunEvents(h.db, "r-1", [{ seq: 2, type: "text.ended", data: {} }], {
+      messages: { threadId: "t-new", rows: [{ id: "reply-1", role: "assistant", content: "hi" }] },
+    });
+    expect((await listMessages(h.db, "t-new")).at(-1)?.content).toBe("hi");
+
+    // seq 2 is taken: the whole statement fails, so neither the message nor the status lands.
+    await expect(
+      appendRunEvents(h.db, "r-1", [{ seq: 2, type: "run.completed", data: {} }], {
+        messages: { threadId: "t-new", rows: [{ id: "reply-2", role: "assistant", content: "lost" }] },
+        run: { status: "completed", terminal: true },
+      }),
+    ).rejects.toThrow();
+    expect((await listMessages(h.db, "t-new")).map((m) => m.id)).not.toContain("reply-2");
+    expect((await findRun(h.db, "r-1"))?.status).toBe("running");
+
+    await appendRunEvents(h.db, "r-1", [{ seq: 3, type: "run.completed", data: {} }], {
+      run: { status: "completed", terminal: true, checkpoint: { step: 2 } },
+    });
+    const run = await findRun(h.db, "r-1");
+    expect(run).toMatchObject({ status: "completed", checkpoint: { step: 2 } });
+    expect(run?.finishedAt).toBeInstanceOf(Date);
+  });
+
+  it("keeps event data exactly, whatever characters it holds", async () => {
+    const data = { delta: 'quote " backslash \\ comma , braces {} unicode ✓ newline \n' };
+    await appendRunEvents(h.db, "r-2", [{ seq: 2, type: "text.delta", data }]);
+    expect((await listRunEvents(h.db, "r-2", 1))[0]?.data).toEqual(data);
+    const count = await queryRows<{ n: number }>(h.db, sql`select count(*)::int as n from run_events where run_id = 'r-2'`);
+    expect(count[0]?.n).toBe(2);
+  });
+});
