@@ -6,8 +6,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createToken, signIn } from "../tests/helpers/http";
+import { createPostgresDatabase } from "../tests/helpers/postgres";
 import { startServer } from "../tests/helpers/server";
 import { chatBody, measure, type LoadResult } from "./chat-turn";
 import { measureFloor, type FloorResult } from "./durable-floor";
@@ -20,8 +22,26 @@ function fmt(n: number, digits = 1) {
   return n.toFixed(digits).padStart(9);
 }
 
-async function chatTurns(): Promise<LoadResult[]> {
-  const server = await startServer({ HARBOR_BENCH: "1", HARBOR_STREAM_CHUNK_MS: "0", LOG_LEVEL: "warn" }, "bench");
+const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch (error) {
+    console.log(`(PostgreSQL at ${new URL(POSTGRES_URL).host} not measured: ${(error as Error).message})`);
+    return false;
+  }
+}
+
+/** Chat turns and the bare route on one server (`engine` picks its database), at 1 and 50 clients. */
+async function chatTurns(engine: "pglite" | "postgres"): Promise<LoadResult[]> {
+  const database = engine === "postgres" ? await createPostgresDatabase(POSTGRES_URL) : undefined;
+  const env: Record<string, string> = { HARBOR_BENCH: "1", HARBOR_STREAM_CHUNK_MS: "0", LOG_LEVEL: "warn" };
+  if (database) Object.assign(env, { DATABASE_URL: database.url, HARBOR_SEED_DEMO: "1", AUTH_SECRET: randomBytes(32).toString("hex") });
+  const server = await startServer(env, `bench-${engine}`);
   try {
     const cookie = await signIn(server.url, "alice@acme.test");
     const { token } = await createToken(server.url, cookie, "bench");
@@ -56,6 +76,7 @@ async function chatTurns(): Promise<LoadResult[]> {
     return results;
   } finally {
     await server.stop();
+    await database?.drop();
     fs.rmSync(server.dataDir, { recursive: true, force: true });
   }
 }
@@ -68,24 +89,20 @@ async function durableFloor(): Promise<FloorResult[]> {
   await lite.close();
   fs.rmSync(dir, { recursive: true, force: true });
 
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const pool = new pg.Pool({ connectionString: url, max: 50 });
+  if (!(await postgresReachable())) return results;
+  const database = await createPostgresDatabase(POSTGRES_URL);
+  const pool = new pg.Pool({ connectionString: database.url, max: 50 });
   try {
-    await pool.query("drop table if exists bench_claims");
     for (const inFlight of [1, 50]) results.push(await measureFloor("postgres", pool, inFlight, SECONDS / 2));
-    await pool.query("drop table if exists bench_claims");
-  } catch (error) {
-    console.log(`(PostgreSQL at ${new URL(url).host} not measured: ${(error as Error).message})`);
   } finally {
     await pool.end();
+    await database.drop();
   }
   return results;
 }
 
-async function main() {
-  console.log(`Harbor benchmarks — ${os.cpus().length} cores, ${SECONDS}s per measurement\n`);
-  const turns = await chatTurns();
-  console.log("Chat turn (POST → RUN_FINISHED), embedded database");
+function printTurns(engine: string, turns: LoadResult[]) {
+  console.log(`Chat turn (POST → RUN_FINISHED) on ${engine}, against the bare SSE route of the same server`);
   console.log("target                 clients  turns/s      p50 ms    p99 ms   failures");
   for (const r of turns) {
     console.log(`${r.label.padEnd(22)} ${String(r.connections).padStart(7)} ${fmt(r.turnsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)} ${String(r.failures).padStart(9)}`);
@@ -94,9 +111,17 @@ async function main() {
     const bare = turns.find((r) => r.connections === connections && r.label.startsWith("bare"))!;
     const chat = turns.find((r) => r.connections === connections && r.label.startsWith("Harbor"))!;
     const ratio = chat.turnsPerSecond / bare.turnsPerSecond;
-    const verdict = connections === 50 ? (ratio >= TARGET_RATIO ? `meets the ≥ ${TARGET_RATIO} target` : `MISSES the ≥ ${TARGET_RATIO} target`) : "";
+    const verdict =
+      connections === 50 ? (ratio >= TARGET_RATIO ? `meets the ≥ ${TARGET_RATIO} target` : `MISSES the ≥ ${TARGET_RATIO} target`) : "";
     console.log(`ratio at ${connections} client(s): chat / bare = ${ratio.toFixed(2)} ${verdict}`);
   }
+  console.log();
+}
+
+async function main() {
+  console.log(`Harbor benchmarks — ${os.cpus().length} cores, ${SECONDS}s per measurement\n`);
+  printTurns("the embedded database (PGlite)", await chatTurns("pglite"));
+  if (await postgresReachable()) printTurns("PostgreSQL", await chatTurns("postgres"));
 
   const floor = await durableFloor();
   console.log("\nDurable floor: insert pending + claim with UPDATE … WHERE status = 'pending' (two commits per cycle)");

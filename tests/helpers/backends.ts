@@ -2,12 +2,11 @@
  * The database engines every integration suite runs on: embedded PGlite always, PostgreSQL when
  * TEST_DATABASE_URL is set. Each open gives a fresh, migrated, empty database.
  */
-import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import type { SQL } from "drizzle-orm";
-import pg from "pg";
 import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
+import { createPostgresDatabase } from "./postgres";
 
 export interface TestBackend {
   name: "pglite" | "postgres";
@@ -21,31 +20,6 @@ const pglite: TestBackend = {
     return openDatabase({ engine: "pglite", loadDataDir: new Blob([template], { type: "application/x-gzip" }) });
   },
 };
-
-/** A database URL with another database name. */
-export function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-/** Creates an empty PostgreSQL database next to TEST_DATABASE_URL's; returns its URL and a dropper. */
-export async function createPostgresDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `harbor_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  return {
-    url: withDatabase(baseUrl, name),
-    async drop() {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
 
 function postgres(baseUrl: string): TestBackend {
   return {

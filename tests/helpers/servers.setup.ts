@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import type { TestProject } from "vitest/node";
-import { createPostgresDatabase } from "./backends";
+import { createPostgresDatabase } from "./postgres";
 import { startServer, type RunningServer } from "./server";
 
 export interface ServerInfo {

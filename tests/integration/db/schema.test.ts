@@ -5,7 +5,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { seedDemo } from "@/server/db/seed";
-import { createPostgresDatabase, queryRows, testBackends } from "../../helpers/backends";
+import { queryRows, testBackends } from "../../helpers/backends";
+import { createPostgresDatabase } from "../../helpers/postgres";
 
 const TABLES = ["tenants", "users", "api_tokens", "threads", "messages", "runs", "run_events", "audit_log"];
 
