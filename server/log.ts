@@ -4,6 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import pino, { type Logger } from "pino";
+import { settings } from "./config";
 
 /** Keys whose values are never written to a log, at the top level and one or two levels deep. */
 const SECRET_KEYS = [
@@ -20,7 +21,6 @@ const SECRET_KEYS = [
   "privateValue",
   "accessToken",
   "refreshToken",
-  "code",
 ];
 
 export const REDACT_PATHS = [
@@ -35,7 +35,7 @@ export const REDACT_PATHS = [
 export function createLogger(options: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
   return pino(
     {
-      level: options.level ?? process.env.LOG_LEVEL ?? "info",
+      level: options.level ?? settings().logLevel,
       base: { service: "harbor" },
       redact: { paths: REDACT_PATHS, censor: "[redacted]" },
       timestamp: pino.stdTimeFunctions.isoTime,

@@ -11,7 +11,7 @@ export default async function ChatLayout({ children }: { children: ReactNode }) 
   const profile = await (await serverApi()).me.get();
   return (
     <div className="app">
-      <Header profile={{ ...profile, role: profile.role }} signOutAction={signOutAction} />
+      <Header profile={profile} signOutAction={signOutAction} />
       {children}
     </div>
   );

@@ -12,19 +12,16 @@ export interface TransportRun {
   runId: string;
 }
 
-function toAguiMessage(m: TranscriptMessage): Message {
+/** Transcript messages as AG-UI messages. Tool messages join transcripts with tool calls (next issues). */
+function toAguiMessage(m: TranscriptMessage): Message[] {
   switch (m.role) {
     case "user":
-      return { id: m.id, role: "user", content: m.content };
     case "assistant":
-      return { id: m.id, role: "assistant", content: m.content };
     case "system":
-      return { id: m.id, role: "system", content: m.content };
     case "developer":
-      return { id: m.id, role: "developer", content: m.content };
+      return [{ id: m.id, role: m.role, content: m.content }];
     case "tool":
-      // Tool messages enter transcripts in a later issue, with their toolCallId.
-      return { id: m.id, role: "assistant", content: m.content };
+      return [];
   }
 }
 
@@ -43,7 +40,7 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
     case "snapshot":
       return [
         { type: EventType.STATE_SNAPSHOT, snapshot: e.state, timestamp } as BaseEvent,
-        { type: EventType.MESSAGES_SNAPSHOT, messages: e.messages.map(toAguiMessage), timestamp } as BaseEvent,
+        { type: EventType.MESSAGES_SNAPSHOT, messages: e.messages.flatMap(toAguiMessage), timestamp } as BaseEvent,
       ];
     case "run.completed":
       return [

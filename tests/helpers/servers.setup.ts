@@ -12,6 +12,8 @@ export interface ServerInfo {
   name: "pglite" | "postgres";
   url: string;
   logFile: string;
+  /** The server's data folder (its embedded database, when it runs on one). */
+  dataDir: string;
 }
 
 export default async function setup(project: TestProject) {
@@ -22,7 +24,7 @@ export default async function setup(project: TestProject) {
   const servers: ServerInfo[] = [];
   const embedded = await startServer({ HARBOR_STREAM_CHUNK_MS: chunkMs }, `${project.name}-pglite`);
   started.push(embedded);
-  servers.push({ name: "pglite", url: embedded.url, logFile: embedded.logFile });
+  servers.push({ name: "pglite", url: embedded.url, logFile: embedded.logFile, dataDir: embedded.dataDir });
 
   const baseUrl = process.env.TEST_DATABASE_URL;
   if (baseUrl && project.name === "protocol") {
@@ -38,7 +40,7 @@ export default async function setup(project: TestProject) {
       `${project.name}-postgres`,
     );
     started.push(onPostgres);
-    servers.push({ name: "postgres", url: onPostgres.url, logFile: onPostgres.logFile });
+    servers.push({ name: "postgres", url: onPostgres.url, logFile: onPostgres.logFile, dataDir: onPostgres.dataDir });
   }
   project.provide("servers", servers);
   return async () => {

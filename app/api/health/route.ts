@@ -10,6 +10,7 @@ export async function GET() {
     return Response.json({ ok: true });
   } catch (error) {
     log.error({ err: error }, "health check failed");
-    return Response.json({ ok: false, error: error instanceof Error ? error.message : String(error) }, { status: 503 });
+    // The reason is in the log; the answer does not reveal connection details.
+    return Response.json({ ok: false, error: "The database is not available." }, { status: 503 });
   }
 }

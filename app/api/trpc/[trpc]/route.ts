@@ -10,6 +10,8 @@ function handler(request: Request) {
     req: request,
     router: appRouter,
     createContext: () => createContext(request.headers),
+    // The request id of the log lines, so a caller can quote it.
+    responseMeta: ({ ctx }) => (ctx ? { headers: new Headers({ "x-request-id": ctx.requestId }) } : {}),
   });
 }
 
