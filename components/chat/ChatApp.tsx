@@ -42,7 +42,11 @@ function Conversation({ threadId: givenId, initialMessages }: { threadId: string
     // A new conversation gets its id here; the server creates the thread on the first run.
     const id = threadId ?? crypto.randomUUID();
     setDraft("");
-    await run.send(id, text);
+    const { delivered } = await run.send(id, text);
+    if (!delivered) {
+      setDraft(text);
+      return;
+    }
     if (!threadId) {
       setThreadId(id);
       window.history.replaceState(null, "", `/chat/${encodeURIComponent(id)}`);
@@ -74,7 +78,10 @@ function Conversation({ threadId: givenId, initialMessages }: { threadId: string
         {run.running && !run.streaming ? <div className="typing muted small">The concierge is thinking…</div> : null}
         {run.error ? (
           <div role="alert" className="error banner" data-testid="run-error">
-            {run.error}
+            {run.error.message}{" "}
+            {run.error.signIn ? (
+              <a href={`/signin?callbackUrl=${encodeURIComponent(threadId ? `/chat/${threadId}` : "/chat")}`}>Sign in again</a>
+            ) : null}
           </div>
         ) : null}
         <div ref={bottom} />

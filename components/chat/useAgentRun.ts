@@ -9,7 +9,13 @@ export interface AgentRunState {
   /** The assistant message being streamed, while it streams. */
   streaming: { id: string; content: string } | null;
   running: boolean;
-  error: string | null;
+  error: RunFailure | null;
+}
+
+export interface RunFailure {
+  message: string;
+  /** The session ended: the fix is to sign in again. */
+  signIn: boolean;
 }
 
 function fromAgui(messages: readonly Message[]): ChatMessage[] {
@@ -39,7 +45,14 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
         threadId,
         initialMessages: history as Message[],
       });
-      const fail = (message: string) => setState((s) => ({ ...s, error: message }));
+      // After the stream started the server holds the message; a refused request stored nothing,
+      // so the message leaves the conversation and goes back into the composer.
+      let refused = false;
+      const fail = (failure: RunFailure) => setState((s) => ({ ...s, error: failure }));
+      const refuse = (error: unknown) => {
+        refused = true;
+        setState((s) => ({ ...s, error: describe(error), messages: s.messages.filter((m) => m.id !== userMessage.id) }));
+      };
       try {
         await agent.runAgent(
           { runId: crypto.randomUUID() },
@@ -57,15 +70,16 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
                   : s,
               ),
             onMessagesSnapshotEvent: ({ event }) => setState((s) => ({ ...s, messages: fromAgui(event.messages) })),
-            onRunErrorEvent: ({ event }) => fail(event.message),
-            onRunFailed: ({ error }) => fail(describe(error)),
+            onRunErrorEvent: ({ event }) => fail({ message: event.message, signIn: false }),
+            onRunFailed: ({ error }) => refuse(error),
           },
         );
       } catch (error) {
-        fail(describe(error));
+        refuse(error);
       } finally {
         setState((s) => ({ ...s, running: false, streaming: null }));
       }
+      return { delivered: !refused };
     },
     [agentId, state.messages],
   );
@@ -73,10 +87,10 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
   return { ...state, send };
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown): RunFailure {
   const message = error instanceof Error ? error.message : String(error);
-  if (/\b401\b/.test(message)) return "Your session has ended. Sign in again.";
-  if (/\b403\b/.test(message)) return "This conversation belongs to another user.";
-  if (/\b404\b/.test(message)) return "This conversation or agent does not exist.";
-  return `The run failed: ${message}`;
+  if (/\b401\b/.test(message)) return { message: "Your session has ended.", signIn: true };
+  if (/\b403\b/.test(message)) return { message: "This conversation belongs to another user.", signIn: false };
+  if (/\b404\b/.test(message)) return { message: "This conversation or agent does not exist.", signIn: false };
+  return { message: `The run failed: ${message}`, signIn: false };
 }

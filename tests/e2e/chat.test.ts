@@ -83,9 +83,16 @@ describe("the chat journey in Chromium", () => {
     await box.press("Enter");
     await expect.poll(() => alicePage.getByTestId("run-error").textContent()).toContain("Your session has ended");
     await expect.poll(() => box.isDisabled()).toBe(false);
+    // Nothing was stored, so the message is back in the composer rather than in the conversation.
+    expect(await box.inputValue()).toBe("are you still there?");
+    expect(await alicePage.getByTestId("messages").textContent()).not.toContain("are you still there?");
     await screenshot(alicePage, "chat-run-error");
-    await signInAs(alicePage, server.url, "alice@acme.test");
-    await alicePage.goto(aliceThreadUrl);
+    await alicePage.getByRole("link", { name: "Sign in again" }).click();
+    await alicePage.waitForURL(/\/signin\?callbackUrl=/);
+    await alicePage.getByLabel("Email").fill("alice@acme.test");
+    await alicePage.getByLabel("Password").fill("harbor");
+    await alicePage.getByRole("button", { name: "Sign in" }).click();
+    await alicePage.waitForURL(aliceThreadUrl);
   });
 
   it("signs out back to the sign-in page", async () => {
