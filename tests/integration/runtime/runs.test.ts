@@ -4,7 +4,7 @@ import type { DatabaseHandle } from "@/server/db/client";
 import { findRun, listRunEvents } from "@/server/db/queries/runs";
 import { seedDemo } from "@/server/db/seed";
 import { log } from "@/server/log";
-import { createRuntime, type Identity, type LoggedEvent, type Runtime } from "@/server/runtime";
+import { createRuntime, type AgentDefinition, type Identity, type LoggedEvent, type Planner, type Runtime } from "@/server/runtime";
 import { testBackends } from "../../helpers/backends";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
@@ -116,5 +116,57 @@ describe.each(testBackends())("runs and threads on $name", (backend) => {
     await runtime.idle();
     expect((await findRun(h.db, started.runId))?.status).toBe("completed");
     expect((await runtime.threads.get(alice, "thread-gone")).messages).toHaveLength(2);
+  });
+});
+
+describe.each(testBackends())("failing runs on $name", (backend) => {
+  let h: DatabaseHandle;
+  let runtime: Runtime;
+  const broken: Planner = {
+    next: () => {
+      throw new Error("secret internal detail: connection string postgres://admin:pw@db");
+    },
+  };
+  const chatty: Planner = { next: () => ({ type: "say", text: "again" }) };
+
+  beforeAll(async () => {
+    h = await backend.open();
+    await seedDemo(h.db);
+    const failing = new Map<string, AgentDefinition>([
+      ["broken", { id: "broken", name: "Broken", description: "throws", planner: broken }],
+      ["chatty", { id: "chatty", name: "Chatty", description: "never finishes", planner: chatty }],
+    ]);
+    runtime = createRuntime({ db: h.db, agents: failing, log: log.child({ test: true }), streamChunkMs: 0, maxSteps: 3 });
+  });
+  afterAll(async () => {
+    await runtime.idle();
+    await h.close();
+  });
+
+  it("ends the stream with run.failed INTERNAL, without leaking the cause, and records the failure", async () => {
+    const started = await runtime.startRun(alice, {
+      agentId: "broken",
+      threadId: "thread-broken",
+      transportRunId: "t",
+      messages: [{ id: "b1", role: "user", content: "hi" }],
+    });
+    const events = await drain(started.events);
+    const last = events.at(-1)!.event;
+    expect(last).toMatchObject({ type: "run.failed", code: "INTERNAL" });
+    expect(JSON.stringify(last)).not.toContain("postgres://");
+    expect(await findRun(h.db, started.runId)).toMatchObject({ status: "failed", error: { code: "INTERNAL" } });
+    expect((await listRunEvents(h.db, started.runId)).map((e) => e.type)).toEqual(["run.started", "run.failed"]);
+  });
+
+  it("stops a planner that never finishes with STEP_LIMIT", async () => {
+    const started = await runtime.startRun(alice, {
+      agentId: "chatty",
+      threadId: "thread-chatty",
+      transportRunId: "t",
+      messages: [{ id: "c1", role: "user", content: "hi" }],
+    });
+    const events = await drain(started.events);
+    expect(events.at(-1)?.event).toMatchObject({ type: "run.failed", code: "STEP_LIMIT" });
+    expect((await runtime.threads.get(alice, "thread-chatty")).messages.filter((m) => m.role === "assistant")).toHaveLength(3);
   });
 });
