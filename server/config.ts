@@ -40,6 +40,11 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     throw new Error(`Invalid Harbor settings: ${problems}`);
   }
   const s = parsed.data;
+  if (s.DATABASE_URL && !s.AUTH_SECRET) {
+    // Several processes share one PostgreSQL, so they must share one session secret: it cannot be
+    // generated per process as it is for the embedded database.
+    throw new Error("Invalid Harbor settings: AUTH_SECRET must be set when DATABASE_URL is.");
+  }
   return {
     databaseUrl: s.DATABASE_URL,
     dataDir: path.resolve(s.HARBOR_DATA_DIR),

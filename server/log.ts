@@ -32,12 +32,30 @@ export const REDACT_PATHS = [
   "*.resume[*].payload",
 ];
 
+/** Drizzle's "Failed query: … params: <values>" — the values are user data. */
+const QUERY_PARAMS = /\nparams: [\s\S]*?(?=\n {4}at |$)/;
+
+type SerializedError = Record<string, unknown> & { message?: unknown; stack?: unknown; cause?: unknown };
+
+/** An error as pino writes it, minus the query values that database errors carry. */
+function scrubError(error: SerializedError): SerializedError {
+  const { params: _params, ...rest } = error;
+  const scrubbed: SerializedError = { ...rest };
+  for (const key of ["message", "stack"] as const) {
+    const text = scrubbed[key];
+    if (typeof text === "string") scrubbed[key] = text.replace(QUERY_PARAMS, "\nparams: [redacted]");
+  }
+  if (scrubbed.cause && typeof scrubbed.cause === "object") scrubbed.cause = scrubError(scrubbed.cause as SerializedError);
+  return scrubbed;
+}
+
 export function createLogger(options: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
   return pino(
     {
       level: options.level ?? settings().logLevel,
       base: { service: "harbor" },
       redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+      serializers: { err: (error: Error) => scrubError(pino.stdSerializers.err(error) as unknown as SerializedError) },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     options.destination,

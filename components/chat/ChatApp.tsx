@@ -2,6 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useRouter } from "next/navigation";
 import { useTRPC } from "@/components/trpc/client";
 import { ThreadList } from "./ThreadList";
 import type { ChatMessage } from "./types";
@@ -18,10 +19,10 @@ export function ChatApp({ threadId, initialMessages }: { threadId: string | null
   );
 }
 
-function Conversation({ threadId: givenId, initialMessages }: { threadId: string | null; initialMessages: ChatMessage[] }) {
+function Conversation({ threadId, initialMessages }: { threadId: string | null; initialMessages: ChatMessage[] }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [threadId, setThreadId] = useState(givenId);
+  const router = useRouter();
   const [draft, setDraft] = useState("");
   const run = useAgentRun(AGENT_ID, initialMessages);
   const bottom = useRef<HTMLDivElement>(null);
@@ -47,11 +48,10 @@ function Conversation({ threadId: givenId, initialMessages }: { threadId: string
       setDraft(text);
       return;
     }
-    if (!threadId) {
-      setThreadId(id);
-      window.history.replaceState(null, "", `/chat/${encodeURIComponent(id)}`);
-    }
     await queryClient.invalidateQueries({ queryKey: trpc.threads.list.queryKey() });
+    // The conversation now has its own address: the list highlights it, and "New conversation"
+    // starts a fresh one again.
+    if (!threadId) router.replace(`/chat/${encodeURIComponent(id)}`);
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {

@@ -45,11 +45,14 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
         threadId,
         initialMessages: history as Message[],
       });
-      // After the stream started the server holds the message; a refused request stored nothing,
-      // so the message leaves the conversation and goes back into the composer.
+      // Once the run started, the server holds the message. A request refused before that stored
+      // nothing, so its message leaves the conversation and goes back into the composer.
+      let started = false;
+      let ended = false;
       let refused = false;
       const fail = (failure: RunFailure) => setState((s) => ({ ...s, error: failure }));
-      const refuse = (error: unknown) => {
+      const failOrRefuse = (error: unknown) => {
+        if (started) return fail(describe(error));
         refused = true;
         setState((s) => ({ ...s, error: describe(error), messages: s.messages.filter((m) => m.id !== userMessage.id) }));
       };
@@ -57,6 +60,12 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
         await agent.runAgent(
           { runId: crypto.randomUUID() },
           {
+            onRunStartedEvent: () => {
+              started = true;
+            },
+            onRunFinishedEvent: () => {
+              ended = true;
+            },
             onTextMessageStartEvent: ({ event }) =>
               setState((s) => ({ ...s, streaming: { id: event.messageId, content: "" } })),
             onTextMessageContentEvent: ({ event }) =>
@@ -70,12 +79,19 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
                   : s,
               ),
             onMessagesSnapshotEvent: ({ event }) => setState((s) => ({ ...s, messages: fromAgui(event.messages) })),
-            onRunErrorEvent: ({ event }) => fail({ message: event.message, signIn: false }),
-            onRunFailed: ({ error }) => refuse(error),
+            onRunErrorEvent: ({ event }) => {
+              ended = true;
+              fail({ message: event.message, signIn: false });
+            },
+            onRunFailed: ({ error }) => failOrRefuse(error),
           },
         );
+        // @ag-ui/client resolves even when the stream was cut before its last event.
+        if (!ended && !refused) {
+          fail({ message: "The connection dropped before the reply finished. Reload to see what was saved.", signIn: false });
+        }
       } catch (error) {
-        refuse(error);
+        failOrRefuse(error);
       } finally {
         setState((s) => ({ ...s, running: false, streaming: null }));
       }

@@ -5,12 +5,17 @@ import { TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { HarborError, type ErrorCode } from "@/server/runtime";
 
+/**
+ * Each code's HTTP status and tRPC code. On the AG-UI stream, `RUN_ERROR.code` is the runtime code
+ * itself: the documented, closed set a client switches on.
+ */
 const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = {
   UNAUTHENTICATED: { http: 401, trpc: "UNAUTHORIZED" },
   FORBIDDEN: { http: 403, trpc: "FORBIDDEN" },
   NOT_FOUND: { http: 404, trpc: "NOT_FOUND" },
   INVALID_INPUT: { http: 400, trpc: "BAD_REQUEST" },
   PAYLOAD_TOO_LARGE: { http: 413, trpc: "PAYLOAD_TOO_LARGE" },
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
   STEP_LIMIT: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   INTERNAL: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
 };
@@ -31,7 +36,7 @@ export function errorResponse(error: HarborError, headers: HeadersInit = {}): Re
   );
 }
 
-/** The RUN_ERROR code for an error after an AG-UI stream started: the runtime code itself. */
-export function runErrorCodeOf(code: string): string {
+/** The RUN_ERROR code for an error after an AG-UI stream started. */
+export function runErrorCodeOf(code: ErrorCode): ErrorCode {
   return code;
 }

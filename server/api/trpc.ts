@@ -1,13 +1,13 @@
 /**
  * tRPC v11: context, procedures and error formatting. No data transformer, so curl speaks plain JSON.
  */
-import { initTRPC, TRPCError } from "@trpc/server";
+import { initTRPC } from "@trpc/server";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor, type Harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
-import { HarborError, hasRole, type Identity } from "@/server/runtime";
+import { asHarborError, HarborError, hasRole, type Identity } from "@/server/runtime";
 import { toTRPCError } from "./errors";
 
 export interface Context {
@@ -26,8 +26,11 @@ export async function createContext(headers: Headers): Promise<Context> {
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
+    // An unexpected failure before any procedure ran (creating the context) keeps its text to the log.
+    const unexpected = error.code === "INTERNAL_SERVER_ERROR" && !HarborError.is(cause);
     return {
       ...shape,
+      message: unexpected ? asHarborError(cause).message : shape.message,
       data: {
         ...shape.data,
         // Never ship stack traces to clients.
@@ -39,15 +42,18 @@ const t = initTRPC.context<Context>().create({
   },
 });
 
-/** Runtime errors become their tRPC equivalents here, for every procedure. */
+/**
+ * Runtime errors become their tRPC equivalents here, for every procedure. Anything unexpected is
+ * logged and answered as INTERNAL: a driver's message can hold SQL and its values.
+ */
 const mapErrors = t.middleware(async ({ next, ctx, path }) => {
   const result = await next();
-  if (!result.ok) {
-    const cause = result.error.cause;
-    if (HarborError.is(cause)) return { ...result, error: toTRPCError(cause) } as typeof result;
-    if (result.error.code === "INTERNAL_SERVER_ERROR") ctx.log.error({ err: result.error, path }, "tRPC failure");
-  }
-  return result;
+  if (result.ok) return result;
+  const cause = result.error.cause;
+  if (HarborError.is(cause)) return { ...result, error: toTRPCError(cause) } as typeof result;
+  if (result.error.code !== "INTERNAL_SERVER_ERROR") return result;
+  ctx.log.error({ err: cause ?? result.error, path }, "tRPC procedure failed");
+  return { ...result, error: toTRPCError(asHarborError(cause)) } as typeof result;
 });
 
 export const createTRPCRouter = t.router;
@@ -56,16 +62,16 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (!ctx.identity) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in or send a bearer token." });
+  if (!ctx.identity) throw new HarborError("UNAUTHENTICATED", "Sign in or send a bearer token.");
   return next({ ctx: { ...ctx, identity: ctx.identity } });
 });
 
 export const approverProcedure = protectedProcedure.use(({ ctx, next }) => {
-  if (!hasRole(ctx.identity, "approver")) throw new TRPCError({ code: "FORBIDDEN", message: "Approvers only." });
+  if (!hasRole(ctx.identity, "approver")) throw new HarborError("FORBIDDEN", "Approvers only.");
   return next();
 });
 
 export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
-  if (!hasRole(ctx.identity, "admin")) throw new TRPCError({ code: "FORBIDDEN", message: "Admins only." });
+  if (!hasRole(ctx.identity, "admin")) throw new HarborError("FORBIDDEN", "Admins only.");
   return next();
 });

@@ -9,7 +9,10 @@ import { database } from "@/server/db";
 import { findUserWithPasswordByEmail } from "@/server/db/queries/users";
 import { log } from "@/server/log";
 import { authSecret } from "./secret";
-import { verifyPassword } from "./password";
+import { hashPassword, verifyPassword } from "./password";
+
+let dummy: Promise<string> | undefined;
+const dummyHash = () => (dummy ??= hashPassword("not a password anyone has"));
 
 const credentialsSchema = z.object({
   email: z.string().trim().toLowerCase().email().max(320),
@@ -28,7 +31,8 @@ export const { handlers, signIn, signOut } = NextAuth(() => ({
         const parsed = credentialsSchema.safeParse(raw);
         if (!parsed.success) throw new CredentialsSignin();
         const user = await findUserWithPasswordByEmail(await database(), parsed.data.email);
-        const ok = user ? await verifyPassword(parsed.data.password, user.passwordHash) : false;
+        // Unknown emails cost a hash too, so the answer's timing does not tell which accounts exist.
+        const ok = await verifyPassword(parsed.data.password, user?.passwordHash ?? (await dummyHash()));
         if (!user || !ok) {
           log.info({ email: parsed.data.email }, "sign-in refused");
           throw new CredentialsSignin();

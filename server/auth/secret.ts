@@ -13,9 +13,6 @@ export function authSecret(): string {
   if (cached) return cached;
   const s = settings();
   if (s.authSecret) return (cached = s.authSecret);
-  if (s.databaseUrl) {
-    throw new Error("AUTH_SECRET must be set when Harbor runs on PostgreSQL (DATABASE_URL).");
-  }
   const file = path.join(s.dataDir, "auth-secret");
   fs.mkdirSync(s.dataDir, { recursive: true });
   try {

@@ -11,6 +11,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import * as schema from "./schema";
+import { log } from "@/server/log";
 import { acquireDataDirLock } from "./lockfile";
 
 export type Schema = typeof schema;
@@ -41,6 +42,9 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
 
 async function openPostgres(url: string, poolSize = 20): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection that breaks (a database restart) must not crash the process: the pool
+  // replaces it, and the queries that need it report their own errors.
+  pool.on("error", (error) => log.warn({ err: error }, "idle PostgreSQL connection failed"));
   try {
     const client = await pool.connect();
     try {
@@ -63,7 +67,12 @@ async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Pr
     const pgDir = options.dataDir ? path.join(options.dataDir, "pglite") : undefined;
     const client = await PGlite.create({ dataDir: pgDir, loadDataDir: options.loadDataDir });
     const db = drizzlePglite(client, { schema });
-    await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
+    try {
+      await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
     return {
       db,
       engine: "pglite",

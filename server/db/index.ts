@@ -18,7 +18,15 @@ async function openConfigured(): Promise<DatabaseHandle> {
   const handle = s.databaseUrl
     ? await openDatabase({ engine: "postgres", url: s.databaseUrl })
     : await openDatabase({ engine: "pglite", dataDir: s.dataDir });
-  if (s.seedDemo) await seedDemo(handle.db);
+  if (s.seedDemo) {
+    try {
+      await seedDemo(handle.db);
+    } catch (error) {
+      // Release the database so that the next attempt can open it again.
+      await handle.close();
+      throw error;
+    }
+  }
   log.info(
     { engine: handle.engine, dataDir: handle.engine === "pglite" ? path.relative(process.cwd(), s.dataDir) : undefined, ms: Date.now() - started },
     "database ready",

@@ -26,19 +26,25 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Folders this process holds: a lock file naming our own pid is ours only if listed here. */
+const held = new Set<string>();
+
 /** Takes the folder's lock or throws `DataDirLockedError`; returns the function that releases it. */
 export function acquireDataDirLock(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true });
   const lockPath = path.join(dataDir, "harbor.lock");
+  if (held.has(lockPath)) throw new DataDirLockedError(dataDir, process.pid);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = fs.openSync(lockPath, "wx");
       fs.writeSync(fd, String(process.pid));
       fs.closeSync(fd);
+      held.add(lockPath);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
+        held.delete(lockPath);
         process.off("exit", release);
         fs.rmSync(lockPath, { force: true });
       };
@@ -50,7 +56,8 @@ export function acquireDataDirLock(dataDir: string): () => void {
       if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
         throw new DataDirLockedError(dataDir, holder);
       }
-      // The holder is gone (it crashed or was killed): the lock is stale.
+      // The holder is gone (it crashed or was killed), or was an earlier process that had our pid
+      // (containers restart with the same pids): the lock is stale.
       fs.rmSync(lockPath, { force: true });
     }
   }

@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   "INVALID_INPUT",
   /** The request body exceeds the 1 MiB limit. */
   "PAYLOAD_TOO_LARGE",
+  /** The request body is not `application/json` (which also keeps cross-site forms out). */
+  "UNSUPPORTED_MEDIA_TYPE",
   /** The planner kept going past the run's step limit. */
   "STEP_LIMIT",
   /** An unexpected failure inside Harbor; the log has the details under the request id. */

@@ -42,6 +42,8 @@ export class EventBus {
     const finish = (): IteratorResult<LoggedEvent[]> => {
       done = true;
       unsubscribe();
+      // A reader still waiting in next() must settle, or it stays in memory for good.
+      wake?.();
       return { done: true, value: undefined };
     };
     return {

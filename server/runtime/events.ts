@@ -3,6 +3,7 @@
  * run's event log with a per-run sequence number before anyone sees it; the AG-UI transport,
  * timelines and reconnecting clients are all readers of that log.
  */
+import type { ErrorCode } from "./errors";
 import type { TranscriptMessage } from "./state";
 
 export type RunEvent =
@@ -12,9 +13,7 @@ export type RunEvent =
   | { type: "text.ended"; messageId: string }
   | { type: "snapshot"; state: Record<string, unknown>; messages: TranscriptMessage[] }
   | { type: "run.completed" }
-  | { type: "run.failed"; code: string; message: string };
-
-export type RunEventType = RunEvent["type"];
+  | { type: "run.failed"; code: ErrorCode; message: string };
 
 export interface LoggedEvent {
   readonly runId: string;

@@ -22,7 +22,6 @@ export function createRuntime(deps: RuntimeDeps) {
   const bus = new EventBus();
   const runs = runService({ ...deps, bus, maxSteps: deps.maxSteps ?? 100 });
   return {
-    agents: deps.agents,
     threads: threadService(deps.db),
     startRun: runs.startRun,
     idle: runs.idle,
@@ -31,7 +30,7 @@ export function createRuntime(deps: RuntimeDeps) {
 
 export type Runtime = ReturnType<typeof createRuntime>;
 
-export { HarborError, NotFoundError, ForbiddenError, InvalidInputError, asHarborError, ERROR_CODES } from "./errors";
+export { HarborError, NotFoundError, ForbiddenError, InvalidInputError, asHarborError } from "./errors";
 export type { ErrorCode } from "./errors";
 export type { Identity } from "./identity";
 export { hasRole, rolesOf } from "./identity";
@@ -39,4 +38,4 @@ export type { LoggedEvent, RunEvent } from "./events";
 export type { AgentDefinition, AgentRegistry, Planner, PlannerDecision } from "./planner";
 export type { RunState, TranscriptMessage } from "./state";
 export type { IncomingMessage, StartRunRequest, StartedRun } from "./runs";
-export { DEFAULT_THREAD_TITLE } from "./threads";
+export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";

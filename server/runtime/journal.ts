@@ -59,7 +59,13 @@ export class RunJournal {
   /** Appends events in one write, then publishes them in order. */
   async append(events: readonly RunEvent[], options: AppendOptions = {}): Promise<LoggedEvent[]> {
     const logged = this.prepare(events);
-    await this.store.insert(this.runId, toStoredRows(logged), options.alongside);
+    try {
+      await this.store.insert(this.runId, toStoredRows(logged), options.alongside);
+    } catch (error) {
+      // Nothing was stored: hand the numbers out again so the log keeps no gaps.
+      this.nextSeq = logged[0]?.seq ?? this.nextSeq;
+      throw error;
+    }
     await this.publish(logged, options);
     return logged;
   }

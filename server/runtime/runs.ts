@@ -41,6 +41,8 @@ export interface StartRunRequest {
   transportRunId: string;
   messages: readonly IncomingMessage[];
   state?: Record<string, unknown>;
+  /** The request that started the run, so its log lines can be found together. */
+  requestId?: string;
 }
 
 export interface StartedRun {
@@ -82,24 +84,21 @@ export function runService(deps: RunsDeps) {
     });
     if (!thread) throw await refusal(identity, request.threadId);
 
-    // A thread created just now holds exactly the messages of this request.
-    const transcript = thread.created
-      ? userMessages
-      : (await listMessages(deps.db, thread.id)).map(({ id, role, content }) => ({ id, role, content }));
-    const state: RunState = {
+    const base: RunState = {
       runId,
       threadId: thread.id,
       agentId: agent.id,
       tenantId: identity.tenantId,
       ownerId: identity.userId,
       step: 0,
-      transcript,
+      // A thread created just now holds exactly the messages of this request.
+      transcript: thread.created ? userMessages : [],
       sharedState: thread.state,
     };
-
     const events = deps.bus.follow(runId);
     await journal.publish(started);
-    const execution = execute(state, journal).finally(() => active.delete(execution));
+    const log = deps.log.child({ runId, threadId: thread.id, requestId: request.requestId });
+    const execution = execute(base, !thread.created, journal, log).finally(() => active.delete(execution));
     active.add(execution);
     return { runId, threadId: thread.id, events };
   }
@@ -112,9 +111,18 @@ export function runService(deps: RunsDeps) {
     return new Error(`thread ${threadId} is the caller's but beginRun refused it`);
   }
 
-  async function execute(initial: RunState, journal: RunJournal): Promise<void> {
-    const log = deps.log.child({ runId: initial.runId, threadId: initial.threadId });
+  /**
+   * Runs to a terminal event. Whatever fails from here on — loading the transcript included —
+   * ends the run with `run.failed`, so no stream hangs and no run stays `running`.
+   */
+  async function execute(base: RunState, loadTranscript: boolean, journal: RunJournal, log: Logger): Promise<void> {
     try {
+      const initial = loadTranscript
+        ? {
+            ...base,
+            transcript: (await listMessages(deps.db, base.threadId)).map(({ id, role, content }) => ({ id, role, content })),
+          }
+        : base;
       const agent = deps.agents.get(initial.agentId);
       if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
       const final = await runLoop(initial, agent.planner, {

@@ -10,7 +10,15 @@ import { errorResponse } from "@/server/api/errors";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
-import { asHarborError, HarborError, InvalidInputError, type IncomingMessage, type LoggedEvent } from "@/server/runtime";
+import {
+  asHarborError,
+  findUnstorableText,
+  HarborError,
+  InvalidInputError,
+  UNSTORABLE_TEXT_MESSAGE,
+  type IncomingMessage,
+  type LoggedEvent,
+} from "@/server/runtime";
 import { toAguiEvents, type TransportRun } from "./agui";
 import { readJsonBody } from "./body";
 import { sseResponse } from "./sse";
@@ -65,6 +73,8 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     if (!parsed.success) throw firstIssue(parsed.error);
     const limits = HarborRunInput.safeParse(parsed.data);
     if (!limits.success) throw firstIssue(limits.error);
+    const unstorable = findUnstorableText(parsed.data);
+    if (unstorable) throw new InvalidInputError(unstorable, UNSTORABLE_TEXT_MESSAGE);
     const input = parsed.data;
 
     const started = await h.runtime.startRun(identity, {
@@ -73,6 +83,7 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
       transportRunId: input.runId,
       messages: toIncoming(input.messages),
       state: input.state && typeof input.state === "object" && !Array.isArray(input.state) ? input.state : undefined,
+      requestId,
     });
     log.info({ agentId, runId: started.runId, threadId: started.threadId, userId: identity.userId }, "run started");
     const stream = aguiStream(started.events, { threadId: input.threadId, runId: input.runId });

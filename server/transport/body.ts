@@ -8,7 +8,14 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const tooLarge = () => new HarborError("PAYLOAD_TOO_LARGE", `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
 
+/**
+ * The JSON body of a request. Only `application/json` is read: browsers cannot send it cross-site
+ * without a CORS preflight, so a cookie-authenticated POST from another site's form is refused.
+ */
 export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
+  if (!/^application\/json\s*(;|$)/i.test(request.headers.get("content-type") ?? "")) {
+    throw new HarborError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
+  }
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge();
   if (!request.body) throw new InvalidInputError("body", "a JSON body is required");

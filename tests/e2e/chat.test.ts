@@ -57,6 +57,21 @@ describe("the chat journey in Chromium", () => {
     await screenshot(alicePage, "chat-replied");
   });
 
+  it("starts a fresh conversation from the list, and both stay listed", async () => {
+    await alicePage.getByTestId("new-thread").click();
+    await alicePage.waitForURL(/\/chat$/);
+    await expect.poll(() => alicePage.getByTestId("messages").textContent()).toContain("How can the concierge help?");
+    const box = alicePage.getByLabel("Message");
+    await box.fill("A second topic");
+    await box.press("Enter");
+    await expect.poll(() => alicePage.url()).toMatch(/\/chat\/[0-9a-f-]{36}$/);
+    expect(alicePage.url()).not.toBe(aliceThreadUrl);
+    await expect.poll(() => alicePage.locator(".thread.active").textContent()).toContain("A second topic");
+    expect(await alicePage.getByTestId("thread-list").locator("li").count()).toBe(2);
+    await screenshot(alicePage, "chat-two-threads");
+    await alicePage.goto(aliceThreadUrl);
+  });
+
   it("still shows the conversation after a reload", async () => {
     await alicePage.reload();
     const messages = alicePage.getByTestId("messages");

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { postRun, runInput, userMessage } from "../helpers/agui";
-import { createToken, signIn, trpcMutation, type Auth } from "../helpers/http";
+import { createToken, signIn, trpcMutation, trpcQuery, type Auth } from "../helpers/http";
 
 async function errorOf(res: Response) {
   return ((await res.json()) as { error: { code: string; message: string; field?: string } }).error;
@@ -73,6 +73,40 @@ describe.each(inject("servers"))("AG-UI endpoint on the $name server", (server) 
     const emptyThread = await postRun(server.url, alice, runInput("", []));
     expect(emptyThread.status).toBe(400);
     expect((await errorOf(emptyThread)).field).toBe("threadId");
+  });
+
+  it("refuses text the database cannot store with a 400 naming the field", async () => {
+    const nul = await postRun(server.url, alice, runInput(randomUUID(), [userMessage("a\u0000b")]));
+    expect(nul.status).toBe(400);
+    expect(await errorOf(nul)).toMatchObject({ code: "INVALID_INPUT", field: "messages.0.content" });
+    const surrogate = await postRun(server.url, alice, runInput(randomUUID(), [userMessage("hi")], { state: { note: "\ud800" } }));
+    expect(surrogate.status).toBe(400);
+    expect((await errorOf(surrogate)).field).toBe("state.note");
+  });
+
+  it("refuses a body that is not application/json with 415, so cross-site forms cannot post", async () => {
+    const res = await fetch(`${server.url}/api/agents/concierge/runs`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", cookie: aliceCookie },
+      body: JSON.stringify(runInput(randomUUID(), [userMessage("hi")])),
+    });
+    expect(res.status).toBe(415);
+    expect((await errorOf(res)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  it("takes identity only from the credentials: user and tenant fields in the body change nothing", async () => {
+    const threadId = randomUUID();
+    const body = runInput(threadId, [userMessage("hi")], {
+      state: { userId: "user-bob", tenantId: "tenant-globex" },
+      forwardedProps: { userId: "user-bob", tenantId: "tenant-globex", identity: { userId: "user-bob" } },
+    });
+    const res = await postRun(server.url, alice, body);
+    expect(res.status).toBe(200);
+    await res.text();
+    const bob = { cookie: await signIn(server.url, "bob@acme.test") };
+    expect((await postRun(server.url, bob, runInput(threadId, [userMessage("mine?")]))).status).toBe(403);
+    const owned = await trpcQuery<{ thread: { ownerId: string; tenantId: string } }>(server.url, alice, "threads.get", { threadId });
+    expect(owned.data?.thread).toMatchObject({ ownerId: "user-alice", tenantId: "tenant-acme" });
   });
 
   it("refuses a body over 1 MiB with 413", async () => {

@@ -48,6 +48,9 @@ describe.each(inject("servers"))("tRPC over plain JSON on the $name server", (se
   it("rejects extra fields and bad input with 400", async () => {
     const answer = await trpcMutation(server.url, alice, "threads.create", { title: "x", ownerId: "user-bob" });
     expect(answer.status).toBe(400);
+    expect((await trpcMutation(server.url, alice, "threads.create", { title: "a\u0000b" })).status).toBe(400);
+    expect((await trpcQuery(server.url, alice, "threads.get", { threadId: "\u0000" })).status).toBe(400);
+    expect((await trpcMutation(server.url, alice, "tokens.create", { name: "" })).status).toBe(400);
   });
 
   it("shows a token once, lists it without the secret, and revokes it", async () => {

@@ -2,6 +2,7 @@
 
 import { AuthError } from "next-auth";
 import { signIn, signOut } from "@/server/auth/config";
+import { safeReturnPath } from "./return-path";
 
 export interface SignInState {
   error?: string;
@@ -9,11 +10,6 @@ export interface SignInState {
   email?: string;
 }
 
-/** Only same-site paths may be returned to after sign-in. */
-function safeReturnPath(value: FormDataEntryValue | null): string {
-  const path = typeof value === "string" ? value : "";
-  return path.startsWith("/") && !path.startsWith("//") ? path : "/chat";
-}
 
 export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
   try {

@@ -1,12 +1,12 @@
 import { redirect } from "next/navigation";
 import { currentIdentity } from "@/server/auth/session";
+import { safeReturnPath } from "./return-path";
 import { SignInForm } from "./SignInForm";
 
 export const dynamic = "force-dynamic";
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
-  const { callbackUrl } = await searchParams;
-  const returnTo = callbackUrl?.startsWith("/") && !callbackUrl.startsWith("//") ? callbackUrl : "/chat";
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string | string[] }> }) {
+  const returnTo = safeReturnPath((await searchParams).callbackUrl);
   if (await currentIdentity()) redirect(returnTo);
   return (
     <main className="centered">

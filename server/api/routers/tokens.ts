@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { id, text } from "../inputs";
 import { createApiToken, listApiTokens, revokeApiToken } from "@/server/auth/api-tokens";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const tokensRouter = createTRPCRouter({
   /** The only answer that ever contains the token string. */
   create: protectedProcedure
-    .input(z.object({ name: z.string().trim().min(1).max(100) }).strict())
+    .input(z.object({ name: text(100).pipe(z.string().min(1)) }).strict())
     .mutation(async ({ ctx, input }) => {
       const { token, info } = await createApiToken(ctx.harbor.db, ctx.identity, input.name);
       ctx.log.info({ tokenId: info.id }, "api token created");
@@ -15,7 +16,7 @@ export const tokensRouter = createTRPCRouter({
   list: protectedProcedure.query(({ ctx }) => listApiTokens(ctx.harbor.db, ctx.identity)),
 
   revoke: protectedProcedure
-    .input(z.object({ tokenId: z.string().min(1).max(100) }).strict())
+    .input(z.object({ tokenId: id }).strict())
     .mutation(async ({ ctx, input }) => {
       await revokeApiToken(ctx.harbor.db, ctx.identity, input.tokenId);
       return { revoked: true as const };

@@ -37,6 +37,16 @@ describe("the embedded database's lockfile", () => {
     expect(fs.existsSync(path.join(dir, "harbor.lock"))).toBe(false);
   });
 
+  it("refuses a second opener in the same process, but takes over a stale lock naming our pid", () => {
+    const dir = tempDir();
+    const release = acquireDataDirLock(dir);
+    expect(() => acquireDataDirLock(dir)).toThrow(new RegExp(`in use by process ${process.pid}`));
+    release();
+    // A file left by an earlier incarnation with the same pid (a restarted container).
+    fs.writeFileSync(path.join(dir, "harbor.lock"), String(process.pid));
+    acquireDataDirLock(dir)();
+  });
+
   it("creates the folder and its parents when they do not exist yet", () => {
     const dir = path.join(tempDir(), "a", "b");
     const release = acquireDataDirLock(dir);

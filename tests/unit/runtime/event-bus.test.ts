@@ -29,6 +29,14 @@ describe("the event bus", () => {
     expect((await waiting).value?.map((e: LoggedEvent) => e.seq)).toEqual([2]);
   });
 
+  it("settles a read that is still waiting when the reader goes away", async () => {
+    const bus = new EventBus();
+    const followed = bus.follow("a");
+    const waiting = followed.next();
+    await followed.return?.();
+    expect(await waiting).toEqual({ done: true, value: undefined });
+  });
+
   it("stops delivering to a reader that went away", async () => {
     const bus = new EventBus();
     const followed = bus.follow("a");
@@ -71,5 +79,7 @@ describe("the run journal", () => {
     const journal = new RunJournal("r", { insert: async () => Promise.reject(new Error("disk full")) }, bus);
     await expect(journal.append([{ type: "run.completed" }])).rejects.toThrow("disk full");
     expect(published).toEqual([]);
+    // The failed write used no sequence number.
+    expect(journal.prepare([{ type: "run.completed" }])[0]?.seq).toBe(1);
   });
 });

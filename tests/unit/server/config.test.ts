@@ -9,8 +9,13 @@ describe("settings", () => {
   });
 
   it("do not seed PostgreSQL unless asked", () => {
-    expect(readSettings({ DATABASE_URL: "postgres://x/y" }).seedDemo).toBe(false);
-    expect(readSettings({ DATABASE_URL: "postgres://x/y", HARBOR_SEED_DEMO: "1" }).seedDemo).toBe(true);
+    const postgres = { DATABASE_URL: "postgres://x/y", AUTH_SECRET: "a-long-enough-secret" };
+    expect(readSettings(postgres).seedDemo).toBe(false);
+    expect(readSettings({ ...postgres, HARBOR_SEED_DEMO: "1" }).seedDemo).toBe(true);
+  });
+
+  it("require a shared AUTH_SECRET with PostgreSQL", () => {
+    expect(() => readSettings({ DATABASE_URL: "postgres://x/y" })).toThrow(/AUTH_SECRET must be set/);
   });
 
   it("name the variable that is wrong", () => {

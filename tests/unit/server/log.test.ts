@@ -39,6 +39,21 @@ describe("structured logs", () => {
     expect(line).toContain("[redacted]");
   });
 
+  it("keep a failed query's values out of logged errors, including their causes", () => {
+    const { logger, lines } = capture();
+    const driverError = Object.assign(new Error('invalid byte sequence'), { params: ["hbr_token_hash", "my secret message"] });
+    const queryError = Object.assign(
+      new Error('Failed query: insert into messages (content) values ($1)\nparams: my secret message,hbr_token_hash'),
+      { params: ["my secret message", "hbr_token_hash"], cause: driverError },
+    );
+    logger.error({ err: queryError }, "run failed");
+    const line = lines.join("");
+    expect(line).not.toContain("my secret message");
+    expect(line).not.toContain("hbr_token_hash");
+    expect(line).toContain("Failed query: insert into messages");
+    expect(JSON.parse(line).err.stack).toContain("    at ");
+  });
+
   it("take a well-formed caller request id and replace anything else", () => {
     expect(requestIdFrom(new Headers({ "x-request-id": "abc-123" }))).toBe("abc-123");
     const replaced = requestIdFrom(new Headers({ "x-request-id": "bad id {\"x\":1}" }));

@@ -19,7 +19,8 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
       />
     );
   } catch (error) {
-    if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
+    // An id that cannot exist (too long, unstorable text) is simply not found.
+    if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "BAD_REQUEST")) notFound();
     if (error instanceof TRPCError && error.code === "FORBIDDEN") {
       return (
         <main className="centered">
