@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 const alias = { "@": path.resolve(import.meta.dirname) };
 // next-auth imports `next/server` without an extension; inlining lets Vite resolve it.
 const server = { deps: { inline: ["next-auth"] } };
+// Runtime code logs failures on purpose in several tests; the tests assert on outcomes instead.
+const env = { LOG_LEVEL: "silent" };
 
 export default defineConfig({
   resolve: { alias },
@@ -11,7 +13,7 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", server },
+        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", server, env },
       },
       {
         resolve: { alias },
@@ -20,6 +22,7 @@ export default defineConfig({
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",
           server,
+          env,
           globalSetup: ["tests/helpers/pglite-template.setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -19,7 +19,6 @@ const settingsSchema = z.object({
   HARBOR_STREAM_CHUNK_MS: z.coerce.number().int().min(0).max(1000).default(15),
   /** Mounts the bare SSE baseline route used by `npm run bench`. Never on in production. */
   HARBOR_BENCH: flag,
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
 export type Settings = Readonly<{
@@ -29,7 +28,6 @@ export type Settings = Readonly<{
   authSecret: string | undefined;
   streamChunkMs: number;
   benchRoutes: boolean;
-  logLevel: z.infer<typeof settingsSchema>["LOG_LEVEL"];
 }>;
 
 /** Parses settings from an environment; throws a readable error naming each bad variable. */
@@ -53,7 +51,6 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     authSecret: s.AUTH_SECRET,
     streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,
     benchRoutes: s.HARBOR_BENCH ?? false,
-    logLevel: s.LOG_LEVEL,
   };
 }
 

@@ -4,7 +4,6 @@
  */
 import { randomUUID } from "node:crypto";
 import pino, { type Logger } from "pino";
-import { settings } from "./config";
 
 /** Keys whose values are never written to a log, at the top level and one or two levels deep. */
 const SECRET_KEYS = [
@@ -39,7 +38,8 @@ type SerializedError = Record<string, unknown> & { message?: unknown; stack?: un
 
 /** An error as pino writes it, minus the query values that database errors carry. */
 function scrubError(error: SerializedError): SerializedError {
-  const { params: _params, ...rest } = error;
+  // `client` is the pg connection a pool error carries: noise, and it repeats connection settings.
+  const { params: _params, client: _client, ...rest } = error;
   const scrubbed: SerializedError = { ...rest };
   for (const key of ["message", "stack"] as const) {
     const text = scrubbed[key];
@@ -52,7 +52,8 @@ function scrubError(error: SerializedError): SerializedError {
 export function createLogger(options: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
   return pino(
     {
-      level: options.level ?? settings().logLevel,
+      // Read directly, not through settings(): loggers exist before anything else is configured.
+      level: options.level ?? process.env.LOG_LEVEL ?? "info",
       base: { service: "harbor" },
       redact: { paths: REDACT_PATHS, censor: "[redacted]" },
       serializers: { err: (error: Error) => scrubError(pino.stdSerializers.err(error) as unknown as SerializedError) },

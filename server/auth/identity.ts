@@ -7,8 +7,7 @@
 import { getToken } from "next-auth/jwt";
 import type { Executor } from "@/server/db";
 import { findUserById, findUserByTokenHash, type UserRow } from "@/server/db/queries/users";
-import { rolesOf, type Identity } from "@/server/runtime";
-import { hashToken, TOKEN_PREFIX } from "./api-tokens";
+import { hashToken, rolesOf, TOKEN_PREFIX, type Identity } from "@/server/runtime";
 import { authSecret } from "./secret";
 
 const SECURE_SESSION_COOKIE = "__Secure-authjs.session-token";

@@ -3,6 +3,7 @@
  */
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
+import { accountService } from "./api-tokens";
 import { EventBus } from "./event-bus";
 import type { AgentRegistry } from "./planner";
 import { runService } from "./runs";
@@ -22,6 +23,7 @@ export function createRuntime(deps: RuntimeDeps) {
   const bus = new EventBus();
   const runs = runService({ ...deps, bus, maxSteps: deps.maxSteps ?? 100 });
   return {
+    accounts: accountService(deps.db),
     threads: threadService(deps.db),
     startRun: runs.startRun,
     idle: runs.idle,
@@ -38,4 +40,6 @@ export type { LoggedEvent, RunEvent } from "./events";
 export type { AgentDefinition, AgentRegistry, Planner, PlannerDecision } from "./planner";
 export type { RunState, TranscriptMessage } from "./state";
 export type { IncomingMessage, StartRunRequest, StartedRun } from "./runs";
+export { hashToken, TOKEN_PREFIX } from "./api-tokens";
+export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";

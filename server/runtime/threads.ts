@@ -4,10 +4,10 @@
  * tenant gets FORBIDDEN.
  */
 import { randomUUID } from "node:crypto";
-import type { Database, Executor } from "@/server/db";
+import type { Database } from "@/server/db";
 import {
   findThread,
-  insertThreadIfAbsent,
+  insertThread,
   listMessages,
   listThreads,
   type ThreadRow,
@@ -30,35 +30,17 @@ export function assertThreadAccess(thread: Pick<ThreadRow, "tenantId" | "ownerId
   if (thread.ownerId !== identity.userId) throw new ForbiddenError("This thread belongs to another user.");
 }
 
-/** The identity's thread with this id, created for them when nobody has it yet. */
-async function openThread(
-  db: Executor,
-  identity: Identity,
-  threadId: string,
-  title: string,
-): Promise<{ thread: ThreadRow; created: boolean }> {
-  const existing = await findThread(db, threadId);
-  if (existing) {
-    assertThreadAccess(existing, identity);
-    return { thread: existing, created: false };
-  }
-  const thread = await insertThreadIfAbsent(db, {
-    id: threadId,
-    tenantId: identity.tenantId,
-    ownerId: identity.userId,
-    title,
-  });
-  // Another caller may have created the same id a moment earlier.
-  assertThreadAccess(thread, identity);
-  return { thread, created: true };
-}
-
 export function threadService(db: Database) {
   return {
     list: (identity: Identity) => listThreads(db, { tenantId: identity.tenantId, ownerId: identity.userId }),
 
-    create: async (identity: Identity, title?: string) =>
-      (await openThread(db, identity, randomUUID(), title?.trim() || DEFAULT_THREAD_TITLE)).thread,
+    create: (identity: Identity, title?: string) =>
+      insertThread(db, {
+        id: randomUUID(),
+        tenantId: identity.tenantId,
+        ownerId: identity.userId,
+        title: title?.trim() || DEFAULT_THREAD_TITLE,
+      }),
 
     get: async (identity: Identity, threadId: string) => {
       const thread = await findThread(db, threadId);

@@ -55,7 +55,7 @@ function toIncoming(messages: readonly Message[]): IncomingMessage[] {
   );
 }
 
-async function* aguiStream(batches: AsyncIterableIterator<LoggedEvent[]>, transport: TransportRun) {
+async function* aguiStream(batches: AsyncIterableIterator<LoggedEvent[]>, transport: TransportRun): AsyncGenerator<BaseEvent[]> {
   for await (const batch of batches) yield batch.flatMap((logged) => toAguiEvents(logged, transport));
 }
 
@@ -87,7 +87,7 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     });
     log.info({ agentId, runId: started.runId, threadId: started.threadId, userId: identity.userId }, "run started");
     const stream = aguiStream(started.events, { threadId: input.threadId, runId: input.runId });
-    return sseResponse(stream as AsyncIterator<BaseEvent[]>, request.signal, headers);
+    return sseResponse(stream, request.signal, headers);
   } catch (thrown) {
     const error = asHarborError(thrown);
     if (!HarborError.is(thrown)) log.error({ err: thrown }, "AG-UI run request failed");

@@ -2,7 +2,19 @@
  * Runtime events → AG-UI events. Pure mapping; the wire rules (no nulls, integer timestamps,
  * snapshots right before RUN_FINISHED) are kept here.
  */
-import { EventType, type BaseEvent, type Message } from "@ag-ui/core";
+import {
+  EventType,
+  type BaseEvent,
+  type Message,
+  type MessagesSnapshotEvent,
+  type RunErrorEvent,
+  type RunFinishedEvent,
+  type RunStartedEvent,
+  type StateSnapshotEvent,
+  type TextMessageContentEvent,
+  type TextMessageEndEvent,
+  type TextMessageStartEvent,
+} from "@ag-ui/core";
 import type { LoggedEvent, TranscriptMessage } from "@/server/runtime";
 import { runErrorCodeOf } from "@/server/api/errors";
 
@@ -30,29 +42,25 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
   const e = logged.event;
   switch (e.type) {
     case "run.started":
-      return [{ type: EventType.RUN_STARTED, threadId: transport.threadId, runId: transport.runId, timestamp } as BaseEvent];
+      return [{ type: EventType.RUN_STARTED, ...transport, timestamp } satisfies RunStartedEvent];
     case "text.started":
-      return [{ type: EventType.TEXT_MESSAGE_START, messageId: e.messageId, role: "assistant", timestamp } as BaseEvent];
+      return [
+        { type: EventType.TEXT_MESSAGE_START, messageId: e.messageId, role: "assistant", timestamp } satisfies TextMessageStartEvent,
+      ];
     case "text.delta":
-      return [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: e.messageId, delta: e.delta, timestamp } as BaseEvent];
+      return [
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: e.messageId, delta: e.delta, timestamp } satisfies TextMessageContentEvent,
+      ];
     case "text.ended":
-      return [{ type: EventType.TEXT_MESSAGE_END, messageId: e.messageId, timestamp } as BaseEvent];
+      return [{ type: EventType.TEXT_MESSAGE_END, messageId: e.messageId, timestamp } satisfies TextMessageEndEvent];
     case "snapshot":
       return [
-        { type: EventType.STATE_SNAPSHOT, snapshot: e.state, timestamp } as BaseEvent,
-        { type: EventType.MESSAGES_SNAPSHOT, messages: e.messages.flatMap(toAguiMessage), timestamp } as BaseEvent,
+        { type: EventType.STATE_SNAPSHOT, snapshot: e.state, timestamp } satisfies StateSnapshotEvent,
+        { type: EventType.MESSAGES_SNAPSHOT, messages: e.messages.flatMap(toAguiMessage), timestamp } satisfies MessagesSnapshotEvent,
       ];
     case "run.completed":
-      return [
-        {
-          type: EventType.RUN_FINISHED,
-          threadId: transport.threadId,
-          runId: transport.runId,
-          outcome: { type: "success" },
-          timestamp,
-        } as BaseEvent,
-      ];
+      return [{ type: EventType.RUN_FINISHED, ...transport, outcome: { type: "success" }, timestamp } satisfies RunFinishedEvent];
     case "run.failed":
-      return [{ type: EventType.RUN_ERROR, message: e.message, code: runErrorCodeOf(e.code), timestamp } as BaseEvent];
+      return [{ type: EventType.RUN_ERROR, message: e.message, code: runErrorCodeOf(e.code), timestamp } satisfies RunErrorEvent];
   }
 }

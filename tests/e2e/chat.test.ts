@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
+/** The UI streams at its real pace; give polls time for a whole reply and a navigation. */
+const PATIENCE = { timeout: 15_000 };
 
 describe("the chat journey in Chromium", () => {
   let browser: Browser;
@@ -23,7 +25,7 @@ describe("the chat journey in Chromium", () => {
     await page.getByLabel("Email").fill("alice@acme.test");
     await page.getByLabel("Password").fill("not-her-password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.locator("form [role=alert]").textContent()).toContain("Wrong email or password");
+    await expect.poll(() => page.locator("form [role=alert]").textContent(), PATIENCE).toContain("Wrong email or password");
     expect(await page.getByLabel("Email").inputValue()).toBe("alice@acme.test");
     expect(await page.getByLabel("Password").inputValue()).toBe("");
     await screenshot(page, "signin-error");
@@ -33,7 +35,7 @@ describe("the chat journey in Chromium", () => {
   it("alice signs in, starts a thread, and watches the reply stream in", async () => {
     alicePage = await (await browser.newContext()).newPage();
     await signInAs(alicePage, server.url, "alice@acme.test");
-    await expect.poll(() => alicePage.getByTestId("who").textContent()).toContain("alice@acme.test");
+    await expect.poll(() => alicePage.getByTestId("who").textContent(), PATIENCE).toContain("alice@acme.test");
     expect(await alicePage.getByTestId("role").textContent()).toBe("member");
     await screenshot(alicePage, "chat-empty");
 
@@ -48,25 +50,25 @@ describe("the chat journey in Chromium", () => {
     await screenshot(alicePage, "chat-streaming");
 
     const reply = alicePage.getByTestId("message-assistant").last();
-    await expect.poll(() => reply.textContent(), { timeout: 15_000 }).toContain("count slowly to <n>");
+    await expect.poll(() => reply.textContent(), PATIENCE).toContain("count slowly to <n>");
     expect(((await reply.textContent()) ?? "").length).toBeGreaterThan(partial.length);
-    await expect.poll(() => box.isDisabled()).toBe(false);
-    await expect.poll(() => alicePage.url()).toMatch(/\/chat\/[0-9a-f-]{36}$/);
+    await expect.poll(() => box.isDisabled(), PATIENCE).toBe(false);
+    await expect.poll(() => alicePage.url(), PATIENCE).toMatch(/\/chat\/[0-9a-f-]{36}$/);
     aliceThreadUrl = alicePage.url();
-    await expect.poll(() => alicePage.getByTestId("thread-list").textContent()).toContain("Hello concierge");
+    await expect.poll(() => alicePage.getByTestId("thread-list").textContent(), PATIENCE).toContain("Hello concierge");
     await screenshot(alicePage, "chat-replied");
   });
 
   it("starts a fresh conversation from the list, and both stay listed", async () => {
     await alicePage.getByTestId("new-thread").click();
     await alicePage.waitForURL(/\/chat$/);
-    await expect.poll(() => alicePage.getByTestId("messages").textContent()).toContain("How can the concierge help?");
+    await expect.poll(() => alicePage.getByTestId("messages").textContent(), PATIENCE).toContain("How can the concierge help?");
     const box = alicePage.getByLabel("Message");
     await box.fill("A second topic");
     await box.press("Enter");
-    await expect.poll(() => alicePage.url()).toMatch(/\/chat\/[0-9a-f-]{36}$/);
+    await expect.poll(() => alicePage.url(), PATIENCE).toMatch(/\/chat\/[0-9a-f-]{36}$/);
     expect(alicePage.url()).not.toBe(aliceThreadUrl);
-    await expect.poll(() => alicePage.locator(".thread.active").textContent()).toContain("A second topic");
+    await expect.poll(() => alicePage.locator(".thread.active").textContent(), PATIENCE).toContain("A second topic");
     expect(await alicePage.getByTestId("thread-list").locator("li").count()).toBe(2);
     await screenshot(alicePage, "chat-two-threads");
     await alicePage.goto(aliceThreadUrl);
@@ -75,7 +77,7 @@ describe("the chat journey in Chromium", () => {
   it("still shows the conversation after a reload", async () => {
     await alicePage.reload();
     const messages = alicePage.getByTestId("messages");
-    await expect.poll(() => messages.textContent()).toContain("Hello concierge");
+    await expect.poll(() => messages.textContent(), PATIENCE).toContain("Hello concierge");
     expect(await alicePage.getByTestId("message-assistant").count()).toBe(1);
     expect(await alicePage.getByTestId("message-assistant").textContent()).toContain("Harbor concierge");
   });
@@ -96,8 +98,8 @@ describe("the chat journey in Chromium", () => {
     const box = alicePage.getByLabel("Message");
     await box.fill("are you still there?");
     await box.press("Enter");
-    await expect.poll(() => alicePage.getByTestId("run-error").textContent()).toContain("Your session has ended");
-    await expect.poll(() => box.isDisabled()).toBe(false);
+    await expect.poll(() => alicePage.getByTestId("run-error").textContent(), PATIENCE).toContain("Your session has ended");
+    await expect.poll(() => box.isDisabled(), PATIENCE).toBe(false);
     // Nothing was stored, so the message is back in the composer rather than in the conversation.
     expect(await box.inputValue()).toBe("are you still there?");
     expect(await alicePage.getByTestId("messages").textContent()).not.toContain("are you still there?");

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { id, text } from "../inputs";
-import { createApiToken, listApiTokens, revokeApiToken } from "@/server/auth/api-tokens";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const tokensRouter = createTRPCRouter({
@@ -8,17 +7,17 @@ export const tokensRouter = createTRPCRouter({
   create: protectedProcedure
     .input(z.object({ name: text(100).pipe(z.string().min(1)) }).strict())
     .mutation(async ({ ctx, input }) => {
-      const { token, info } = await createApiToken(ctx.harbor.db, ctx.identity, input.name);
+      const { token, info } = await ctx.harbor.runtime.accounts.createToken(ctx.identity, input.name);
       ctx.log.info({ tokenId: info.id }, "api token created");
       return { ...info, token };
     }),
 
-  list: protectedProcedure.query(({ ctx }) => listApiTokens(ctx.harbor.db, ctx.identity)),
+  list: protectedProcedure.query(({ ctx }) => ctx.harbor.runtime.accounts.listTokens(ctx.identity)),
 
   revoke: protectedProcedure
     .input(z.object({ tokenId: id }).strict())
     .mutation(async ({ ctx, input }) => {
-      await revokeApiToken(ctx.harbor.db, ctx.identity, input.tokenId);
+      await ctx.harbor.runtime.accounts.revokeToken(ctx.identity, input.tokenId);
       return { revoked: true as const };
     }),
 });

@@ -25,16 +25,13 @@ export async function findThread(db: Executor, threadId: string): Promise<Thread
   return row;
 }
 
-/** Creates the thread unless it exists; returns the stored row either way. */
-export async function insertThreadIfAbsent(
+export async function insertThread(
   db: Executor,
   row: { id: string; tenantId: string; ownerId: string; title: string },
 ): Promise<ThreadRow> {
-  const [created] = await db.insert(threads).values(row).onConflictDoNothing().returning();
-  if (created) return created;
-  const existing = await findThread(db, row.id);
-  if (!existing) throw new Error(`thread ${row.id} vanished while being created`);
-  return existing;
+  const [created] = await db.insert(threads).values(row).returning();
+  if (!created) throw new Error(`insert of thread ${row.id} returned no row`);
+  return created;
 }
 
 export async function listThreads(

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken, hashToken, listApiTokens, revokeApiToken } from "@/server/auth/api-tokens";
+import { createApiToken, hashToken, listApiTokens, revokeApiToken } from "@/server/runtime/api-tokens";
 import { identityFrom } from "@/server/auth/identity";
 import type { DatabaseHandle } from "@/server/db/client";
 import { listAudit } from "@/server/db/queries/audit";

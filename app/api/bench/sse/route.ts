@@ -1,5 +1,17 @@
-import { EventType, type BaseEvent } from "@ag-ui/core";
+import {
+  EventType,
+  type BaseEvent,
+  type Message,
+  type MessagesSnapshotEvent,
+  type RunFinishedEvent,
+  type RunStartedEvent,
+  type StateSnapshotEvent,
+  type TextMessageContentEvent,
+  type TextMessageEndEvent,
+  type TextMessageStartEvent,
+} from "@ag-ui/core";
 import { settings } from "@/server/config";
+import { chunkText } from "@/server/runtime";
 import { sseResponse } from "@/server/transport/sse";
 
 export const dynamic = "force-dynamic";
@@ -18,27 +30,27 @@ export async function POST(request: Request) {
     runId?: string;
     text?: string;
   };
-  const chunks = text.match(/\s*\S+\s*/g) ?? [];
+  const chunks = chunkText(text);
+  const timestamp = Date.now();
+  const transport = { threadId, runId };
   // Frames in the same batches as a chat turn writes them: start, the streamed message, the end.
   async function* frames(): AsyncGenerator<BaseEvent[]> {
-    const timestamp = Date.now();
-    yield [{ type: EventType.RUN_STARTED, threadId, runId, timestamp } as BaseEvent];
+    yield [{ type: EventType.RUN_STARTED, ...transport, timestamp } satisfies RunStartedEvent];
     yield [
-      { type: EventType.TEXT_MESSAGE_START, messageId: "m", role: "assistant", timestamp } as BaseEvent,
-      ...chunks.map((delta) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta, timestamp }) as BaseEvent),
-      { type: EventType.TEXT_MESSAGE_END, messageId: "m", timestamp } as BaseEvent,
+      { type: EventType.TEXT_MESSAGE_START, messageId: "m", role: "assistant", timestamp } satisfies TextMessageStartEvent,
+      ...chunks.map(
+        (delta) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta, timestamp }) satisfies TextMessageContentEvent,
+      ),
+      { type: EventType.TEXT_MESSAGE_END, messageId: "m", timestamp } satisfies TextMessageEndEvent,
+    ];
+    const messages: Message[] = [
+      { id: "u", role: "user", content: "hello" },
+      { id: "m", role: "assistant", content: text },
     ];
     yield [
-      { type: EventType.STATE_SNAPSHOT, snapshot: {}, timestamp } as BaseEvent,
-      {
-        type: EventType.MESSAGES_SNAPSHOT,
-        messages: [
-          { id: "u", role: "user", content: "hello" },
-          { id: "m", role: "assistant", content: text },
-        ],
-        timestamp,
-      } as BaseEvent,
-      { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "success" }, timestamp } as BaseEvent,
+      { type: EventType.STATE_SNAPSHOT, snapshot: {}, timestamp } satisfies StateSnapshotEvent,
+      { type: EventType.MESSAGES_SNAPSHOT, messages, timestamp } satisfies MessagesSnapshotEvent,
+      { type: EventType.RUN_FINISHED, ...transport, outcome: { type: "success" }, timestamp } satisfies RunFinishedEvent,
     ];
   }
   return sseResponse(frames(), request.signal);

@@ -1,11 +1,14 @@
 /**
- * Bearer API tokens: 256 random bits, shown once, stored only as a SHA-256 hash.
+ * Accounts: the caller's profile and their bearer API tokens (256 random bits, shown once,
+ * stored only as a SHA-256 hash, revocable, every change audited).
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { Executor } from "@/server/db";
+import type { Database, Executor } from "@/server/db";
 import { insertToken, listTokens, revokeToken, type TokenRow } from "@/server/db/queries/tokens";
 import { appendAudit } from "@/server/db/queries/audit";
-import { NotFoundError, type Identity } from "@/server/runtime";
+import { findUserProfile } from "@/server/db/queries/users";
+import { NotFoundError } from "./errors";
+import type { Identity } from "./identity";
 
 export const TOKEN_PREFIX = "hbr_";
 const DISPLAY_PREFIX_LENGTH = TOKEN_PREFIX.length + 6;
@@ -55,4 +58,17 @@ export async function revokeApiToken(db: Executor, identity: Identity, tokenId: 
     subjectId: tokenId,
     outcome: "revoked",
   });
+}
+
+export function accountService(db: Database) {
+  return {
+    profile: async (identity: Identity) => {
+      const profile = await findUserProfile(db, identity.userId);
+      if (!profile) throw new NotFoundError("User");
+      return profile;
+    },
+    createToken: (identity: Identity, name: string) => createApiToken(db, identity, name),
+    listTokens: (identity: Identity) => listApiTokens(db, identity),
+    revokeToken: (identity: Identity, tokenId: string) => revokeApiToken(db, identity, tokenId),
+  };
 }
