@@ -1,6 +1,6 @@
 /**
- * Reads a JSON request body with a hard size limit, so an oversized body is refused with 413
- * without being buffered whole.
+ * Request bodies with a hard size limit, so an oversized body is refused with 413 without being
+ * buffered whole.
  */
 import { HarborError, InvalidInputError } from "@/server/runtime";
 
@@ -8,17 +8,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const tooLarge = () => new HarborError("PAYLOAD_TOO_LARGE", `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
 
-/**
- * The JSON body of a request. Only `application/json` is read: browsers cannot send it cross-site
- * without a CORS preflight, so a cookie-authenticated POST from another site's form is refused.
- */
-export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
-  if (!/^application\/json\s*(;|$)/i.test(request.headers.get("content-type") ?? "")) {
-    throw new HarborError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
-  }
+/** The body as text, or PAYLOAD_TOO_LARGE as soon as it passes `limit` bytes. */
+export async function readBoundedText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge();
-  if (!request.body) throw new InvalidInputError("body", "a JSON body is required");
+  if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -32,10 +26,23 @@ export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Pr
     }
     chunks.push(value);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * The JSON body of a request. Only `application/json` is read: browsers cannot send it cross-site
+ * without a CORS preflight, so a cookie-authenticated POST from another site's form is refused.
+ */
+export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
+  if (!/^application\/json\s*(;|$)/i.test(request.headers.get("content-type") ?? "")) {
+    throw new HarborError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
+  }
+  const text = await readBoundedText(request, limit);
+  if (text.length === 0) throw new InvalidInputError("body", "a JSON body is required");
   try {
     return JSON.parse(text);
   } catch {
+    // JSON.parse's message quotes the input; the field name is all the caller needs.
     throw new InvalidInputError("body", "the body is not valid JSON");
   }
 }

@@ -79,6 +79,11 @@ describe.each(inject("servers"))("tRPC over plain JSON on the $name server", (se
     expect((await trpcQuery(server.url, { bearer: created.token }, "me.get")).status).toBe(200);
   });
 
+  it("refuses a body over 1 MiB with 413", async () => {
+    const answer = await trpcMutation(server.url, alice, "threads.create", { title: "x".repeat(1024 * 1024 + 1) });
+    expect(answer.status).toBe(413);
+  });
+
   it("answers the health check", async () => {
     const res = await fetch(`${server.url}/api/health`);
     expect(await res.json()).toEqual({ ok: true });
