@@ -4,8 +4,9 @@
  */
 import fs from "node:fs/promises";
 import type { SQL } from "drizzle-orm";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
+import { seedDemo } from "@/server/db/seed";
 import { createPostgresDatabase } from "./postgres";
 
 export interface TestBackend {
@@ -46,4 +47,31 @@ export function testBackends(): TestBackend[] {
 /** Rows of a raw SQL query; both drivers answer `{ rows }`. */
 export async function queryRows<T>(db: DatabaseHandle["db"], query: SQL): Promise<T[]> {
   return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+}
+
+/**
+ * A fresh, migrated and seeded database for the enclosing describe block: open before its tests,
+ * closed after. Read `.db` inside tests (it is set once `beforeAll` ran).
+ */
+export function useSeededDatabase(backend: TestBackend): { readonly handle: DatabaseHandle; readonly db: DatabaseHandle["db"] } {
+  let handle: DatabaseHandle | undefined;
+  beforeAll(async () => {
+    handle = await backend.open();
+    await seedDemo(handle.db);
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+  const current = () => {
+    if (!handle) throw new Error("the database is opened in beforeAll");
+    return handle;
+  };
+  return {
+    get handle() {
+      return current();
+    },
+    get db() {
+      return current().db;
+    },
+  };
 }

@@ -1,13 +1,11 @@
 import { sql } from "drizzle-orm";
 import { encode } from "next-auth/jwt";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApiToken, hashToken, listApiTokens, revokeApiToken } from "@/server/runtime/api-tokens";
 import { identityFrom } from "@/server/auth/identity";
-import type { DatabaseHandle } from "@/server/db/client";
 import { listAudit } from "@/server/db/queries/audit";
-import { seedDemo } from "@/server/db/seed";
 import type { Identity } from "@/server/runtime";
-import { queryRows, testBackends } from "../../helpers/backends";
+import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 
 const SECRET = "integration-test-secret-0123456789";
 process.env.AUTH_SECRET = SECRET;
@@ -21,12 +19,7 @@ async function sessionCookie(uid: string, secret = SECRET): Promise<string> {
 }
 
 describe.each(testBackends())("identity derivation on $name", (backend) => {
-  let h: DatabaseHandle;
-  beforeAll(async () => {
-    h = await backend.open();
-    await seedDemo(h.db);
-  });
-  afterAll(() => h.close());
+  const h = useSeededDatabase(backend);
 
   it("derives tenant, user and implied roles from a session cookie", async () => {
     const identity = await identityFrom(h.db, new Headers({ cookie: await sessionCookie("user-carol") }));

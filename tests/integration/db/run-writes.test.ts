@@ -1,15 +1,14 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
 import { appendRunEvents, beginRun } from "@/server/db/queries/run-writes";
 import { findRun, listRunEvents } from "@/server/db/queries/runs";
 import { findThread, listMessages } from "@/server/db/queries/threads";
-import { seedDemo } from "@/server/db/seed";
-import { queryRows, testBackends } from "../../helpers/backends";
+import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 
 const started = [{ seq: 1, type: "run.started", data: { type: "run.started" } }];
 
-function begin(h: DatabaseHandle, threadId: string, runId: string, owner = { tenantId: "tenant-acme", ownerId: "user-alice" }) {
+function begin(h: { db: DatabaseHandle["db"] }, threadId: string, runId: string, owner = { tenantId: "tenant-acme", ownerId: "user-alice" }) {
   return beginRun(h.db, {
     thread: { id: threadId, ...owner, title: "t" },
     messages: [
@@ -22,12 +21,7 @@ function begin(h: DatabaseHandle, threadId: string, runId: string, owner = { ten
 }
 
 describe.each(testBackends())("run writes on $name", (backend) => {
-  let h: DatabaseHandle;
-  beforeAll(async () => {
-    h = await backend.open();
-    await seedDemo(h.db);
-  });
-  afterAll(() => h.close());
+  const h = useSeededDatabase(backend);
 
   it("begins a run on a new thread: thread, ordered messages, run and first event in one statement", async () => {
     const thread = await begin(h, "t-new", "r-1");

@@ -1,18 +1,12 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { verifyPassword } from "@/server/auth/password";
-import type { DatabaseHandle } from "@/server/db/client";
 import { findUserWithPasswordByEmail } from "@/server/db/queries/users";
 import { DEMO_PASSWORD, seedDemo } from "@/server/db/seed";
-import { queryRows, testBackends } from "../../helpers/backends";
+import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 
 describe.each(testBackends())("the demo seed on $name", (backend) => {
-  let h: DatabaseHandle;
-  beforeAll(async () => {
-    h = await backend.open();
-    await seedDemo(h.db);
-  });
-  afterAll(() => h.close());
+  const h = useSeededDatabase(backend);
 
   it.each([
     ["alice@acme.test", "member", "acme"],
