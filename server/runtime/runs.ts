@@ -6,13 +6,14 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
-import { appendRunEvents, beginRun } from "@/server/db/queries/run-writes";
+import { appendRunEvents, beginRun, type RunEventsEntry } from "@/server/db/queries/run-writes";
 import { findThread, listMessages } from "@/server/db/queries/threads";
 import { asHarborError, NotFoundError, type HarborError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent } from "./events";
 import type { Identity } from "./identity";
 import { RunJournal, toStoredRows, type EventStore } from "./journal";
+import { groupCommit } from "./group-commit";
 import type { AgentRegistry } from "./planner";
 import { runLoop } from "./run-loop";
 import type { RunState, TranscriptMessage } from "./state";
@@ -53,7 +54,9 @@ export interface StartedRun {
 }
 
 export function runService(deps: RunsDeps) {
-  const store: EventStore = { insert: (runId, events, alongside) => appendRunEvents(deps.db, runId, events, alongside) };
+  // Concurrent runs share their event writes (see group-commit.ts).
+  const writeEvents = groupCommit((entries: readonly RunEventsEntry[]) => appendRunEvents(deps.db, entries));
+  const store: EventStore = { insert: (runId, events, alongside) => writeEvents({ runId, events, alongside }) };
   const active = new Set<Promise<void>>();
 
   async function startRun(identity: Identity, request: StartRunRequest): Promise<StartedRun> {

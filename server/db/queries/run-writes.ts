@@ -124,29 +124,67 @@ export interface Alongside {
   };
 }
 
-/** Appends events to a run's log, with the state changes they describe, in one statement. */
-export async function appendRunEvents(
-  db: Executor,
-  runId: string,
-  events: readonly EventRow[],
-  alongside: Alongside = {},
-): Promise<void> {
+/** One run's events and the state changes they describe. */
+export interface RunEventsEntry {
+  runId: string;
+  events: readonly EventRow[];
+  alongside?: Alongside;
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+/**
+ * Appends the events of one or several runs, with the state changes they describe, in one
+ * statement: all of it commits, or none of it. At most one entry per run.
+ */
+export async function appendRunEvents(db: Executor, entries: readonly RunEventsEntry[]): Promise<void> {
+  const events = entries.flatMap((e) => e.events.map((row) => ({ runId: e.runId, ...row })));
   if (events.length === 0) return;
+  const messages = entries.flatMap((e) =>
+    (e.alongside?.messages?.rows ?? []).map((m) => ({ ...m, runId: e.runId, threadId: e.alongside!.messages!.threadId })),
+  );
+  const updates = entries.flatMap((e) => (e.alongside?.run ? [{ runId: e.runId, ...e.alongside.run }] : []));
+
   const ctes: SQL[] = [];
-  if (alongside.messages && alongside.messages.rows.length > 0) {
-    ctes.push(sql`new_messages as (${messagesFrom(sql`${alongside.messages.threadId}`, runId, alongside.messages.rows)})`);
+  if (messages.length > 0) {
+    ctes.push(sql`new_messages as (
+      insert into messages (id, thread_id, run_id, role, content)
+      select m.id, m.thread_id, m.run_id, m.role, m.content
+      from unnest(
+        ${textArray(messages.map((m) => m.id))},
+        ${textArray(messages.map((m) => m.threadId))},
+        ${textArray(messages.map((m) => m.runId))},
+        ${textArray(messages.map((m) => m.role))},
+        ${textArray(messages.map((m) => m.content))}
+      ) with ordinality as m(id, thread_id, run_id, role, content, ord)
+      order by m.ord
+      on conflict (thread_id, id) do nothing)`);
   }
-  if (alongside.run) {
-    const { status, terminal, checkpoint, error } = alongside.run;
-    ctes.push(sql`run_update as (
+  if (updates.length > 0) {
+    ctes.push(sql`run_updates as (
       update runs set
-        status = ${status},
-        checkpoint = coalesce(${checkpoint ? JSON.stringify(checkpoint) : null}::jsonb, checkpoint),
-        error = coalesce(${error ? JSON.stringify(error) : null}::jsonb, error),
-        finished_at = case when ${terminal ?? false}::boolean then now() else finished_at end,
+        status = u.status,
+        checkpoint = coalesce(u.checkpoint, runs.checkpoint),
+        error = coalesce(u.error, runs.error),
+        finished_at = case when u.terminal then now() else runs.finished_at end,
         updated_at = now()
-      where id = ${runId})`);
+      from unnest(
+        ${textArray(updates.map((u) => u.runId))},
+        ${textArray(updates.map((u) => u.status))},
+        ${sql.param(updates.map((u) => json(u.checkpoint)))}::jsonb[],
+        ${sql.param(updates.map((u) => json(u.error)))}::jsonb[],
+        ${sql.param(updates.map((u) => u.terminal ?? false))}::boolean[]
+      ) as u(id, status, checkpoint, error, terminal)
+      where runs.id = u.id)`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
-  await db.execute(sql`${prefix}${eventsFrom(sql`${runId}`, events)}`);
+  await db.execute(sql`${prefix}
+    insert into run_events (run_id, seq, type, data)
+    select e.run_id, e.seq, e.type, e.data
+    from unnest(
+      ${textArray(events.map((e) => e.runId))},
+      ${sql.param(events.map((e) => e.seq))}::int[],
+      ${textArray(events.map((e) => e.type))},
+      ${sql.param(events.map((e) => JSON.stringify(e.data)))}::jsonb[]
+    ) as e(run_id, seq, type, data)`);
 }

@@ -53,24 +53,38 @@ describe.each(testBackends())("run writes on $name", (backend) => {
   });
 
   it("commits events with the message and run status they describe, or none of them", async () => {
-    await appendRunEvents(h.db, "r-1", [{ seq: 2, type: "text.ended", data: {} }], {
-      messages: { threadId: "t-new", rows: [{ id: "reply-1", role: "assistant", content: "hi" }] },
-    });
+    await appendRunEvents(h.db, [
+      {
+        runId: "r-1",
+        events: [{ seq: 2, type: "text.ended", data: {} }],
+        alongside: { messages: { threadId: "t-new", rows: [{ id: "reply-1", role: "assistant", content: "hi" }] } },
+      },
+    ]);
     expect((await listMessages(h.db, "t-new")).at(-1)?.content).toBe("hi");
 
     // seq 2 is taken: the whole statement fails, so neither the message nor the status lands.
     await expect(
-      appendRunEvents(h.db, "r-1", [{ seq: 2, type: "run.completed", data: {} }], {
-        messages: { threadId: "t-new", rows: [{ id: "reply-2", role: "assistant", content: "lost" }] },
-        run: { status: "completed", terminal: true },
-      }),
+      appendRunEvents(h.db, [
+        {
+          runId: "r-1",
+          events: [{ seq: 2, type: "run.completed", data: {} }],
+          alongside: {
+            messages: { threadId: "t-new", rows: [{ id: "reply-2", role: "assistant", content: "lost" }] },
+            run: { status: "completed", terminal: true },
+          },
+        },
+      ]),
     ).rejects.toThrow();
     expect((await listMessages(h.db, "t-new")).map((m) => m.id)).not.toContain("reply-2");
     expect((await findRun(h.db, "r-1"))?.status).toBe("running");
 
-    await appendRunEvents(h.db, "r-1", [{ seq: 3, type: "run.completed", data: {} }], {
-      run: { status: "completed", terminal: true, checkpoint: { step: 2 } },
-    });
+    await appendRunEvents(h.db, [
+      {
+        runId: "r-1",
+        events: [{ seq: 3, type: "run.completed", data: {} }],
+        alongside: { run: { status: "completed", terminal: true, checkpoint: { step: 2 } } },
+      },
+    ]);
     const run = await findRun(h.db, "r-1");
     expect(run).toMatchObject({ status: "completed", checkpoint: { step: 2 } });
     expect(run?.finishedAt).toBeInstanceOf(Date);
@@ -78,9 +92,43 @@ describe.each(testBackends())("run writes on $name", (backend) => {
 
   it("keeps event data exactly, whatever characters it holds", async () => {
     const data = { delta: 'quote " backslash \\ comma , braces {} unicode ✓ newline \n' };
-    await appendRunEvents(h.db, "r-2", [{ seq: 2, type: "text.delta", data }]);
+    await appendRunEvents(h.db, [{ runId: "r-2", events: [{ seq: 2, type: "text.delta", data }] }]);
     expect((await listRunEvents(h.db, "r-2", 1))[0]?.data).toEqual(data);
     const count = await queryRows<{ n: number }>(h.db, sql`select count(*)::int as n from run_events where run_id = 'r-2'`);
     expect(count[0]?.n).toBe(2);
+  });
+
+  it("writes several runs' events, messages and statuses in one statement — or none of them", async () => {
+    await begin(h, "t-a", "r-a");
+    await begin(h, "t-b", "r-b");
+    await appendRunEvents(h.db, [
+      {
+        runId: "r-a",
+        events: [{ seq: 2, type: "text.ended", data: {} }],
+        alongside: { messages: { threadId: "t-a", rows: [{ id: "a-reply", role: "assistant", content: "for a" }] } },
+      },
+      {
+        runId: "r-b",
+        events: [
+          { seq: 2, type: "snapshot", data: {} },
+          { seq: 3, type: "run.failed", data: {} },
+        ],
+        alongside: { run: { status: "failed", terminal: true, error: { code: "INTERNAL", message: "x" } } },
+      },
+    ]);
+    expect((await listMessages(h.db, "t-a")).at(-1)?.content).toBe("for a");
+    expect(await findRun(h.db, "r-a")).toMatchObject({ status: "running", error: null });
+    expect(await findRun(h.db, "r-b")).toMatchObject({ status: "failed", error: { code: "INTERNAL" } });
+    expect((await listRunEvents(h.db, "r-b")).map((e) => e.seq)).toEqual([1, 2, 3]);
+
+    // r-b's seq 3 exists: the statement fails as a whole, and r-a's new event is not written either.
+    await expect(
+      appendRunEvents(h.db, [
+        { runId: "r-a", events: [{ seq: 3, type: "run.completed", data: {} }], alongside: { run: { status: "completed", terminal: true } } },
+        { runId: "r-b", events: [{ seq: 3, type: "again", data: {} }] },
+      ]),
+    ).rejects.toThrow();
+    expect((await listRunEvents(h.db, "r-a")).map((e) => e.seq)).toEqual([1, 2]);
+    expect((await findRun(h.db, "r-a"))?.status).toBe("running");
   });
 });
