@@ -86,6 +86,7 @@ describe("the chat journey in Chromium", () => {
     const page = await (await browser.newContext()).newPage();
     await signInAs(page, server.url, "mallory@globex.test");
     const response = await page.goto(aliceThreadUrl);
+    // A real 404: the page decides before anything streams (no loading boundary above it).
     expect(response?.status()).toBe(404);
     expect(await page.locator("body").textContent()).not.toContain("Hello concierge");
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Not found");
