@@ -22,7 +22,7 @@ const SECRET_KEYS = [
   "refreshToken",
 ];
 
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   ...SECRET_KEYS,
   ...SECRET_KEYS.map((k) => `*.${k}`),
   ...SECRET_KEYS.map((k) => `*.*.${k}`),

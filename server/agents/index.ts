@@ -1,7 +1,7 @@
 import type { AgentDefinition, AgentRegistry } from "@/server/runtime";
 import { conciergePlanner } from "./concierge/planner";
 
-export const DEFAULT_AGENT_ID = "concierge";
+const DEFAULT_AGENT_ID = "concierge";
 
 const concierge: AgentDefinition = {
   id: DEFAULT_AGENT_ID,
