@@ -4,7 +4,7 @@
  */
 import { agents } from "@/server/agents";
 import { settings } from "@/server/config";
-import { database, type Database } from "@/server/db";
+import { database, databaseHandle, type Database } from "@/server/db";
 import { log } from "@/server/log";
 import { createRuntime, type Runtime } from "@/server/runtime";
 
@@ -32,4 +32,17 @@ export function harbor(): Promise<Harbor> {
     });
   }
   return holder[KEY];
+}
+
+/**
+ * Stops the serving process cleanly: lets runs in flight finish (up to `graceMs`), then closes the
+ * database — which, for the embedded one, also releases its folder's lock.
+ */
+export async function shutdown(graceMs = 5_000): Promise<void> {
+  const holder = globalThis as Holder;
+  if (!holder[KEY]) return;
+  const { runtime } = await holder[KEY];
+  const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+  await Promise.race([runtime.idle(), grace]);
+  await (await databaseHandle()).close();
 }

@@ -1,6 +1,9 @@
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { freePort } from "../helpers/server";
+import { signIn, trpcMutation, trpcQuery } from "../helpers/http";
+import { freePort, startServer } from "../helpers/server";
 
 const embedded = inject("servers").find((s) => s.name === "pglite")!;
 
@@ -17,4 +20,27 @@ describe("the embedded database's folder", () => {
     const health = await fetch(`${embedded.url}/api/health`);
     expect(await health.json()).toEqual({ ok: true });
   }, 90_000);
+
+  it("is released on SIGTERM, and the next server on it finds the conversations", async () => {
+    const first = await startServer({}, "restart");
+    try {
+      const alice = { cookie: await signIn(first.url, "alice@acme.test") };
+      const created = await trpcMutation<{ id: string }>(first.url, alice, "threads.create", { title: "Survives restarts" });
+      await first.stop();
+      expect(fs.existsSync(path.join(first.dataDir, "harbor.lock"))).toBe(false);
+
+      const second = await startServer({ HARBOR_DATA_DIR: first.dataDir }, "restart-again");
+      try {
+        // The session secret lives in the folder too, so alice's cookie still works.
+        const threads = await trpcQuery<{ id: string; title: string }[]>(second.url, alice, "threads.list");
+        expect(threads.data?.find((t) => t.id === created.data?.id)?.title).toBe("Survives restarts");
+      } finally {
+        await second.stop();
+        fs.rmSync(second.dataDir, { recursive: true, force: true });
+      }
+    } finally {
+      await first.stop();
+      fs.rmSync(first.dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
