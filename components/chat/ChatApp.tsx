@@ -79,8 +79,13 @@ function Conversation({ threadId, initialMessages }: { threadId: string | null; 
         {run.error ? (
           <div role="alert" className="error banner" data-testid="run-error">
             {run.error.message}{" "}
-            {run.error.signIn ? (
+            {run.error.remedy === "sign-in" ? (
               <a href={`/signin?callbackUrl=${encodeURIComponent(threadId ? `/chat/${threadId}` : "/chat")}`}>Sign in again</a>
+            ) : null}
+            {run.error.remedy === "reload" ? (
+              <button type="button" className="link" onClick={() => window.location.reload()}>
+                Reload what was saved
+              </button>
             ) : null}
           </div>
         ) : null}

@@ -14,8 +14,8 @@ export interface AgentRunState {
 
 export interface RunFailure {
   message: string;
-  /** The session ended: the fix is to sign in again. */
-  signIn: boolean;
+  /** What the user can do about it: sign in again (the session ended), or reload what was saved. */
+  remedy?: "sign-in" | "reload";
 }
 
 function fromAgui(messages: readonly Message[]): ChatMessage[] {
@@ -81,14 +81,14 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
             onMessagesSnapshotEvent: ({ event }) => setState((s) => ({ ...s, messages: fromAgui(event.messages) })),
             onRunErrorEvent: ({ event }) => {
               ended = true;
-              fail({ message: event.message, signIn: false });
+              fail({ message: event.message });
             },
             onRunFailed: ({ error }) => failOrRefuse(error),
           },
         );
         // @ag-ui/client resolves even when the stream was cut before its last event.
         if (!ended && !refused) {
-          fail({ message: "The connection dropped before the reply finished. Reload to see what was saved.", signIn: false });
+          fail({ message: "The connection dropped before the reply finished.", remedy: "reload" });
         }
       } catch (error) {
         failOrRefuse(error);
@@ -105,8 +105,8 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
 
 function describe(error: unknown): RunFailure {
   const message = error instanceof Error ? error.message : String(error);
-  if (/\b401\b/.test(message)) return { message: "Your session has ended.", signIn: true };
-  if (/\b403\b/.test(message)) return { message: "This conversation belongs to another user.", signIn: false };
-  if (/\b404\b/.test(message)) return { message: "This conversation or agent does not exist.", signIn: false };
-  return { message: `The run failed: ${message}`, signIn: false };
+  if (/\b401\b/.test(message)) return { message: "Your session has ended.", remedy: "sign-in" };
+  if (/\b403\b/.test(message)) return { message: "This conversation belongs to another user." };
+  if (/\b404\b/.test(message)) return { message: "This conversation or agent does not exist." };
+  return { message: `The run failed: ${message}` };
 }

@@ -113,6 +113,28 @@ describe("the chat journey in Chromium", () => {
     await alicePage.waitForURL(aliceThreadUrl);
   });
 
+  it("reports a stream cut before its end, and the reload shows what the server kept", async () => {
+    // The network drops the connection mid-reply: the real server answers in full, the browser
+    // receives only the first half of the stream.
+    await alicePage.route("**/api/agents/concierge/runs", async (route) => {
+      const response = await route.fetch();
+      const body = await response.text();
+      await route.fulfill({ response, body: body.slice(0, body.indexOf('"TEXT_MESSAGE_END"')).replace(/data: [^\n]*$/, "") });
+    });
+    const box = alicePage.getByLabel("Message");
+    await box.fill("tell me again");
+    await box.press("Enter");
+    await expect.poll(() => alicePage.getByTestId("run-error").textContent(), PATIENCE).toContain("The connection dropped");
+    // The run had started, so the message stays in the conversation rather than in the composer.
+    expect(await box.inputValue()).toBe("");
+    await screenshot(alicePage, "chat-stream-cut");
+    await alicePage.unroute("**/api/agents/concierge/runs");
+
+    await alicePage.getByRole("button", { name: "Reload what was saved" }).click();
+    await expect.poll(() => alicePage.getByTestId("message-assistant").count(), PATIENCE).toBe(2);
+    expect(await alicePage.getByTestId("messages").textContent()).toContain("tell me again");
+  });
+
   it("signs out back to the sign-in page", async () => {
     await alicePage.getByRole("button", { name: "Sign out" }).click();
     await alicePage.waitForURL(/\/signin/);
