@@ -23,30 +23,40 @@ export interface MessageInsert {
 /** Array parameters keep the statement's size fixed however many rows it writes. */
 const textArray = (values: readonly string[]) => sql`${sql.param(values)}::text[]`;
 
+/** Rows of several runs' logs. */
+type EventInsert = EventRow & { runId: string };
+/** Messages of several threads. */
+type MessageRowInsert = MessageInsert & { threadId: string; runId: string };
+
 /**
- * `runId` is an SQL expression; `joined` names a CTE to join, so that when it is empty nothing is
- * inserted (rather than rows with a null key).
+ * INSERTs of event and message rows from array parameters. `onlyIf` names a CTE that must hold a
+ * row for anything to be written (the thread or run created by the same statement).
  */
-function eventsFrom(runId: SQL, events: readonly EventRow[], joined: SQL = sql``): SQL {
+function insertEvents(events: readonly EventInsert[], onlyIf: SQL = sql`true`): SQL {
   return sql`
     insert into run_events (run_id, seq, type, data)
-    select ${runId}, e.seq, e.type, e.data
-    from ${joined}unnest(
+    select e.run_id, e.seq, e.type, e.data
+    from unnest(
+      ${textArray(events.map((e) => e.runId))},
       ${sql.param(events.map((e) => e.seq))}::int[],
       ${textArray(events.map((e) => e.type))},
       ${sql.param(events.map((e) => JSON.stringify(e.data)))}::jsonb[]
-    ) as e(seq, type, data)`;
+    ) as e(run_id, seq, type, data)
+    where ${onlyIf}`;
 }
 
-function messagesFrom(threadId: SQL, runId: string, messages: readonly MessageInsert[], joined: SQL = sql``): SQL {
+function insertMessages(messages: readonly MessageRowInsert[], onlyIf: SQL = sql`true`): SQL {
   return sql`
     insert into messages (id, thread_id, run_id, role, content)
-    select m.id, ${threadId}, ${runId}, m.role, m.content
-    from ${joined}unnest(
+    select m.id, m.thread_id, m.run_id, m.role, m.content
+    from unnest(
       ${textArray(messages.map((m) => m.id))},
+      ${textArray(messages.map((m) => m.threadId))},
+      ${textArray(messages.map((m) => m.runId))},
       ${textArray(messages.map((m) => m.role))},
       ${textArray(messages.map((m) => m.content))}
-    ) with ordinality as m(id, role, content, ord)
+    ) with ordinality as m(id, thread_id, run_id, role, content, ord)
+    where ${onlyIf}
     order by m.ord
     on conflict (thread_id, id) do nothing`;
 }
@@ -87,7 +97,10 @@ export async function beginRun(
         where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id
       returning id, tenant_id, owner_id, title, state, created_at, updated_at, (xmax = 0) as created
     ),
-    new_messages as (${messagesFrom(sql`thread.id`, run.id, input.messages, sql`thread, `)}),
+    new_messages as (${insertMessages(
+      input.messages.map((m) => ({ ...m, threadId: thread.id, runId: run.id })),
+      sql`exists (select 1 from thread)`,
+    )}),
     new_run as (
       insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id)
       select ${run.id}, thread.tenant_id, thread.id, thread.owner_id, ${run.agentId}, 'running',
@@ -95,7 +108,10 @@ export async function beginRun(
       from thread
       returning id
     ),
-    first_events as (${eventsFrom(sql`new_run.id`, input.events, sql`new_run, `)})
+    first_events as (${insertEvents(
+      input.events.map((e) => ({ ...e, runId: run.id })),
+      sql`exists (select 1 from new_run)`,
+    )})
     select * from thread`);
   const [row] = (result as unknown as { rows: ThreadResultRow[] }).rows;
   if (!row) return undefined;
@@ -140,26 +156,14 @@ const json = (value: unknown) => (value === undefined ? null : JSON.stringify(va
 export async function appendRunEvents(db: Executor, entries: readonly RunEventsEntry[]): Promise<void> {
   const events = entries.flatMap((e) => e.events.map((row) => ({ runId: e.runId, ...row })));
   if (events.length === 0) return;
-  const messages = entries.flatMap((e) =>
-    (e.alongside?.messages?.rows ?? []).map((m) => ({ ...m, runId: e.runId, threadId: e.alongside!.messages!.threadId })),
-  );
+  const messages = entries.flatMap(({ runId, alongside }) => {
+    const said = alongside?.messages;
+    return said ? said.rows.map((m) => ({ ...m, runId, threadId: said.threadId })) : [];
+  });
   const updates = entries.flatMap((e) => (e.alongside?.run ? [{ runId: e.runId, ...e.alongside.run }] : []));
 
   const ctes: SQL[] = [];
-  if (messages.length > 0) {
-    ctes.push(sql`new_messages as (
-      insert into messages (id, thread_id, run_id, role, content)
-      select m.id, m.thread_id, m.run_id, m.role, m.content
-      from unnest(
-        ${textArray(messages.map((m) => m.id))},
-        ${textArray(messages.map((m) => m.threadId))},
-        ${textArray(messages.map((m) => m.runId))},
-        ${textArray(messages.map((m) => m.role))},
-        ${textArray(messages.map((m) => m.content))}
-      ) with ordinality as m(id, thread_id, run_id, role, content, ord)
-      order by m.ord
-      on conflict (thread_id, id) do nothing)`);
-  }
+  if (messages.length > 0) ctes.push(sql`new_messages as (${insertMessages(messages)})`);
   if (updates.length > 0) {
     ctes.push(sql`run_updates as (
       update runs set
@@ -178,13 +182,5 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
       where runs.id = u.id)`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
-  await db.execute(sql`${prefix}
-    insert into run_events (run_id, seq, type, data)
-    select e.run_id, e.seq, e.type, e.data
-    from unnest(
-      ${textArray(events.map((e) => e.runId))},
-      ${sql.param(events.map((e) => e.seq))}::int[],
-      ${textArray(events.map((e) => e.type))},
-      ${sql.param(events.map((e) => JSON.stringify(e.data)))}::jsonb[]
-    ) as e(run_id, seq, type, data)`);
+  await db.execute(sql`${prefix}${insertEvents(events)}`);
 }
