@@ -1,5 +1,6 @@
 /**
- * The one place where runtime error codes become HTTP statuses, tRPC codes and AG-UI RUN_ERROR codes.
+ * The one place where runtime error codes become HTTP statuses and tRPC codes. (An AG-UI `RUN_ERROR`
+ * carries the runtime code itself.)
  */
 import { TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
@@ -34,9 +35,4 @@ export function errorResponse(error: HarborError, headers: HeadersInit = {}): Re
     { error: { code: error.code, message: error.message, ...error.details } },
     { status: httpStatusOf(error.code), headers },
   );
-}
-
-/** The RUN_ERROR code for an error after an AG-UI stream started. */
-export function runErrorCodeOf(code: ErrorCode): ErrorCode {
-  return code;
 }

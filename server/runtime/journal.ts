@@ -3,15 +3,13 @@
  * and only then publishes it. The run is executed by one process, which therefore owns the counter;
  * the (run_id, seq) primary key turns any second writer into a loud failure.
  */
-import type { Alongside } from "@/server/db/queries/run-writes";
+import type { Alongside, EventRow } from "@/server/db/queries/run-writes";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
 
-export type StoredEventRow = { seq: number; type: string; data: Record<string, unknown> };
-
 export interface EventStore {
   /** Stores events together with the state changes they describe, atomically. */
-  insert(runId: string, events: readonly StoredEventRow[], alongside?: Alongside): Promise<void>;
+  insert(runId: string, events: readonly EventRow[], alongside?: Alongside): Promise<void>;
 }
 
 export interface AppendOptions {
@@ -23,7 +21,7 @@ export interface AppendOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function toStoredRows(logged: readonly LoggedEvent[]): StoredEventRow[] {
+export function toStoredRows(logged: readonly LoggedEvent[]): EventRow[] {
   return logged.map((l) => ({ seq: l.seq, type: l.event.type, data: l.event as unknown as Record<string, unknown> }));
 }
 
@@ -40,8 +38,8 @@ export class RunJournal {
   }
 
   /**
-   * Numbers events without storing them, for a caller that stores them inside its own transaction
-   * and calls `publish` after the commit.
+   * Numbers events without storing them, for a caller that stores them in its own statement
+   * (a run's first event, with the run) and calls `publish` once it committed.
    */
   prepare(events: readonly RunEvent[]): LoggedEvent[] {
     const at = Date.now();

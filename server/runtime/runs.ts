@@ -85,7 +85,7 @@ export function runService(deps: RunsDeps) {
       run: { id: runId, agentId: agent.id, transportRunId: request.transportRunId },
       events: toStoredRows(started),
     });
-    if (!thread) throw await refusal(identity, request.threadId);
+    if (!thread) return refuse(identity, request.threadId);
 
     const base: RunState = {
       runId,
@@ -106,12 +106,11 @@ export function runService(deps: RunsDeps) {
     return { runId, threadId: thread.id, events };
   }
 
-  /** Why `beginRun` wrote nothing: the thread id belongs to another tenant or another user. */
-  async function refusal(identity: Identity, threadId: string): Promise<Error> {
+  /** `beginRun` wrote nothing because the thread is someone else's: say whose (NOT_FOUND or FORBIDDEN). */
+  async function refuse(identity: Identity, threadId: string): Promise<never> {
     const existing = await findThread(deps.db, threadId);
-    if (!existing) return new Error(`thread ${threadId} was neither created nor found`);
-    assertThreadAccess(existing, identity);
-    return new Error(`thread ${threadId} is the caller's but beginRun refused it`);
+    if (existing) assertThreadAccess(existing, identity);
+    throw new Error(`beginRun wrote nothing for thread ${threadId}, yet the caller may use it`);
   }
 
   /**

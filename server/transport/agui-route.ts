@@ -7,6 +7,7 @@ import type { BaseEvent, Message } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
 import { errorResponse } from "@/server/api/errors";
+import { id } from "@/server/api/inputs";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
@@ -24,10 +25,7 @@ import { readJsonBody } from "./body";
 import { sseResponse } from "./sse";
 
 /** Harbor's limits on top of the AG-UI schema. */
-const HarborRunInput = z.object({
-  threadId: z.string().min(1).max(200),
-  runId: z.string().min(1).max(200),
-});
+const HarborRunInput = z.object({ threadId: id, runId: id });
 
 function firstIssue(error: z.ZodError): InvalidInputError {
   const issue = error.issues[0];

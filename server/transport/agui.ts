@@ -16,7 +16,6 @@ import {
   type TextMessageStartEvent,
 } from "@ag-ui/core";
 import type { LoggedEvent, TranscriptMessage } from "@/server/runtime";
-import { runErrorCodeOf } from "@/server/api/errors";
 
 /** The transport run these events are sent to: AG-UI names runs by the client's `runId`. */
 export interface TransportRun {
@@ -60,7 +59,8 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       ];
     case "run.completed":
       return [{ type: EventType.RUN_FINISHED, ...transport, outcome: { type: "success" }, timestamp } satisfies RunFinishedEvent];
+    // RUN_ERROR carries the runtime's code itself: the documented, closed set clients switch on.
     case "run.failed":
-      return [{ type: EventType.RUN_ERROR, message: e.message, code: runErrorCodeOf(e.code), timestamp } satisfies RunErrorEvent];
+      return [{ type: EventType.RUN_ERROR, message: e.message, code: e.code, timestamp } satisfies RunErrorEvent];
   }
 }

@@ -1,24 +1,14 @@
-import {
-  EventType,
-  type BaseEvent,
-  type Message,
-  type MessagesSnapshotEvent,
-  type RunFinishedEvent,
-  type RunStartedEvent,
-  type StateSnapshotEvent,
-  type TextMessageContentEvent,
-  type TextMessageEndEvent,
-  type TextMessageStartEvent,
-} from "@ag-ui/core";
+import type { BaseEvent } from "@ag-ui/core";
 import { settings } from "@/server/config";
-import { chunkText } from "@/server/runtime";
+import { chunkText, type LoggedEvent, type RunEvent } from "@/server/runtime";
+import { toAguiEvents } from "@/server/transport/agui";
 import { sseResponse } from "@/server/transport/sse";
 
 export const dynamic = "force-dynamic";
 
 /**
  * The benchmark's baseline: a bare SSE route on the same server that sends the same frames as a
- * chat turn (start, text chunks, snapshots, finish) with no identity, database or runtime.
+ * chat turn — through the same mapping and encoder — with no identity, database or runtime.
  * Mounted only with HARBOR_BENCH=1.
  */
 export async function POST(request: Request) {
@@ -30,28 +20,33 @@ export async function POST(request: Request) {
     runId?: string;
     text?: string;
   };
-  const chunks = chunkText(text);
-  const timestamp = Date.now();
   const transport = { threadId, runId };
-  // Frames in the same batches as a chat turn writes them: start, the streamed message, the end.
+  // The batches a chat turn writes: start, the streamed message, the end.
+  const batches: RunEvent[][] = [
+    [{ type: "run.started", runId, threadId, agentId: "bench" }],
+    [
+      { type: "text.started", messageId: "m" },
+      ...chunkText(text).map((delta): RunEvent => ({ type: "text.delta", messageId: "m", delta })),
+      { type: "text.ended", messageId: "m" },
+    ],
+    [
+      {
+        type: "snapshot",
+        state: {},
+        messages: [
+          { id: "u", role: "user", content: "hello" },
+          { id: "m", role: "assistant", content: text },
+        ],
+      },
+      { type: "run.completed" },
+    ],
+  ];
+  let seq = 0;
   async function* frames(): AsyncGenerator<BaseEvent[]> {
-    yield [{ type: EventType.RUN_STARTED, ...transport, timestamp } satisfies RunStartedEvent];
-    yield [
-      { type: EventType.TEXT_MESSAGE_START, messageId: "m", role: "assistant", timestamp } satisfies TextMessageStartEvent,
-      ...chunks.map(
-        (delta) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta, timestamp }) satisfies TextMessageContentEvent,
-      ),
-      { type: EventType.TEXT_MESSAGE_END, messageId: "m", timestamp } satisfies TextMessageEndEvent,
-    ];
-    const messages: Message[] = [
-      { id: "u", role: "user", content: "hello" },
-      { id: "m", role: "assistant", content: text },
-    ];
-    yield [
-      { type: EventType.STATE_SNAPSHOT, snapshot: {}, timestamp } satisfies StateSnapshotEvent,
-      { type: EventType.MESSAGES_SNAPSHOT, messages, timestamp } satisfies MessagesSnapshotEvent,
-      { type: EventType.RUN_FINISHED, ...transport, outcome: { type: "success" }, timestamp } satisfies RunFinishedEvent,
-    ];
+    for (const batch of batches) {
+      const at = Date.now();
+      yield batch.flatMap((event) => toAguiEvents({ runId, seq: ++seq, at, event } satisfies LoggedEvent, transport));
+    }
   }
   return sseResponse(frames(), request.signal);
 }
