@@ -17,6 +17,8 @@ const settingsSchema = z.object({
   AUTH_SECRET: z.string().min(16).optional(),
   /** Pause between streamed text chunks, so the chat visibly streams; 0 in benchmarks. */
   HARBOR_STREAM_CHUNK_MS: z.coerce.number().int().min(0).max(1000).default(15),
+  /** How long an approval gate waits for its decision before it expires. */
+  HARBOR_APPROVAL_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(15 * 60_000),
   /** Mounts the bare SSE baseline route used by `npm run bench`. Never on in production. */
   HARBOR_BENCH: flag,
 });
@@ -27,6 +29,7 @@ export type Settings = Readonly<{
   seedDemo: boolean;
   authSecret: string | undefined;
   streamChunkMs: number;
+  approvalTtlMs: number;
   benchRoutes: boolean;
 }>;
 
@@ -50,6 +53,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     seedDemo: s.HARBOR_SEED_DEMO ?? s.DATABASE_URL === undefined,
     authSecret: s.AUTH_SECRET,
     streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,
+    approvalTtlMs: s.HARBOR_APPROVAL_TTL_MS,
     benchRoutes: s.HARBOR_BENCH ?? false,
   };
 }

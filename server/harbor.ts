@@ -2,7 +2,8 @@
  * The composition root of the serving process: database, agents and runtime, wired once.
  * Kept on `globalThis` because Next.js may evaluate this module once per route bundle.
  */
-import { agents } from "@/server/agents";
+import { createAgents } from "@/server/agents";
+import { authSecret } from "@/server/auth/secret";
 import { settings } from "@/server/config";
 import { database, databaseHandle, type Database } from "@/server/db";
 import { log } from "@/server/log";
@@ -18,7 +19,16 @@ type Holder = { [KEY]?: Promise<Harbor> };
 
 async function boot(): Promise<Harbor> {
   const db = await database();
-  const runtime = createRuntime({ db, agents, log, streamChunkMs: settings().streamChunkMs });
+  const runtime = createRuntime({
+    db,
+    agents: createAgents(db),
+    log,
+    streamChunkMs: settings().streamChunkMs,
+    approvalTtlMs: settings().approvalTtlMs,
+    serverSecret: authSecret(),
+  });
+  // What an earlier process held cannot be answered any more: say so before serving anyone.
+  await runtime.recover();
   return { db, runtime };
 }
 
@@ -43,6 +53,7 @@ export async function shutdown(graceMs = 5_000): Promise<void> {
   if (!holder[KEY]) return;
   const { runtime } = await holder[KEY];
   const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+  runtime.close();
   await Promise.race([runtime.idle(), grace]);
   await (await databaseHandle()).close();
 }

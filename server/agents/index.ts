@@ -1,13 +1,18 @@
+import type { Database } from "@/server/db";
 import type { AgentDefinition, AgentRegistry } from "@/server/runtime";
 import { conciergePlanner } from "./concierge/planner";
+import { conciergeTools } from "./concierge/tools";
 
-const DEFAULT_AGENT_ID = "concierge";
+export const DEFAULT_AGENT_ID = "concierge";
 
-const concierge: AgentDefinition = {
-  id: DEFAULT_AGENT_ID,
-  name: "Concierge",
-  description: "Harbor's embedded demo agent: rule-based, no model, no network.",
-  planner: conciergePlanner,
-};
-
-export const agents: AgentRegistry = new Map([[concierge.id, concierge]]);
+/** The agents this server offers; their tools write through `db`. */
+export function createAgents(db: Database): AgentRegistry {
+  const concierge: AgentDefinition = {
+    id: DEFAULT_AGENT_ID,
+    name: "Concierge",
+    description: "Harbor's embedded demo agent: rule-based, no model, no network.",
+    planner: conciergePlanner,
+    tools: conciergeTools(db),
+  };
+  return new Map([[concierge.id, concierge]]);
+}

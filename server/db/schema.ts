@@ -34,6 +34,29 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const MESSAGE_ROLES = ["user", "assistant", "system", "developer", "tool"] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
+/** A tool call as an assistant message stores it: arguments as parsed JSON. */
+export interface StoredToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export const INTERACTION_KINDS = ["approval", "private_input", "oauth", "a2a", "operator", "client_tool", "external_wait"] as const;
+export type InteractionKind = (typeof INTERACTION_KINDS)[number];
+
+/** Why a run is parked: the closed set every `pause.requested` carries. */
+export const PAUSE_REASONS = ["hitl", "oauth", "a2a", "operator"] as const;
+export type PauseReason = (typeof PAUSE_REASONS)[number];
+
+export const INTERACTION_STATUSES = ["pending", "resolved", "rejected", "expired", "cancelled", "lost"] as const;
+export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
+
+/** Who may resolve an interaction: its owner, or the tenant's approvers other than the requester. */
+export const RESOLVER_POLICIES = ["owner", "approvers"] as const;
+export type ResolverPolicy = (typeof RESOLVER_POLICIES)[number];
+
+const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
 export const tenants = pgTable("tenants", {
@@ -115,6 +138,10 @@ export const messages = pgTable(
     runId: text("run_id"),
     role: text("role").$type<MessageRole>().notNull(),
     content: text("content").notNull(),
+    /** An assistant message's tool calls. */
+    toolCalls: jsonb("tool_calls").$type<StoredToolCall[]>(),
+    /** A tool message's call. */
+    toolCallId: text("tool_call_id"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("messages_thread_id_unique").on(t.threadId, t.id)],
@@ -189,4 +216,76 @@ export const auditLog = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("audit_log_tenant_idx").on(t.tenantId, t.createdAt)],
+);
+
+/** One wait of a run on the coordinator: the record every resolution rule is checked against. */
+export const interactions = pgTable(
+  "interactions",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    /** The scope's session: the thread the run belongs to. */
+    threadId: text("thread_id").notNull(),
+    /** The scope's user: the run's owner, who requested the gated action. */
+    ownerId: text("owner_id").notNull(),
+    kind: text("kind").$type<InteractionKind>().notNull(),
+    pauseReason: text("pause_reason").$type<PauseReason>(),
+    policy: text("policy").$type<ResolverPolicy>().notNull(),
+    toolCallId: text("tool_call_id"),
+    toolName: text("tool_name"),
+    toolArgs: jsonb("tool_args").$type<Record<string, unknown>>(),
+    message: text("message"),
+    status: text("status").$type<InteractionStatus>().notNull(),
+    /** The serving process holding the waiting invocation. */
+    instanceId: text("instance_id").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    decision: jsonb("decision").$type<{ approved: boolean; reason?: string }>(),
+    resolvedBy: text("resolved_by"),
+    resolvedAt: timestamp("resolved_at", { withTimezone: true, mode: "date" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("interactions_thread_pending_idx").on(t.threadId).where(sql`${t.status} = 'pending'`),
+    index("interactions_tenant_idx").on(t.tenantId, t.createdAt),
+    index("interactions_run_idx").on(t.runId),
+    check("interactions_kind_check", sql`${t.kind} in (${inList(INTERACTION_KINDS)})`),
+    check("interactions_reason_check", sql`${t.pauseReason} is null or ${t.pauseReason} in (${inList(PAUSE_REASONS)})`),
+    check("interactions_status_check", sql`${t.status} in (${inList(INTERACTION_STATUSES)})`),
+    check("interactions_policy_check", sql`${t.policy} in (${inList(RESOLVER_POLICIES)})`),
+  ],
+);
+
+export const OUTBOX_KINDS = ["email", "transfer"] as const;
+export type OutboxKind = (typeof OUTBOX_KINDS)[number];
+
+/** The concierge's side effects: what a gated action did, once per tool call. */
+export const outbox = pgTable(
+  "outbox",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    runId: text("run_id").notNull(),
+    toolCallId: text("tool_call_id").notNull(),
+    kind: text("kind").$type<OutboxKind>().notNull(),
+    details: jsonb("details").$type<Record<string, unknown>>().notNull(),
+    /** Who approved the action that wrote this row. */
+    approvedBy: text("approved_by"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // The last line of "exactly once": a tool call can write its row only once, whatever retries.
+    uniqueIndex("outbox_tool_call_unique").on(t.runId, t.toolCallId),
+    index("outbox_user_idx").on(t.tenantId, t.userId, t.createdAt),
+    check("outbox_kind_check", sql`${t.kind} in (${inList(OUTBOX_KINDS)})`),
+  ],
 );

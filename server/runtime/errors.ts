@@ -18,6 +18,24 @@ export const ERROR_CODES = [
   "UNSUPPORTED_MEDIA_TYPE",
   /** The planner kept going past the run's step limit. */
   "STEP_LIMIT",
+  /** New input on a thread whose run waits on an open interaction: answer it first. */
+  "PENDING_INTERACTION",
+  /** A resume names an interrupt this thread does not have open. */
+  "UNKNOWN_INTERRUPT",
+  /** The interaction was already decided; the action is not repeated. */
+  "ALREADY_RESOLVED",
+  /** The interaction passed its `expiresAt`; its run ended `expired`. */
+  "EXPIRED",
+  /** A resume must answer every open interrupt of the thread at once. */
+  "INCOMPLETE_RESUME",
+  /** The serving process that held the interaction restarted; ask again. */
+  "INTERACTION_LOST",
+  /** A paused tool's live handle could not be re-attached on resume; `details.key` names it. */
+  "ERR_TOOL_CONTEXT_LOST",
+  /** A tool's `ctx.state` holds something that is not plain JSON; `details.path` names it. */
+  "ERR_TOOL_STATE_NOT_SERIALIZABLE",
+  /** A tool failed, or answered outside its declared output schema. */
+  "TOOL_FAILED",
   /** An unexpected failure inside Harbor; the log has the details under the request id. */
   "INTERNAL",
 ] as const;
@@ -63,6 +81,14 @@ export class ForbiddenError extends HarborError {
 export class InvalidInputError extends HarborError {
   constructor(field: string, message: string) {
     super("INVALID_INPUT", `${field}: ${message}`, { field });
+  }
+}
+
+/** A resume would need a live handle that can no longer be re-attached. */
+export class ToolContextLostError extends HarborError {
+  constructor(readonly key: string, why: string) {
+    super("ERR_TOOL_CONTEXT_LOST", `The tool's live handle "${key}" could not be re-attached on resume: ${why}`, { key });
+    this.name = "ToolContextLostError";
   }
 }
 

@@ -2,7 +2,7 @@
  * In-process fan-out of logged run events to live readers (AG-UI streams, subscriptions).
  * The event log in the database is the record; the bus only carries what was just appended.
  */
-import { isTerminal, type LoggedEvent } from "./events";
+import { endsTransport, type LoggedEvent } from "./events";
 
 type Listener = (event: LoggedEvent) => void;
 
@@ -53,7 +53,7 @@ export class EventBus {
       async next() {
         while (!done) {
           if (buffered.length > 0) {
-            const terminal = buffered.findIndex((e) => isTerminal(e.event));
+            const terminal = buffered.findIndex((e) => endsTransport(e.event));
             const batch = buffered.splice(0, terminal === -1 ? buffered.length : terminal + 1);
             if (terminal !== -1) {
               done = true;

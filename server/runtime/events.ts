@@ -1,18 +1,42 @@
 /**
  * Runtime events: what happened in a run, in Harbor's own terms. Every event is appended to the
  * run's event log with a per-run sequence number before anyone sees it; the AG-UI transport,
- * timelines and reconnecting clients are all readers of that log.
+ * timelines and reconnecting clients are all readers of that log. Private values never enter it.
  */
+import type { InteractionKind, PauseReason, ResolverPolicy } from "@/server/db/schema";
 import type { ErrorCode } from "./errors";
 import type { TranscriptMessage } from "./state";
 
+/** An open interaction as clients see it: enough to render the decision and to answer it. */
+export interface InterruptView {
+  /** The interaction id: also the interrupt id, `pauseId` and the id tRPC takes. */
+  id: string;
+  runId: string;
+  kind: InteractionKind;
+  reason: PauseReason;
+  policy: ResolverPolicy;
+  message: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+  resumeToken: string;
+  toolCallId?: string;
+  tool?: { name: string; args: Record<string, unknown> };
+}
+
 export type RunEvent =
-  | { type: "run.started"; runId: string; threadId: string; agentId: string }
+  /** A transport exchange begins: the run's first, or a resume continuing it. */
+  | { type: "run.started"; runId: string; threadId: string; agentId: string; resumed?: boolean }
   | { type: "text.started"; messageId: string }
   | { type: "text.delta"; messageId: string; delta: string }
   | { type: "text.ended"; messageId: string }
+  | { type: "tool.call"; messageId: string; toolCallId: string; name: string; args: Record<string, unknown> }
+  | { type: "tool.result"; messageId: string; toolCallId: string; content: string }
+  | ({ type: "pause.requested" } & InterruptView)
+  | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
   | { type: "snapshot"; state: Record<string, unknown>; messages: TranscriptMessage[] }
-  | { type: "run.completed" }
+  /** The run parked: its transport run ends with these interrupts; the invocation waits. */
+  | { type: "run.paused"; interrupts: InterruptView[] }
+  | { type: "run.completed"; status?: "rejected" | "cancelled" }
   | { type: "run.failed"; code: ErrorCode; message: string };
 
 export interface LoggedEvent {
@@ -23,7 +47,7 @@ export interface LoggedEvent {
   readonly event: RunEvent;
 }
 
-/** Events after which a run's transport stream has nothing more to say. */
-export function isTerminal(event: RunEvent): boolean {
-  return event.type === "run.completed" || event.type === "run.failed";
+/** Events after which a transport run has nothing more to say (the run itself may go on later). */
+export function endsTransport(event: RunEvent): boolean {
+  return event.type === "run.completed" || event.type === "run.failed" || event.type === "run.paused";
 }

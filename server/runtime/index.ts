@@ -1,11 +1,15 @@
 /**
  * The runtime's public face. Everything outside `server/runtime` imports from here.
  */
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { accountService } from "./api-tokens";
+import { createCoordinator } from "./coordinator";
 import { EventBus } from "./event-bus";
+import { interactionService } from "./interactions";
 import type { AgentRegistry } from "./planner";
+import { resumeTokenKey } from "./resume-token";
 import { runService } from "./runs";
 import { threadService } from "./threads";
 
@@ -15,31 +19,67 @@ export interface RuntimeDeps {
   log: Logger;
   /** Pause between streamed text chunks (ms). */
   streamChunkMs: number;
+  /** The server secret resume tokens are signed with (a key is derived from it). */
+  serverSecret: string;
+  /** How long an approval gate waits before it expires (default 15 minutes). */
+  approvalTtlMs?: number;
   /** Planner steps allowed per run (default 100). */
   maxSteps?: number;
+  /** How often parked runs are checked for expiry (default 5 s). */
+  sweepIntervalMs?: number;
 }
+
+export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
 
 export function createRuntime(deps: RuntimeDeps) {
   const bus = new EventBus();
-  const runs = runService({ ...deps, bus, maxSteps: deps.maxSteps ?? 100 });
+  const instanceId = randomUUID();
+  const coordinator = createCoordinator({
+    db: deps.db,
+    log: deps.log,
+    instanceId,
+    approvalTtlMs: deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+    resumeTokenKey: resumeTokenKey(deps.serverSecret),
+  });
+  const runs = runService({ ...deps, bus, coordinator, maxSteps: deps.maxSteps ?? 100 });
+  const sweep = setInterval(() => {
+    coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
+  }, deps.sweepIntervalMs ?? 5_000);
+  sweep.unref();
+
   return {
+    instanceId,
     accounts: accountService(deps.db),
     threads: threadService(deps.db),
+    interactions: interactionService(deps.db, runs.resolveInteractions),
     startRun: runs.startRun,
+    /** Marks interactions an earlier process held as lost; call once at start-up, before serving. */
+    recover: () => coordinator.recover(),
+    /** Live changes of interactions (inboxes). */
+    onInteractionChange: coordinator.onChange,
+    /** Live events of one run, from now until its transport run ends. */
+    follow: (runId: string) => bus.follow(runId),
+    parkedCount: () => coordinator.parkedCount,
     idle: runs.idle,
+    /** Stops background work (the expiry sweep). */
+    close: () => clearInterval(sweep),
   };
 }
 
 export type Runtime = ReturnType<typeof createRuntime>;
 
-export { HarborError, NotFoundError, ForbiddenError, InvalidInputError, asHarborError } from "./errors";
+export { HarborError, NotFoundError, ForbiddenError, InvalidInputError, ToolContextLostError, asHarborError } from "./errors";
 export type { ErrorCode } from "./errors";
 export type { Identity } from "./identity";
 export { hasRole, rolesOf } from "./identity";
-export type { LoggedEvent, RunEvent } from "./events";
+export type { InterruptView, LoggedEvent, RunEvent } from "./events";
 export type { AgentDefinition, AgentRegistry, Planner, PlannerDecision } from "./planner";
 export type { RunState, TranscriptMessage } from "./state";
-export type { IncomingMessage, StartRunRequest, StartedRun } from "./runs";
+export type { IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from "./runs";
+export type { InteractionChange, ResolutionInput } from "./coordinator";
+export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
+export type { InteractionQuery, InteractionView } from "./interactions";
+export { tool, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
 export { hashToken, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";

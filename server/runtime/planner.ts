@@ -3,10 +3,18 @@
  * the run loop carries it out. Planners never touch the database, the transport or the clock.
  */
 import type { RunState } from "./state";
+import type { ToolRegistry } from "./tools";
 
 export type PlannerDecision =
   /** Say this text to the user as one assistant message (streamed in chunks). */
   | { type: "say"; text: string }
+  /** Call tools, in order; calls whose tool has an approval policy are gated before any runs. */
+  | { type: "call_tools"; calls: { name: string; args: Record<string, unknown> }[] }
+  /**
+   * Ask the run's owner a yes/no question before going on: the run parks on the coordinator; the
+   * answer appears in `state.answers` under the interaction id.
+   */
+  | { type: "request_pause"; message: string }
   /** Nothing more to do: the run completes. */
   | { type: "finish" };
 
@@ -19,6 +27,7 @@ export interface AgentDefinition {
   readonly name: string;
   readonly description: string;
   readonly planner: Planner;
+  readonly tools: ToolRegistry;
 }
 
 export type AgentRegistry = ReadonlyMap<string, AgentDefinition>;

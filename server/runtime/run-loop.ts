@@ -1,11 +1,14 @@
 /**
  * The run loop: asks the planner for the next step, carries it out, repeats until the planner
- * finishes. It works only on the serializable `RunState` and reports through the journal.
+ * finishes or the run must wait. It works only on the serializable `RunState` and reports through
+ * the journal; parking itself is the coordinator's job — the loop only says what it waits for.
  */
+import type { PauseReason, ResolverPolicy } from "@/server/db/schema";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
-import type { Planner } from "./planner";
+import type { AgentDefinition } from "./planner";
 import type { RunState, TranscriptMessage } from "./state";
+import { assertPlainJson, HandleRegistry, PauseSignal, type Resolution, type ToolContext } from "./tools";
 
 export interface RunLoopDeps {
   /**
@@ -20,35 +23,249 @@ export interface RunLoopDeps {
   maxSteps: number;
 }
 
+/** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
+export interface PauseRequest {
+  id: string;
+  kind: "approval";
+  reason: PauseReason;
+  policy: ResolverPolicy;
+  message: string;
+  toolCallId?: string;
+  tool?: { name: string; args: Record<string, unknown> };
+}
+
+/** A tool call that has not run yet (or paused itself), as the checkpoint keeps it. */
+export interface PendingCall {
+  toolCallId: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** The approval gate in front of the call, and its decision once made. */
+  gate?: { id: string; decision?: { approved: boolean; by: string; reason?: string; status: Resolution["status"] } };
+  /** The call paused itself: the interaction it waits on, its `ctx.state` and its handle keys. */
+  paused?: { on: string; state: Record<string, unknown>; handleKeys: string[] };
+}
+
+export interface Parking {
+  requests: PauseRequest[];
+  /** Calls still to run once the requests are answered, in order. */
+  calls: PendingCall[];
+  /** Live handles of paused calls, by tool call id: held in memory, never checkpointed. */
+  handles: Map<string, HandleRegistry>;
+}
+
+export type LoopResult = { type: "finished"; state: RunState } | { type: "paused"; state: RunState; parking: Parking };
+
+/** What a resumed run continues with. */
+export interface ResumeInput {
+  calls: PendingCall[];
+  resolutions: ReadonlyMap<string, Resolution>;
+  handles?: ReadonlyMap<string, HandleRegistry>;
+}
+
 /** Splits text into word-sized chunks that concatenate back to the exact text. */
 export function chunkText(text: string): string[] {
   return text.match(/\s*\S+\s*/g) ?? (text.length > 0 ? [text] : []);
 }
 
-/** Runs the planner to completion; returns the final state. Throws HarborError on failure. */
-export async function runLoop(initial: RunState, planner: Planner, deps: RunLoopDeps): Promise<RunState> {
+/** Runs the planner until it finishes or the run must wait. Throws HarborError on failure. */
+export async function runLoop(
+  initial: RunState,
+  agent: AgentDefinition,
+  deps: RunLoopDeps,
+  resume?: ResumeInput,
+): Promise<LoopResult> {
   let state = initial;
+  if (resume) {
+    state = recordAnswers(state, resume);
+    const result = await runCalls(state, agent, deps, resume.calls, resume.resolutions, resume.handles);
+    if (result.type === "paused") return result;
+    state = result.state;
+  }
   for (;;) {
     if (state.step >= deps.maxSteps) {
       throw new HarborError("STEP_LIMIT", `The run stopped after ${deps.maxSteps} planner steps.`);
     }
-    const decision = await planner.next(state);
+    const decision = await agent.planner.next(state);
     state = { ...state, step: state.step + 1 };
     switch (decision.type) {
       case "finish":
-        return state;
-      case "say": {
-        const message: TranscriptMessage = { id: deps.newId(), role: "assistant", content: decision.text };
-        const deltas = chunkText(decision.text).map(
-          (delta): RunEvent => ({ type: "text.delta", messageId: message.id, delta }),
-        );
-        await deps.append(
-          [{ type: "text.started", messageId: message.id }, ...deltas, { type: "text.ended", messageId: message.id }],
-          { paceMs: deps.streamChunkMs, message },
-        );
-        state = { ...state, transcript: [...state.transcript, message] };
+        return { type: "finished", state };
+      case "say":
+        state = await say(state, decision.text, deps);
+        break;
+      case "request_pause": {
+        const request: PauseRequest = { id: deps.newId(), kind: "approval", reason: "hitl", policy: "owner", message: decision.message };
+        return { type: "paused", state, parking: { requests: [request], calls: [], handles: new Map() } };
+      }
+      case "call_tools": {
+        const planned = await announceCalls(state, agent, decision.calls, deps);
+        state = planned.state;
+        if (planned.requests.length > 0) {
+          return { type: "paused", state, parking: { requests: planned.requests, calls: planned.calls, handles: new Map() } };
+        }
+        const result = await runCalls(state, agent, deps, planned.calls, new Map());
+        if (result.type === "paused") return result;
+        state = result.state;
         break;
       }
     }
   }
+}
+
+async function say(state: RunState, text: string, deps: RunLoopDeps): Promise<RunState> {
+  const message: TranscriptMessage = { id: deps.newId(), role: "assistant", content: text };
+  const deltas = chunkText(text).map((delta): RunEvent => ({ type: "text.delta", messageId: message.id, delta }));
+  await deps.append([{ type: "text.started", messageId: message.id }, ...deltas, { type: "text.ended", messageId: message.id }], {
+    paceMs: deps.streamChunkMs,
+    message,
+  });
+  return { ...state, transcript: [...state.transcript, message] };
+}
+
+/** Answers to the planner's own pauses go into the state it reads. */
+function recordAnswers(state: RunState, resume: ResumeInput): RunState {
+  const callGates = new Set(resume.calls.flatMap((c) => [c.gate?.id, c.paused?.on]));
+  const answers = { ...state.answers };
+  for (const [id, resolution] of resume.resolutions) {
+    if (!callGates.has(id)) answers[id] = { status: resolution.status, payload: resolution.payload };
+  }
+  return { ...state, answers };
+}
+
+/** Validates the planner's calls, records them as one assistant message, and gates what needs approval. */
+async function announceCalls(
+  state: RunState,
+  agent: AgentDefinition,
+  calls: readonly { name: string; args: Record<string, unknown> }[],
+  deps: RunLoopDeps,
+): Promise<{ state: RunState; calls: PendingCall[]; requests: PauseRequest[] }> {
+  const pending: PendingCall[] = [];
+  const requests: PauseRequest[] = [];
+  for (const call of calls) {
+    const definition = agent.tools.get(call.name);
+    if (!definition) throw new HarborError("TOOL_FAILED", `The planner called an unknown tool "${call.name}".`);
+    const parsed = definition.input.safeParse(call.args);
+    if (!parsed.success) throw new HarborError("TOOL_FAILED", `The planner called ${call.name} with invalid arguments.`);
+    const args = parsed.data as Record<string, unknown>;
+    const toolCallId = deps.newId();
+    const entry: PendingCall = { toolCallId, name: call.name, args };
+    if (definition.approval) {
+      const id = deps.newId();
+      entry.gate = { id };
+      requests.push({
+        id,
+        kind: "approval",
+        reason: "hitl",
+        policy: definition.approval.policy,
+        message: definition.approval.describe(args),
+        toolCallId,
+        tool: { name: call.name, args },
+      });
+    }
+    pending.push(entry);
+  }
+  const message: TranscriptMessage = {
+    id: deps.newId(),
+    role: "assistant",
+    content: "",
+    toolCalls: pending.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })),
+  };
+  await deps.append(
+    pending.map((c): RunEvent => ({ type: "tool.call", messageId: message.id, toolCallId: c.toolCallId, name: c.name, args: c.args })),
+    { message },
+  );
+  return { state: { ...state, transcript: [...state.transcript, message] }, calls: pending, requests };
+}
+
+/** Runs pending calls in order; a call that pauses itself parks the run with the calls after it. */
+async function runCalls(
+  initial: RunState,
+  agent: AgentDefinition,
+  deps: RunLoopDeps,
+  calls: readonly PendingCall[],
+  resolutions: ReadonlyMap<string, Resolution>,
+  held?: ReadonlyMap<string, HandleRegistry>,
+): Promise<LoopResult> {
+  let state = initial;
+  // Gate decisions are copied into the calls first, so a later pause keeps them in its checkpoint.
+  const remaining = calls.map((call) => withDecision(call, resolutions));
+  while (remaining.length > 0) {
+    const call = remaining[0]!;
+    const decision = call.gate?.decision;
+    if (call.gate && !decision) throw new HarborError("INTERNAL", `The gate of tool call ${call.toolCallId} has no decision.`);
+    if (decision && !decision.approved) {
+      state = await recordResult(state, call, { rejected: true, ...(decision.reason ? { reason: decision.reason } : {}) }, deps);
+      state = { ...state, outcome: decision.status === "cancelled" ? "cancelled" : "rejected" };
+      remaining.shift();
+      continue;
+    }
+    const definition = agent.tools.get(call.name);
+    if (!definition) throw new HarborError("TOOL_FAILED", `The tool "${call.name}" is no longer available.`);
+    const toolState = structuredClone(call.paused?.state ?? {});
+    const handles = call.paused ? await HandleRegistry.reattach(call.paused.handleKeys, held?.get(call.toolCallId)) : new HandleRegistry();
+    const ctx: ToolContext = {
+      runId: state.runId,
+      threadId: state.threadId,
+      tenantId: state.tenantId,
+      userId: state.ownerId,
+      toolCallId: call.toolCallId,
+      approval: decision && call.gate ? { interactionId: call.gate.id, approvedBy: decision.by } : undefined,
+      resumedWith: call.paused ? resolutions.get(call.paused.on) : undefined,
+      state: toolState,
+      handles,
+      pause: (request) => {
+        throw new PauseSignal(request);
+      },
+    };
+    let output: unknown;
+    try {
+      output = await definition.execute(call.args, ctx);
+    } catch (thrown) {
+      if (!PauseSignal.is(thrown)) throw asToolFailure(call.name, thrown);
+      // Fail loud at pause time: state that cannot be checkpointed would be lost on resume.
+      assertPlainJson(toolState, "ctx.state");
+      const id = deps.newId();
+      const paused: PendingCall = { ...call, paused: { on: id, state: toolState, handleKeys: handles.keys() } };
+      const request: PauseRequest = {
+        id,
+        kind: "approval",
+        reason: "hitl",
+        policy: thrown.request.policy ?? "owner",
+        message: thrown.request.message,
+        toolCallId: call.toolCallId,
+        tool: { name: call.name, args: call.args },
+      };
+      return {
+        type: "paused",
+        state,
+        parking: { requests: [request], calls: [paused, ...remaining.slice(1)], handles: new Map([[call.toolCallId, handles]]) },
+      };
+    }
+    const checked = definition.output.safeParse(output);
+    if (!checked.success) throw new HarborError("TOOL_FAILED", `The tool ${call.name} answered outside its output schema.`);
+    state = await recordResult(state, call, checked.data, deps);
+    remaining.shift();
+  }
+  return { type: "finished", state };
+}
+
+function withDecision(call: PendingCall, resolutions: ReadonlyMap<string, Resolution>): PendingCall {
+  if (!call.gate || call.gate.decision) return call;
+  const resolution = resolutions.get(call.gate.id);
+  if (!resolution) return call;
+  const approved = resolution.status === "resolved" && resolution.payload?.approved === true;
+  const reason = typeof resolution.payload?.reason === "string" ? resolution.payload.reason : undefined;
+  return { ...call, gate: { id: call.gate.id, decision: { approved, by: resolution.actorId, reason, status: resolution.status } } };
+}
+
+async function recordResult(state: RunState, call: PendingCall, output: unknown, deps: RunLoopDeps): Promise<RunState> {
+  const message: TranscriptMessage = { id: deps.newId(), role: "tool", content: JSON.stringify(output), toolCallId: call.toolCallId };
+  await deps.append([{ type: "tool.result", messageId: message.id, toolCallId: call.toolCallId, content: message.content }], { message });
+  return { ...state, transcript: [...state.transcript, message] };
+}
+
+/** A tool's own error text may hold anything (SQL, secrets): it goes to the log as the cause, not to clients. */
+function asToolFailure(name: string, thrown: unknown): HarborError {
+  if (HarborError.is(thrown)) return thrown;
+  return Object.assign(new HarborError("TOOL_FAILED", `The tool ${name} failed.`), { cause: thrown });
 }

@@ -6,16 +6,19 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
+import { findRun } from "@/server/db/queries/runs";
 import { appendRunEvents, beginRun, type RunEventsEntry } from "@/server/db/queries/run-writes";
 import { findThread, listMessages } from "@/server/db/queries/threads";
-import { asHarborError, NotFoundError, type HarborError } from "./errors";
+import { pendingOnThread } from "@/server/db/queries/interactions";
+import type { Checkpoint, Coordinator, ParkedRun, ResolutionInput } from "./coordinator";
+import { createDriver, toTranscript } from "./drive";
+import { asHarborError, HarborError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
-import type { LoggedEvent } from "./events";
+import type { LoggedEvent, RunEvent } from "./events";
 import type { Identity } from "./identity";
 import { RunJournal, toStoredRows, type EventStore } from "./journal";
 import { groupCommit } from "./group-commit";
 import type { AgentRegistry } from "./planner";
-import { runLoop } from "./run-loop";
 import type { RunState, TranscriptMessage } from "./state";
 import { assertThreadAccess, titleFrom } from "./threads";
 
@@ -24,6 +27,7 @@ export interface RunsDeps {
   agents: AgentRegistry;
   bus: EventBus;
   log: Logger;
+  coordinator: Coordinator;
   streamChunkMs: number;
   maxSteps: number;
 }
@@ -42,6 +46,8 @@ export interface StartRunRequest {
   transportRunId: string;
   messages: readonly IncomingMessage[];
   state?: Record<string, unknown>;
+  /** Answers to the thread's open interrupts (AG-UI `resume[]`): continues the waiting run. */
+  resume?: readonly ResolutionInput[];
   /** The request that started the run, so its log lines can be found together. */
   requestId?: string;
 }
@@ -49,19 +55,38 @@ export interface StartRunRequest {
 export interface StartedRun {
   runId: string;
   threadId: string;
-  /** The run's events from its start to its terminal event, in batches as they were appended. */
+  /** The run's events from this exchange's start to its end (parked, completed or failed), in batches. */
   events: AsyncIterableIterator<LoggedEvent[]>;
+}
+
+/**
+ * A request the interaction rules refused after identity and thread checks passed: the transport
+ * reports it in-band (AG-UI `RUN_ERROR`). Nothing was written.
+ */
+export interface RefusedRun {
+  refused: HarborError;
 }
 
 export function runService(deps: RunsDeps) {
   // Concurrent runs share their event writes (see group-commit.ts).
   const writeEvents = groupCommit((entries: readonly RunEventsEntry[]) => appendRunEvents(deps.db, entries));
   const store: EventStore = { insert: (runId, events, alongside) => writeEvents({ runId, events, alongside }) };
+  const { drive, fail } = createDriver(deps);
   const active = new Set<Promise<void>>();
 
-  async function startRun(identity: Identity, request: StartRunRequest): Promise<StartedRun> {
+  function track(execution: Promise<void>) {
+    const tracked = execution.finally(() => active.delete(tracked));
+    active.add(tracked);
+  }
+
+  function logFor(runId: string, threadId: string, requestId?: string) {
+    return deps.log.child({ runId, threadId, requestId });
+  }
+
+  async function startRun(identity: Identity, request: StartRunRequest): Promise<StartedRun | RefusedRun> {
     const agent = deps.agents.get(request.agentId);
     if (!agent) throw new NotFoundError(`Agent "${request.agentId}"`);
+    if (request.resume && request.resume.length > 0) return resumeRun(identity, request);
 
     // Only user messages are taken from the client: the server's transcript is the record, and a
     // client cannot write assistant or tool turns into it.
@@ -100,74 +125,115 @@ export function runService(deps: RunsDeps) {
     };
     const events = deps.bus.follow(runId);
     await journal.publish(started);
-    const log = deps.log.child({ runId, threadId: thread.id, requestId: request.requestId });
-    const execution = execute(base, !thread.created, journal, log).finally(() => active.delete(execution));
-    active.add(execution);
+    track(drive(base, journal, logFor(runId, thread.id, request.requestId), { loadTranscript: !thread.created }));
     return { runId, threadId: thread.id, events };
   }
 
-  /** `beginRun` wrote nothing because the thread is someone else's: say whose (NOT_FOUND or FORBIDDEN). */
-  async function refuse(identity: Identity, threadId: string): Promise<never> {
+  /** `beginRun` wrote nothing: the thread is someone else's (thrown), or waits on an interaction (refused). */
+  async function refuse(identity: Identity, threadId: string): Promise<RefusedRun> {
     const existing = await findThread(deps.db, threadId);
     if (existing) assertThreadAccess(existing, identity);
-    throw new Error(`beginRun wrote nothing for thread ${threadId}, yet the caller may use it`);
+    const open = await pendingOnThread(deps.db, threadId);
+    if (open.length === 0) throw new Error(`beginRun wrote nothing for thread ${threadId}, yet nothing stands in the way`);
+    return {
+      refused: new HarborError(
+        "PENDING_INTERACTION",
+        "This conversation is waiting for an answer to an open request; answer it before sending anything new.",
+        { interruptIds: open.map((r) => r.id) },
+      ),
+    };
   }
 
   /**
-   * Runs to a terminal event. Whatever fails from here on — loading the transcript included —
-   * ends the run with `run.failed`, so no stream hangs and no run stays `running`.
+   * Continues the thread's waiting run with the answers in `request.resume`. Messages and state in
+   * the request are not taken: the server's transcript is the record (a tool message a client
+   * appended for the gated call is therefore not counted twice).
    */
-  async function execute(base: RunState, loadTranscript: boolean, journal: RunJournal, log: Logger): Promise<void> {
+  async function resumeRun(identity: Identity, request: StartRunRequest): Promise<StartedRun | RefusedRun> {
+    const thread = await findThread(deps.db, request.threadId);
+    if (!thread) throw new NotFoundError("Thread");
+    assertThreadAccess(thread, identity);
+    let ready: Awaited<ReturnType<Coordinator["resolve"]>>;
     try {
-      const initial = loadTranscript
-        ? {
-            ...base,
-            transcript: (await listMessages(deps.db, base.threadId)).map(({ id, role, content }) => ({ id, role, content })),
-          }
-        : base;
-      const agent = deps.agents.get(initial.agentId);
-      if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
-      const final = await runLoop(initial, agent.planner, {
-        append: (events, options) =>
-          journal.append(events, {
-            paceMs: options?.paceMs,
-            alongside: options?.message
-              ? { messages: { threadId: initial.threadId, rows: [options.message] } }
-              : undefined,
-          }),
-        newId: randomUUID,
-        streamChunkMs: deps.streamChunkMs,
-        maxSteps: deps.maxSteps,
-      });
-      await journal.append(
-        [
-          { type: "snapshot", state: final.sharedState, messages: final.transcript },
-          { type: "run.completed" },
-        ],
-        { alongside: { run: { status: "completed", terminal: true, checkpoint: { step: final.step } } } },
-      );
-    } catch (thrown) {
-      const error = asHarborError(thrown);
-      log.error({ err: thrown, code: error.code }, "run failed");
-      await fail(journal, error, log);
+      ready = await deps.coordinator.resolve(identity, request.resume ?? [], { threadId: thread.id, via: "agui" });
+    } catch (error) {
+      if (HarborError.is(error)) return { refused: error };
+      throw error;
     }
+    // Completeness made every open interrupt of the thread part of this resume: one run, now ready.
+    const [next] = ready;
+    if (!next) throw new Error(`a complete resume of thread ${thread.id} left no run ready`);
+    const events = deps.bus.follow(next.runId);
+    track(continueRun(next.runId, next.parked, { transportRunId: request.transportRunId, requestId: request.requestId }));
+    return { runId: next.runId, threadId: thread.id, events };
   }
 
-  async function fail(journal: RunJournal, error: HarborError, log: Logger) {
-    const failed = { type: "run.failed" as const, code: error.code, message: error.message };
+  /** Resolves interactions outside a transport run (tRPC, console); ready runs go on in the background. */
+  async function resolveInteractions(
+    identity: Identity,
+    entries: readonly ResolutionInput[],
+    via: "trpc" | "console",
+  ): Promise<{ continued: string[] }> {
+    const ready = await deps.coordinator.resolve(identity, entries, { via });
+    for (const next of ready) track(continueRun(next.runId, next.parked, {}));
+    return { continued: ready.map((r) => r.runId) };
+  }
+
+  /** Drives a parked run on from its checkpoint, in the same invocation (same run id, same log). */
+  async function continueRun(
+    runId: string,
+    parked: ParkedRun,
+    transport: { transportRunId?: string; requestId?: string },
+  ): Promise<void> {
+    const { journal } = parked;
+    const row = await findRun(deps.db, runId);
+    if (!row) throw new Error(`parked run ${runId} has no row`);
+    const log = logFor(runId, row.threadId, transport.requestId);
+    const checkpoint = (row.checkpoint ?? { step: 0, calls: [] }) as unknown as Checkpoint;
+    const resolutions = parked.resolutions ?? new Map();
+    const opening: RunEvent[] = [
+      ...(transport.transportRunId
+        ? [{ type: "run.started" as const, runId, threadId: row.threadId, agentId: row.agentId, resumed: true }]
+        : []),
+      ...[...resolutions.values()].map(
+        (r): RunEvent => ({
+          type: "pause.resumed",
+          pauseId: r.interactionId,
+          runId,
+          decision: r.status === "resolved" ? (r.payload?.approved === false ? "rejected" : "approved") : r.status,
+          actorId: r.actorId,
+        }),
+      ),
+    ];
+    const state: RunState = {
+      runId,
+      threadId: row.threadId,
+      agentId: row.agentId,
+      tenantId: row.tenantId,
+      ownerId: row.ownerId,
+      step: checkpoint.step,
+      transcript: [],
+      sharedState: (await findThread(deps.db, row.threadId))?.state ?? {},
+      answers: checkpoint.answers,
+      outcome: checkpoint.outcome,
+    };
     try {
-      await journal.append([failed], {
-        alongside: { run: { status: "failed", terminal: true, error: { code: error.code, message: error.message } } },
-      });
-    } catch (writeError) {
-      // The database is failing too: still end the live streams so no client hangs.
-      log.error({ err: writeError }, "could not record the run's failure");
-      await journal.publish(journal.prepare([failed]));
+      await journal.append(opening, { alongside: { run: { status: "running" } } });
+      state.transcript = toTranscript(await listMessages(deps.db, row.threadId));
+    } catch (error) {
+      log.error({ err: error }, "could not continue the run");
+      await fail(journal, asHarborError(error), log);
+      return;
     }
+    await drive(state, journal, log, {
+      loadTranscript: false,
+      resume: { calls: checkpoint.calls, resolutions, handles: parked.handles },
+    });
   }
 
   return {
     startRun,
+    resolveInteractions,
     /** Resolves once every run executing in this process has finished (tests, shutdown). */
     idle: async () => {
       while (active.size > 0) await Promise.allSettled([...active]);

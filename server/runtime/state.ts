@@ -2,12 +2,16 @@
  * The run's serializable state: everything the run loop needs to continue a run,
  * as plain JSON so it can be checkpointed and restored.
  */
-import type { MessageRole } from "@/server/db/schema";
+import type { MessageRole, StoredToolCall } from "@/server/db/schema";
 
 export interface TranscriptMessage {
   id: string;
   role: MessageRole;
   content: string;
+  /** An assistant message's tool calls. */
+  toolCalls?: StoredToolCall[];
+  /** A tool message's call. */
+  toolCallId?: string;
 }
 
 export interface RunState {
@@ -22,4 +26,8 @@ export interface RunState {
   transcript: TranscriptMessage[];
   /** The AG-UI shared state of the thread. */
   sharedState: Record<string, unknown>;
+  /** Answers to the planner's own pauses, by interaction id. */
+  answers?: Record<string, { status: string; payload?: Record<string, unknown> }>;
+  /** Set once a gate was rejected or cancelled: the run then ends with that status. */
+  outcome?: "rejected" | "cancelled";
 }

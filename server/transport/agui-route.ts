@@ -3,7 +3,7 @@
  * starts the run and streams its events as SSE. Everything refusable is refused with an HTTP
  * status before the stream starts; after that, `RUN_ERROR` is the only error channel.
  */
-import type { BaseEvent, Message } from "@ag-ui/core";
+import { EventType, type BaseEvent, type Message, type RunErrorEvent, type RunStartedEvent } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
 import { errorResponse } from "@/server/api/errors";
@@ -57,6 +57,15 @@ async function* aguiStream(batches: AsyncIterableIterator<LoggedEvent[]>, transp
   for await (const batch of batches) yield batch.flatMap((logged) => toAguiEvents(logged, transport));
 }
 
+/** A refused request is still a well-formed transport run: it starts, then errors with the rule's code. */
+async function* refusal(error: HarborError, transport: TransportRun): AsyncGenerator<BaseEvent[]> {
+  const timestamp = Date.now();
+  yield [
+    { type: EventType.RUN_STARTED, ...transport, timestamp } satisfies RunStartedEvent,
+    { type: EventType.RUN_ERROR, message: error.message, code: error.code, timestamp } satisfies RunErrorEvent,
+  ];
+}
+
 export async function handleAgentRun(request: Request, agentId: string): Promise<Response> {
   const requestId = requestIdFrom(request.headers);
   const log = requestLogger(requestId);
@@ -75,17 +84,22 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     if (unstorable) throw new InvalidInputError(unstorable, UNSTORABLE_TEXT_MESSAGE);
     const input = parsed.data;
 
+    const transport = { threadId: input.threadId, runId: input.runId };
     const started = await h.runtime.startRun(identity, {
       agentId,
       threadId: input.threadId,
       transportRunId: input.runId,
       messages: toIncoming(input.messages),
       state: input.state && typeof input.state === "object" && !Array.isArray(input.state) ? input.state : undefined,
+      resume: input.resume?.map((entry) => ({ interactionId: entry.interruptId, status: entry.status, payload: entry.payload })),
       requestId,
     });
+    if ("refused" in started) {
+      log.info({ agentId, threadId: input.threadId, userId: identity.userId, code: started.refused.code }, "run refused");
+      return sseResponse(refusal(started.refused, transport), request.signal, headers);
+    }
     log.info({ agentId, runId: started.runId, threadId: started.threadId, userId: identity.userId }, "run started");
-    const stream = aguiStream(started.events, { threadId: input.threadId, runId: input.runId });
-    return sseResponse(stream, request.signal, headers);
+    return sseResponse(aguiStream(started.events, transport), request.signal, headers);
   } catch (thrown) {
     const error = asHarborError(thrown);
     if (!HarborError.is(thrown)) log.error({ err: thrown }, "AG-UI run request failed");

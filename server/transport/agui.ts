@@ -5,6 +5,8 @@
 import {
   EventType,
   type BaseEvent,
+  type CustomEvent,
+  type Interrupt,
   type Message,
   type MessagesSnapshotEvent,
   type RunErrorEvent,
@@ -14,8 +16,12 @@ import {
   type TextMessageContentEvent,
   type TextMessageEndEvent,
   type TextMessageStartEvent,
+  type ToolCallArgsEvent,
+  type ToolCallEndEvent,
+  type ToolCallResultEvent,
+  type ToolCallStartEvent,
 } from "@ag-ui/core";
-import type { LoggedEvent, TranscriptMessage } from "@/server/runtime";
+import { APPROVAL_RESPONSE_SCHEMA, type InterruptView, type LoggedEvent, type TranscriptMessage } from "@/server/runtime";
 
 /** The transport run these events are sent to: AG-UI names runs by the client's `runId`. */
 export interface TransportRun {
@@ -23,17 +29,48 @@ export interface TransportRun {
   runId: string;
 }
 
-/** Transcript messages as AG-UI messages. Tool messages join transcripts with tool calls (next issues). */
-function toAguiMessage(m: TranscriptMessage): Message[] {
+/** Transcript messages as AG-UI messages; tool-call arguments travel as JSON strings. */
+export function toAguiMessage(m: TranscriptMessage): Message {
   switch (m.role) {
-    case "user":
     case "assistant":
+      return m.toolCalls && m.toolCalls.length > 0
+        ? {
+            id: m.id,
+            role: "assistant",
+            ...(m.content ? { content: m.content } : {}),
+            toolCalls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+          }
+        : { id: m.id, role: "assistant", content: m.content };
+    case "tool":
+      return { id: m.id, role: "tool", content: m.content, toolCallId: m.toolCallId ?? "" };
+    case "user":
     case "system":
     case "developer":
-      return [{ id: m.id, role: m.role, content: m.content }];
-    case "tool":
-      return [];
+      return { id: m.id, role: m.role, content: m.content };
   }
+}
+
+/** An open interaction as an AG-UI interrupt (the wire contract in DESIGN.md). */
+export function toInterrupt(view: InterruptView): Interrupt {
+  return {
+    id: view.id,
+    reason: view.toolCallId ? "tool_call" : "confirmation",
+    message: view.message,
+    ...(view.toolCallId ? { toolCallId: view.toolCallId } : {}),
+    responseSchema: APPROVAL_RESPONSE_SCHEMA,
+    expiresAt: new Date(view.expiresAt).toISOString(),
+    metadata: {
+      harbor: {
+        pauseId: view.id,
+        pauseReason: view.reason,
+        runId: view.runId,
+        kind: view.kind,
+        policy: view.policy,
+        resumeToken: view.resumeToken,
+        ...(view.tool ? { tool: view.tool } : {}),
+      },
+    },
+  };
 }
 
 export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): BaseEvent[] {
@@ -52,13 +89,79 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       ];
     case "text.ended":
       return [{ type: EventType.TEXT_MESSAGE_END, messageId: e.messageId, timestamp } satisfies TextMessageEndEvent];
+    case "tool.call":
+      return [
+        {
+          type: EventType.TOOL_CALL_START,
+          toolCallId: e.toolCallId,
+          toolCallName: e.name,
+          parentMessageId: e.messageId,
+          timestamp,
+        } satisfies ToolCallStartEvent,
+        { type: EventType.TOOL_CALL_ARGS, toolCallId: e.toolCallId, delta: JSON.stringify(e.args), timestamp } satisfies ToolCallArgsEvent,
+        { type: EventType.TOOL_CALL_END, toolCallId: e.toolCallId, timestamp } satisfies ToolCallEndEvent,
+      ];
+    case "tool.result":
+      return [
+        {
+          type: EventType.TOOL_CALL_RESULT,
+          messageId: e.messageId,
+          toolCallId: e.toolCallId,
+          content: e.content,
+          role: "tool",
+          timestamp,
+        } satisfies ToolCallResultEvent,
+      ];
+    case "pause.requested":
+      return [
+        {
+          type: EventType.CUSTOM,
+          name: "pause.requested",
+          value: {
+            pauseId: e.id,
+            runId: e.runId,
+            reason: e.reason,
+            kind: e.kind,
+            resumeToken: e.resumeToken,
+            expiresAt: new Date(e.expiresAt).toISOString(),
+          },
+          timestamp,
+        } satisfies CustomEvent,
+      ];
+    case "pause.resumed":
+      return [
+        {
+          type: EventType.CUSTOM,
+          name: "pause.resumed",
+          value: { pauseId: e.pauseId, runId: e.runId, decision: e.decision },
+          timestamp,
+        } satisfies CustomEvent,
+      ];
     case "snapshot":
       return [
         { type: EventType.STATE_SNAPSHOT, snapshot: e.state, timestamp } satisfies StateSnapshotEvent,
-        { type: EventType.MESSAGES_SNAPSHOT, messages: e.messages.flatMap(toAguiMessage), timestamp } satisfies MessagesSnapshotEvent,
+        { type: EventType.MESSAGES_SNAPSHOT, messages: e.messages.map(toAguiMessage), timestamp } satisfies MessagesSnapshotEvent,
+      ];
+    case "run.paused":
+      return [
+        {
+          type: EventType.RUN_FINISHED,
+          ...transport,
+          outcome: { type: "interrupt", interrupts: e.interrupts.map(toInterrupt) },
+          timestamp,
+        } satisfies RunFinishedEvent,
       ];
     case "run.completed":
-      return [{ type: EventType.RUN_FINISHED, ...transport, outcome: { type: "success" }, timestamp } satisfies RunFinishedEvent];
+      return [
+        {
+          type: EventType.RUN_FINISHED,
+          ...transport,
+          outcome: { type: "success" },
+          // A run that ended on a rejected gate says so; the outcome stays "success" for 0.0.59 clients.
+          ...(e.status ? { result: { status: e.status } } : {}),
+          timestamp,
+        } satisfies RunFinishedEvent,
+      ];
     // RUN_ERROR carries the runtime's code itself: the documented, closed set clients switch on.
     case "run.failed":
       return [{ type: EventType.RUN_ERROR, message: e.message, code: e.code, timestamp } satisfies RunErrorEvent];

@@ -1,8 +1,10 @@
 /**
  * The concierge's rule-based planner: no model, no network. It maps the user's latest message
  * to a step so every Harbor capability can be shown from the chat box and driven by tests.
+ * A message may hold several requests, one per line; they are planned together.
  */
-import type { Planner, PlannerDecision, RunState } from "@/server/runtime";
+import type { Planner, PlannerDecision, RunState, TranscriptMessage } from "@/server/runtime";
+import { formatAmount } from "./tools";
 
 /** What the concierge can do, one phrase per line, as its README table lists them. */
 export const CAPABILITIES = [
@@ -17,6 +19,8 @@ export const CAPABILITIES = [
 ] as const;
 
 const GREETING = /^\s*(hi|hello|hey|good (morning|afternoon|evening))\b/i;
+const SEND_EMAIL = /\bsend an email to\s+([^\s@]+@[^\s@]+\.[^\s@,;]+)\s+saying\s+(.+)$/i;
+const TRANSFER = /\btransfer\s+[$€£]?\s*(\d[\d,]*(?:\.\d{1,2})?)\s*([a-z]{3})?\s+to\s+(\S.*)$/i;
 
 export function capabilityList(): string {
   return `Here is what I can do:\n${CAPABILITIES.map((c) => `- ${c}`).join("\n")}`;
@@ -27,11 +31,53 @@ export function replyTo(text: string): string {
   return `I can't help with that yet. ${capabilityList()}`;
 }
 
+type Call = { name: string; args: Record<string, unknown> };
+
+/** The tool calls a user message asks for, one per matching line. */
+export function plannedCalls(text: string): Call[] {
+  return text.split("\n").flatMap((line): Call[] => {
+    const email = SEND_EMAIL.exec(line.trim());
+    if (email) return [{ name: "send_email", args: { to: email[1]!, body: email[2]!.trim() } }];
+    const transfer = TRANSFER.exec(line.trim());
+    if (transfer) {
+      const amount = Number(transfer[1]!.replaceAll(",", ""));
+      const currency = (transfer[2] ?? "USD").toUpperCase();
+      return [{ name: "transfer_funds", args: { amount, currency, to: transfer[3]!.trim().replace(/[.!]$/, "") } }];
+    }
+    return [];
+  });
+}
+
+/** What to tell the user about one finished call. */
+function outcomeOf(call: { name: string; args: Record<string, unknown> }, result: TranscriptMessage | undefined): string {
+  const parsed = result ? (JSON.parse(result.content) as Record<string, unknown>) : {};
+  const what =
+    call.name === "send_email"
+      ? `the email to ${String(call.args.to)}`
+      : `the transfer of ${formatAmount(call.args as { amount: number; currency: string })} to ${String(call.args.to)}`;
+  if (parsed.rejected === true) {
+    const reason = typeof parsed.reason === "string" && parsed.reason !== "cancelled" ? `: ${parsed.reason}` : "";
+    return parsed.reason === "cancelled" ? `I cancelled ${what}.` : `I did not make ${what}; it was rejected${reason}.`;
+  }
+  if (call.name === "send_email") return `Email sent to ${String(call.args.to)}.`;
+  return `Transferred ${formatAmount(call.args as { amount: number; currency: string })} to ${String(call.args.to)}.`;
+}
+
+/** Reports the results of the latest batch of tool calls. */
+function report(transcript: readonly TranscriptMessage[]): string {
+  const calling = transcript.findLast((m) => m.role === "assistant" && m.toolCalls && m.toolCalls.length > 0);
+  const results = new Map(transcript.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m]));
+  return (calling?.toolCalls ?? []).map((call) => outcomeOf(call, results.get(call.id))).join("\n");
+}
+
 export const conciergePlanner: Planner = {
   next(state: Readonly<RunState>): PlannerDecision {
     const last = state.transcript.at(-1);
+    if (last?.role === "tool") return { type: "say", text: report(state.transcript) };
     // Answer the user's latest turn once; anything else means the run is done.
     if (!last || last.role !== "user") return { type: "finish" };
+    const calls = plannedCalls(last.content);
+    if (calls.length > 0) return { type: "call_tools", calls };
     return { type: "say", text: replyTo(last.content) };
   },
 };

@@ -5,7 +5,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import type { MessageRole, RunStatus } from "../schema";
+import type { InteractionKind, MessageRole, PauseReason, ResolverPolicy, RunStatus, StoredToolCall } from "../schema";
 import type { ThreadRow } from "./threads";
 
 export interface EventRow {
@@ -18,10 +18,31 @@ export interface MessageInsert {
   id: string;
   role: MessageRole;
   content: string;
+  toolCalls?: StoredToolCall[];
+  toolCallId?: string;
+}
+
+/** A pending interaction, stored with the events that announce it. */
+export interface InteractionInsert {
+  id: string;
+  tenantId: string;
+  threadId: string;
+  ownerId: string;
+  kind: InteractionKind;
+  pauseReason: PauseReason | null;
+  policy: ResolverPolicy;
+  toolCallId?: string;
+  toolName?: string;
+  toolArgs?: Record<string, unknown>;
+  message: string;
+  instanceId: string;
+  expiresAt: Date;
 }
 
 /** Array parameters keep the statement's size fixed however many rows it writes. */
 const textArray = (values: readonly string[]) => sql`${sql.param(values)}::text[]`;
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
 /** Rows of several runs' logs. */
 type EventInsert = EventRow & { runId: string };
@@ -47,15 +68,17 @@ function insertEvents(events: readonly EventInsert[], onlyIf: SQL = sql`true`): 
 
 function insertMessages(messages: readonly MessageRowInsert[], onlyIf: SQL = sql`true`): SQL {
   return sql`
-    insert into messages (id, thread_id, run_id, role, content)
-    select m.id, m.thread_id, m.run_id, m.role, m.content
+    insert into messages (id, thread_id, run_id, role, content, tool_calls, tool_call_id)
+    select m.id, m.thread_id, m.run_id, m.role, m.content, m.tool_calls, m.tool_call_id
     from unnest(
       ${textArray(messages.map((m) => m.id))},
       ${textArray(messages.map((m) => m.threadId))},
       ${textArray(messages.map((m) => m.runId))},
       ${textArray(messages.map((m) => m.role))},
-      ${textArray(messages.map((m) => m.content))}
-    ) with ordinality as m(id, thread_id, run_id, role, content, ord)
+      ${textArray(messages.map((m) => m.content))},
+      ${sql.param(messages.map((m) => json(m.toolCalls)))}::jsonb[],
+      ${sql.param(messages.map((m) => m.toolCallId ?? null))}::text[]
+    ) with ordinality as m(id, thread_id, run_id, role, content, tool_calls, tool_call_id, ord)
     where ${onlyIf}
     order by m.ord
     on conflict (thread_id, id) do nothing`;
@@ -75,7 +98,8 @@ interface ThreadResultRow {
 /**
  * Starts a run in one statement: creates the thread (or touches the caller's own thread and takes
  * the client's state), appends the new messages, inserts the run and its first events.
- * Returns undefined — having written nothing — when the thread id belongs to someone else.
+ * Returns undefined — having written nothing — when the thread id belongs to someone else or
+ * waits on a pending interaction.
  */
 export async function beginRun(
   db: Executor,
@@ -91,7 +115,9 @@ export async function beginRun(
   const result = await db.execute(sql`
     with thread as (
       insert into threads (id, tenant_id, owner_id, title, state)
-      values (${thread.id}, ${thread.tenantId}, ${thread.ownerId}, ${thread.title}, coalesce(${state}::jsonb, '{}'::jsonb))
+      select ${thread.id}, ${thread.tenantId}, ${thread.ownerId}, ${thread.title}, coalesce(${state}::jsonb, '{}'::jsonb)
+      -- New input waits until the thread's open interactions are answered.
+      where not exists (select 1 from interactions where thread_id = ${thread.id} and status = 'pending')
       on conflict (id) do update set updated_at = now(), state = coalesce(${state}::jsonb, threads.state)
         -- Another owner's thread is neither changed nor returned, so nothing below is written.
         where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id
@@ -130,9 +156,13 @@ export async function beginRun(
 export interface Alongside {
   /** Messages appended to the run's thread. */
   messages?: { threadId: string; rows: readonly MessageInsert[] };
+  /** Interactions the events announce (a pause). */
+  interactions?: readonly InteractionInsert[];
   /** The run's new status; terminal statuses also stamp `finished_at`. */
   run?: {
     status: RunStatus;
+    /** Set while paused, cleared otherwise. */
+    pauseReason?: PauseReason | null;
     terminal?: boolean;
     checkpoint?: Record<string, unknown>;
     error?: { code: string; message: string };
@@ -146,8 +176,6 @@ export interface RunEventsEntry {
   alongside?: Alongside;
 }
 
-const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
-
 /**
  * Appends the events of one or several runs, with the state changes they describe, in one
  * statement: all of it commits, or none of it. At most one entry per run.
@@ -160,6 +188,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
     return said ? said.rows.map((m) => ({ ...m, runId, threadId: said.threadId })) : [];
   });
   const updates = entries.flatMap((e) => (e.alongside?.run ? [{ runId: e.runId, ...e.alongside.run }] : []));
+  const waits = entries.flatMap((e) => (e.alongside?.interactions ?? []).map((i) => ({ runId: e.runId, ...i })));
 
   const ctes: SQL[] = [];
   if (messages.length > 0) ctes.push(sql`new_messages as (${insertMessages(messages)})`);
@@ -167,6 +196,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
     ctes.push(sql`run_updates as (
       update runs set
         status = u.status,
+        pause_reason = u.pause_reason,
         checkpoint = coalesce(u.checkpoint, runs.checkpoint),
         error = coalesce(u.error, runs.error),
         finished_at = case when u.terminal then now() else runs.finished_at end,
@@ -174,11 +204,36 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
       from unnest(
         ${textArray(updates.map((u) => u.runId))},
         ${textArray(updates.map((u) => u.status))},
+        ${sql.param(updates.map((u) => u.pauseReason ?? null))}::text[],
         ${sql.param(updates.map((u) => json(u.checkpoint)))}::jsonb[],
         ${sql.param(updates.map((u) => json(u.error)))}::jsonb[],
         ${sql.param(updates.map((u) => u.terminal ?? false))}::boolean[]
-      ) as u(id, status, checkpoint, error, terminal)
+      ) as u(id, status, pause_reason, checkpoint, error, terminal)
       where runs.id = u.id)`);
+  }
+  if (waits.length > 0) {
+    ctes.push(sql`new_interactions as (
+      insert into interactions (id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy,
+        tool_call_id, tool_name, tool_args, message, status, instance_id, expires_at)
+      select w.id, w.tenant_id, w.run_id, w.thread_id, w.owner_id, w.kind, w.pause_reason, w.policy,
+        w.tool_call_id, w.tool_name, w.tool_args, w.message, 'pending', w.instance_id, w.expires_at
+      from unnest(
+        ${textArray(waits.map((w) => w.id))},
+        ${textArray(waits.map((w) => w.tenantId))},
+        ${textArray(waits.map((w) => w.runId))},
+        ${textArray(waits.map((w) => w.threadId))},
+        ${textArray(waits.map((w) => w.ownerId))},
+        ${textArray(waits.map((w) => w.kind))},
+        ${sql.param(waits.map((w) => w.pauseReason))}::text[],
+        ${textArray(waits.map((w) => w.policy))},
+        ${sql.param(waits.map((w) => w.toolCallId ?? null))}::text[],
+        ${sql.param(waits.map((w) => w.toolName ?? null))}::text[],
+        ${sql.param(waits.map((w) => json(w.toolArgs)))}::jsonb[],
+        ${textArray(waits.map((w) => w.message))},
+        ${textArray(waits.map((w) => w.instanceId))},
+        ${sql.param(waits.map((w) => w.expiresAt.toISOString()))}::timestamptz[]
+      ) as w(id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy, tool_call_id, tool_name,
+        tool_args, message, instance_id, expires_at))`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
   await db.execute(sql`${prefix}${insertEvents(events)}`);

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { Executor } from "../client";
-import { messages, threads, type MessageRole } from "../schema";
+import { messages, threads, type MessageRole, type StoredToolCall } from "../schema";
 
 export interface ThreadRow {
   id: string;
@@ -16,6 +16,8 @@ export interface MessageRow {
   id: string;
   role: MessageRole;
   content: string;
+  toolCalls: StoredToolCall[] | null;
+  toolCallId: string | null;
   runId: string | null;
   createdAt: Date;
 }
@@ -60,6 +62,8 @@ export async function listMessages(db: Executor, threadId: string): Promise<Mess
       id: messages.id,
       role: messages.role,
       content: messages.content,
+      toolCalls: messages.toolCalls,
+      toolCallId: messages.toolCallId,
       runId: messages.runId,
       createdAt: messages.createdAt,
     })

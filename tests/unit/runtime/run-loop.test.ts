@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Planner, PlannerDecision, RunEvent, RunState, TranscriptMessage } from "@/server/runtime";
 import { chunkText, runLoop, type RunLoopDeps } from "@/server/runtime/run-loop";
 import { HarborError } from "@/server/runtime/errors";
+import { agentOf } from "../../helpers/runtime";
 
 function initialState(transcript: TranscriptMessage[]): RunState {
   return {
@@ -41,7 +42,7 @@ const scripted = (...decisions: PlannerDecision[]): Planner => {
 describe("the run loop", () => {
   it("streams a say decision as start, word chunks and end, in one append that also records the message", async () => {
     const { deps, appended, saved } = recorder();
-    const final = await runLoop(initialState([]), scripted({ type: "say", text: "Hello there, friend." }), deps);
+    const { state: final } = await runLoop(initialState([]), agentOf("test", scripted({ type: "say", text: "Hello there, friend." })), deps);
 
     expect(appended).toHaveLength(1);
     expect(appended[0]).toEqual([
@@ -59,7 +60,7 @@ describe("the run loop", () => {
   it("passes the pacing to the journal so text streams visibly", async () => {
     const paces: (number | undefined)[] = [];
     const { deps } = recorder({ streamChunkMs: 15, append: async (_e, o) => void paces.push(o?.paceMs) });
-    await runLoop(initialState([]), scripted({ type: "say", text: "hi" }), deps);
+    await runLoop(initialState([]), agentOf("test", scripted({ type: "say", text: "hi" })), deps);
     expect(paces).toEqual([15]);
   });
 
@@ -72,21 +73,21 @@ describe("the run loop", () => {
       },
     };
     const { deps } = recorder();
-    await runLoop(initialState([{ id: "u", role: "user", content: "go" }]), planner, deps);
+    await runLoop(initialState([{ id: "u", role: "user", content: "go" }]), agentOf("test", planner), deps);
     expect(seen).toEqual([1, 2, 3]);
   });
 
   it("stops a planner that never finishes with STEP_LIMIT", async () => {
     const { deps } = recorder({ maxSteps: 3 });
     const forever: Planner = { next: () => ({ type: "say", text: "again" }) };
-    await expect(runLoop(initialState([]), forever, deps)).rejects.toSatisfy(
+    await expect(runLoop(initialState([]), agentOf("test", forever), deps)).rejects.toSatisfy(
       (e) => e instanceof HarborError && e.code === "STEP_LIMIT",
     );
   });
 
   it("keeps the state serializable through every step", async () => {
     const { deps } = recorder();
-    const final = await runLoop(initialState([]), scripted({ type: "say", text: "a" }, { type: "say", text: "b" }), deps);
+    const { state: final } = await runLoop(initialState([]), agentOf("test", scripted({ type: "say", text: "a" }, { type: "say", text: "b" })), deps);
     expect(JSON.parse(JSON.stringify(final))).toEqual(final);
   });
 });

@@ -2,7 +2,7 @@ import { EventSchemas } from "@ag-ui/core/schemas";
 import { verifyEvents } from "@ag-ui/client";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { LoggedEvent, RunEvent } from "@/server/runtime";
+import type { InterruptView, LoggedEvent, RunEvent } from "@/server/runtime";
 import { toAguiEvents } from "@/server/transport/agui";
 
 const transport = { threadId: "thread-1", runId: "transport-run-1" };
@@ -51,11 +51,75 @@ describe("runtime events on the AG-UI wire", () => {
     });
   });
 
-  it("leave tool messages out of snapshots until tool calls can be represented", () => {
-    const [snapshot] = log([
-      { type: "snapshot", state: {}, messages: [{ id: "t", role: "tool", content: "{}" }, { id: "u", role: "user", content: "x" }] },
+  const gate: InterruptView = {
+    id: "pause-1",
+    runId: "harbor-run",
+    kind: "approval",
+    reason: "hitl",
+    policy: "owner",
+    message: "Send an email to bob@example.com",
+    expiresAt: 1_700_000_900_000,
+    resumeToken: "token",
+    toolCallId: "call-1",
+    tool: { name: "send_email", args: { to: "bob@example.com", body: "hi" } },
+  };
+  const calling = { id: "a1", role: "assistant" as const, content: "", toolCalls: [{ id: "call-1", name: "send_email", args: { to: "bob@example.com", body: "hi" } }] };
+
+  it("park a run as tool call events, pause.requested, snapshots and RUN_FINISHED with the approval interrupt", async () => {
+    const out = await verified([
+      { type: "run.started", runId: "harbor-run", threadId: "thread-1", agentId: "concierge" },
+      { type: "tool.call", messageId: "a1", toolCallId: "call-1", name: "send_email", args: { to: "bob@example.com", body: "hi" } },
+      { type: "pause.requested", ...gate },
+      { type: "snapshot", state: {}, messages: [{ id: "u", role: "user", content: "send" }, calling] },
+      { type: "run.paused", interrupts: [gate] },
     ]);
-    const [, messages] = toAguiEvents(snapshot!, transport);
-    expect(messages).toMatchObject({ messages: [{ id: "u", role: "user" }] });
+    expect(out.map((e) => e.type)).toEqual([
+      "RUN_STARTED",
+      "TOOL_CALL_START",
+      "TOOL_CALL_ARGS",
+      "TOOL_CALL_END",
+      "CUSTOM",
+      "STATE_SNAPSHOT",
+      "MESSAGES_SNAPSHOT",
+      "RUN_FINISHED",
+    ]);
+    expect(out[1]).toMatchObject({ toolCallId: "call-1", toolCallName: "send_email", parentMessageId: "a1" });
+    expect(out[4]).toMatchObject({
+      name: "pause.requested",
+      value: { pauseId: "pause-1", runId: "harbor-run", reason: "hitl", kind: "approval", resumeToken: "token", expiresAt: "2023-11-14T22:28:20.000Z" },
+    });
+    expect(out[6]).toMatchObject({
+      messages: [{ id: "u" }, { id: "a1", role: "assistant", toolCalls: [{ id: "call-1", type: "function", function: { name: "send_email", arguments: '{"to":"bob@example.com","body":"hi"}' } }] }],
+    });
+    expect(out.at(-1)).toMatchObject({
+      outcome: {
+        type: "interrupt",
+        interrupts: [
+          {
+            id: "pause-1",
+            reason: "tool_call",
+            toolCallId: "call-1",
+            responseSchema: { type: "object", additionalProperties: false, required: ["approved"] },
+            expiresAt: "2023-11-14T22:28:20.000Z",
+            metadata: { harbor: { pauseId: "pause-1", pauseReason: "hitl", resumeToken: "token", tool: { name: "send_email" } } },
+          },
+        ],
+      },
+    });
+  });
+
+  it("continue a resumed run with pause.resumed and the gated call's TOOL_CALL_RESULT; a rejected run says so in result", async () => {
+    const out = await verified([
+      { type: "run.started", runId: "harbor-run", threadId: "thread-1", agentId: "concierge", resumed: true },
+      { type: "pause.resumed", pauseId: "pause-1", runId: "harbor-run", decision: "rejected", actorId: "user-1" },
+      { type: "tool.result", messageId: "t1", toolCallId: "call-1", content: '{"rejected":true}' },
+      { type: "snapshot", state: {}, messages: [calling, { id: "t1", role: "tool", content: '{"rejected":true}', toolCallId: "call-1" }] },
+      { type: "run.completed", status: "rejected" },
+    ]);
+    expect(out.map((e) => e.type)).toEqual(["RUN_STARTED", "CUSTOM", "TOOL_CALL_RESULT", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+    expect(out[1]).toMatchObject({ name: "pause.resumed", value: { pauseId: "pause-1", decision: "rejected" } });
+    expect(out[2]).toMatchObject({ toolCallId: "call-1", role: "tool", content: '{"rejected":true}' });
+    expect(out[4]).toMatchObject({ messages: [{ id: "a1" }, { id: "t1", role: "tool", toolCallId: "call-1" }] });
+    expect(out.at(-1)).toMatchObject({ outcome: { type: "success" }, result: { status: "rejected" } });
   });
 });

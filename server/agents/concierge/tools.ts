@@ -1,0 +1,64 @@
+/**
+ * The concierge's gated tools. Their side effect is a row in the requester's outbox, written once
+ * per tool call (the outbox's unique key), after the coordinator let the call through its gate.
+ */
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Database } from "@/server/db";
+import { recordOutbox } from "@/server/db/queries/outbox";
+import { tool, type ToolContext, type ToolRegistry } from "@/server/runtime";
+
+const SendEmailInput = z.strictObject({ to: z.email(), body: z.string().min(1).max(2000) });
+const TransferInput = z.strictObject({
+  amount: z.number().positive().max(1_000_000_000),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  to: z.string().min(1).max(64),
+});
+const Sent = z.strictObject({ sent: z.literal(true), outboxId: z.string() });
+const Transferred = z.strictObject({ transferred: z.literal(true), outboxId: z.string() });
+
+export type TransferArgs = z.infer<typeof TransferInput>;
+
+export function formatAmount({ amount, currency }: Pick<TransferArgs, "amount" | "currency">): string {
+  return `${amount.toLocaleString("en-US", { maximumFractionDigits: 2 })} ${currency}`;
+}
+
+function outboxRow(ctx: ToolContext) {
+  return {
+    id: randomUUID(),
+    tenantId: ctx.tenantId,
+    userId: ctx.userId,
+    runId: ctx.runId,
+    toolCallId: ctx.toolCallId,
+    approvedBy: ctx.approval?.approvedBy ?? null,
+  };
+}
+
+export function conciergeTools(db: Database): ToolRegistry {
+  const sendEmail = tool({
+    name: "send_email",
+    description: "Sends an email on the user's behalf, once the user approves it.",
+    input: SendEmailInput,
+    output: Sent,
+    approval: { policy: "owner", describe: (args) => `Send an email to ${args.to}` },
+    async execute(args, ctx) {
+      const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "email", details: { to: args.to, body: args.body } });
+      return { sent: true as const, outboxId: row.id };
+    },
+  });
+  const transferFunds = tool({
+    name: "transfer_funds",
+    description: "Transfers money; one of the tenant's approvers other than the requester must approve.",
+    input: TransferInput,
+    output: Transferred,
+    approval: { policy: "approvers", describe: (args) => `Transfer ${formatAmount(args)} to ${args.to}` },
+    async execute(args, ctx) {
+      const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "transfer", details: { ...args } });
+      return { transferred: true as const, outboxId: row.id };
+    },
+  });
+  return new Map([
+    [sendEmail.name, sendEmail],
+    [transferFunds.name, transferFunds],
+  ]);
+}

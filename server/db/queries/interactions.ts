@@ -1,0 +1,167 @@
+/**
+ * Interactions: the stored side of the coordinator. Every state change is one statement that also
+ * writes its audit entry, and every resolution is a compare-and-set on `status = 'pending'`, so
+ * concurrent submissions cannot both win.
+ */
+import { aliasedTable, and, desc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import type { Executor } from "../client";
+import { interactions, users, type InteractionKind, type InteractionStatus } from "../schema";
+
+export type InteractionRow = typeof interactions.$inferSelect;
+
+export async function findInteraction(db: Executor, id: string): Promise<InteractionRow | undefined> {
+  const [row] = await db.select().from(interactions).where(eq(interactions.id, id)).limit(1);
+  return row;
+}
+
+export async function findInteractions(db: Executor, ids: readonly string[]): Promise<InteractionRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(interactions).where(inArray(interactions.id, [...ids]));
+}
+
+export async function pendingOnThread(db: Executor, threadId: string): Promise<InteractionRow[]> {
+  return db
+    .select()
+    .from(interactions)
+    .where(and(eq(interactions.threadId, threadId), eq(interactions.status, "pending")))
+    .orderBy(interactions.createdAt);
+}
+
+export async function interactionsOfRun(db: Executor, runId: string): Promise<InteractionRow[]> {
+  return db.select().from(interactions).where(eq(interactions.runId, runId)).orderBy(interactions.createdAt);
+}
+
+export interface Claim {
+  id: string;
+  status: Exclude<InteractionStatus, "pending" | "lost" | "expired">;
+  decision: { approved: boolean; reason?: string };
+}
+
+/**
+ * Resolves every claimed interaction at once, or none: each must still be pending and unexpired.
+ * Returns the ids it resolved (all of them, or an empty list when any lost the race). The audit
+ * entries commit in the same statement.
+ */
+export async function claimInteractions(
+  db: Executor,
+  claims: readonly Claim[],
+  actor: { tenantId: string; userId: string; via: string },
+): Promise<string[]> {
+  const ids = claims.map((c) => c.id);
+  const result = await db.execute(sql`
+    with wanted as (
+      select id from interactions
+      where id = any(${sql.param(ids)}::text[]) and status = 'pending' and expires_at > now()
+      for update
+    ),
+    claimed as (
+      update interactions i set status = c.status, decision = c.decision, resolved_by = ${actor.userId}, resolved_at = now()
+      from unnest(
+        ${sql.param(ids)}::text[],
+        ${sql.param(claims.map((c) => c.status))}::text[],
+        ${sql.param(claims.map((c) => JSON.stringify(c.decision)))}::jsonb[]
+      ) as c(id, status, decision)
+      where i.id = c.id and i.id in (select id from wanted)
+        and (select count(*) from wanted) = ${ids.length}
+      returning i.id, i.tenant_id, i.run_id, i.tool_name, i.status, i.decision
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, ${actor.userId}, 'interaction.resolve', 'interaction', id, status,
+        jsonb_build_object('runId', run_id, 'tool', tool_name, 'decision', decision, 'via', ${actor.via}::text)
+      from claimed
+    )
+    select id from claimed`);
+  return (result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
+}
+
+/**
+ * Ends interactions that can no longer be answered (`expired`, or `lost` with their process), with
+ * their runs and a final event in each run's log — one statement. Only pending rows change.
+ */
+export async function closeInteractions(
+  db: Executor,
+  to: "expired" | "lost",
+  where: SQL,
+  failure: { code: string; message: string },
+): Promise<{ id: string; runId: string; tenantId: string }[]> {
+  const result = await db.execute(sql`
+    with closed as (
+      update interactions set status = ${to}, resolved_at = now()
+      where status = 'pending' and (${where})
+      returning id, run_id, tenant_id
+    ),
+    ended_runs as (
+      update runs set status = ${to}, pause_reason = null, error = ${JSON.stringify(failure)}::jsonb,
+        finished_at = now(), updated_at = now()
+      where id in (select run_id from closed) and status = 'paused'
+      returning id
+    ),
+    final_events as (
+      insert into run_events (run_id, seq, type, data)
+      select r.id, (select coalesce(max(seq), 0) + 1 from run_events e where e.run_id = r.id), 'run.failed',
+        jsonb_build_object('type', 'run.failed', 'code', ${failure.code}::text, 'message', ${failure.message}::text)
+      from ended_runs r
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, null, 'interaction.close', 'interaction', id, ${to}, jsonb_build_object('runId', run_id)
+      from closed
+    )
+    select id, run_id, tenant_id from closed`);
+  return (result as unknown as { rows: { id: string; run_id: string; tenant_id: string }[] }).rows.map((r) => ({
+    id: r.id,
+    runId: r.run_id,
+    tenantId: r.tenant_id,
+  }));
+}
+
+export const byIds = (ids: readonly string[]) => sql`id = any(${sql.param([...ids])}::text[])`;
+/** Interactions that live and die with the serving process that holds their invocation. */
+export const processLocal = (kinds: readonly InteractionKind[]) => sql`kind = any(${sql.param([...kinds])}::text[])`;
+
+export interface InteractionFilter {
+  tenantId: string;
+  status?: InteractionStatus;
+  kind?: InteractionKind;
+  tool?: string;
+  requester?: string;
+  /** Only rows these conditions admit (who may see what is the runtime's rule). */
+  visibleTo: { userId: string; approver: boolean };
+  limit?: number;
+}
+
+const requester = aliasedTable(users, "requester");
+const resolver = aliasedTable(users, "resolver");
+
+/** An interaction with the names an inbox shows. */
+export type InteractionListRow = InteractionRow & {
+  requesterName: string | null;
+  requesterEmail: string | null;
+  resolverName: string | null;
+};
+
+/** The inbox: newest first. A caller sees their own interactions, and approvers the tenant's routed ones. */
+export async function listInteractions(db: Executor, filter: InteractionFilter & { id?: string }): Promise<InteractionListRow[]> {
+  const conditions: SQL[] = [eq(interactions.tenantId, filter.tenantId)];
+  if (filter.id) conditions.push(eq(interactions.id, filter.id));
+  if (filter.status) conditions.push(eq(interactions.status, filter.status));
+  if (filter.kind) conditions.push(eq(interactions.kind, filter.kind));
+  if (filter.tool) conditions.push(eq(interactions.toolName, filter.tool));
+  if (filter.requester) conditions.push(eq(interactions.ownerId, filter.requester));
+  const mine = eq(interactions.ownerId, filter.visibleTo.userId);
+  conditions.push(filter.visibleTo.approver ? sql`(${mine} or ${interactions.policy} = 'approvers')` : mine);
+  return db
+    .select({
+      ...getTableColumns(interactions),
+      requesterName: requester.name,
+      requesterEmail: requester.email,
+      resolverName: resolver.name,
+    })
+    .from(interactions)
+    .leftJoin(requester, eq(requester.id, interactions.ownerId))
+    .leftJoin(resolver, eq(resolver.id, interactions.resolvedBy))
+    .where(and(...conditions))
+    .orderBy(desc(interactions.createdAt))
+    .limit(filter.limit ?? 200);
+}

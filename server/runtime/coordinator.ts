@@ -1,0 +1,329 @@
+/**
+ * The coordinator: the ONE pause primitive. The run loop only says what it waits for; the
+ * coordinator mints the interactions, checkpoints the run, emits `pause.requested`, ends the
+ * transport run, holds the invocation, and — when a valid resolution lands — hands the run back
+ * to be driven on. Every resolution, from AG-UI, tRPC or the console, goes through `resolve`, which
+ * enforces the six rules (identity and policy, expiry, once, completeness, no edits, reject is
+ * terminal) here and nowhere else.
+ */
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { Database } from "@/server/db";
+import {
+  byIds,
+  claimInteractions,
+  closeInteractions,
+  findInteractions,
+  pendingOnThread,
+  processLocal,
+  type Claim,
+  type InteractionRow,
+} from "@/server/db/queries/interactions";
+import type { InteractionKind, InteractionStatus, ResolverPolicy } from "@/server/db/schema";
+import { HarborError, ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
+import type { InterruptView, RunEvent } from "./events";
+import { hasRole, type Identity } from "./identity";
+import type { RunJournal } from "./journal";
+import type { Parking, PendingCall } from "./run-loop";
+import { signResumeToken, verifyResumeToken } from "./resume-token";
+import type { RunState } from "./state";
+import type { HandleRegistry, Resolution } from "./tools";
+
+/** What a run's checkpoint holds besides its transcript (which lives in the thread's messages). */
+export interface Checkpoint {
+  step: number;
+  calls: PendingCall[];
+  answers?: RunState["answers"];
+  outcome?: RunState["outcome"];
+}
+
+/** A parked invocation, as the serving process holds it: small, because thousands may wait. */
+export interface ParkedRun {
+  journal: RunJournal;
+  waitingOn: string[];
+  expiresAt: number;
+  resolutions?: Map<string, Resolution>;
+  handles?: Map<string, HandleRegistry>;
+}
+
+/** One answer to one interaction: a `resume[]` entry, or an approve/reject from tRPC or the console. */
+export interface ResolutionInput {
+  interactionId: string;
+  status: "resolved" | "cancelled";
+  payload?: unknown;
+  /** Optional proof of the pause's scope, checked against the caller's identity. */
+  resumeToken?: string;
+}
+
+export interface InteractionChange {
+  tenantId: string;
+  interactionId: string;
+  runId: string;
+  status: InteractionStatus;
+}
+
+/** An approval is approve or reject, with an optional reason: nothing else, so arguments cannot be edited. */
+export const ApprovalAnswer = z.strictObject({ approved: z.boolean(), reason: z.string().max(500).optional() });
+
+/** JSON Schema of `ApprovalAnswer`, sent as the interrupt's `responseSchema`. */
+export const APPROVAL_RESPONSE_SCHEMA = z.toJSONSchema(ApprovalAnswer) as Record<string, unknown>;
+
+/** Interactions held by the serving process: a restart loses them (they are never replayed). */
+const PROCESS_LOCAL_KINDS: InteractionKind[] = ["approval", "client_tool", "private_input"];
+
+const LOST_MESSAGE = "Harbor restarted while this was waiting, so it can no longer be answered. Please ask again.";
+
+export interface CoordinatorDeps {
+  db: Database;
+  log: Logger;
+  instanceId: string;
+  approvalTtlMs: number;
+  resumeTokenKey: Uint8Array;
+}
+
+export function createCoordinator(deps: CoordinatorDeps) {
+  const parked = new Map<string, ParkedRun>();
+  const listeners = new Set<(change: InteractionChange) => void>();
+
+  function notify(changes: readonly InteractionChange[]) {
+    for (const change of changes) for (const listener of listeners) listener(change);
+  }
+
+  /**
+   * Parks a run: stores its interactions, checkpoint and `paused` status with the events that
+   * announce the pause (one statement), and holds the invocation until every interaction is answered.
+   */
+  async function park(state: RunState, journal: RunJournal, parking: Parking, checkpoint: Checkpoint): Promise<void> {
+    const expiresAt = new Date(Date.now() + deps.approvalTtlMs);
+    const views: InterruptView[] = await Promise.all(
+      parking.requests.map(async (r) => ({
+        id: r.id,
+        runId: state.runId,
+        kind: r.kind,
+        reason: r.reason,
+        policy: r.policy,
+        message: r.message,
+        expiresAt: expiresAt.getTime(),
+        resumeToken: await signResumeToken(deps.resumeTokenKey, {
+          interactionId: r.id,
+          tenantId: state.tenantId,
+          userId: state.ownerId,
+          threadId: state.threadId,
+          expiresAt,
+        }),
+        ...(r.toolCallId ? { toolCallId: r.toolCallId } : {}),
+        ...(r.tool ? { tool: r.tool } : {}),
+      })),
+    );
+    const events: RunEvent[] = [
+      ...views.map((v): RunEvent => ({ type: "pause.requested", ...v })),
+      { type: "snapshot", state: state.sharedState, messages: state.transcript },
+      { type: "run.paused", interrupts: views },
+    ];
+    // Held before the write commits, so a resolution racing the commit finds the invocation.
+    parked.set(state.runId, {
+      journal,
+      waitingOn: views.map((v) => v.id),
+      expiresAt: expiresAt.getTime(),
+      handles: parking.handles.size > 0 ? parking.handles : undefined,
+    });
+    try {
+      await journal.append(events, {
+        alongside: {
+          run: { status: "paused", pauseReason: parking.requests[0]?.reason ?? "hitl", checkpoint: { ...checkpoint } },
+          interactions: parking.requests.map((r) => ({
+            id: r.id,
+            tenantId: state.tenantId,
+            threadId: state.threadId,
+            ownerId: state.ownerId,
+            kind: r.kind,
+            pauseReason: r.reason,
+            policy: r.policy,
+            toolCallId: r.toolCallId,
+            toolName: r.tool?.name,
+            toolArgs: r.tool?.args,
+            message: r.message,
+            instanceId: deps.instanceId,
+            expiresAt,
+          })),
+        },
+      });
+    } catch (error) {
+      parked.delete(state.runId);
+      throw error;
+    }
+    notify(views.map((v) => ({ tenantId: state.tenantId, interactionId: v.id, runId: state.runId, status: "pending" })));
+  }
+
+  /** Rule 1, identity and policy: other tenants see nothing; within the tenant, the policy decides. */
+  function authorize(row: InteractionRow, identity: Identity): void {
+    if (row.policy === "owner" && row.ownerId !== identity.userId) {
+      throw new ForbiddenError("Only the person who started this run can answer it.");
+    }
+    if (row.policy === "approvers") {
+      if (row.ownerId === identity.userId) throw new ForbiddenError("You cannot approve your own request: another approver must decide.");
+      if (!hasRole(identity, "approver")) throw new ForbiddenError("Only the tenant's approvers can decide this request.");
+    }
+  }
+
+  function assertOpen(row: InteractionRow): void {
+    if (row.status === "pending") return;
+    if (row.status === "lost") throw new HarborError("INTERACTION_LOST", LOST_MESSAGE, { interactionId: row.id });
+    if (row.status === "expired") throw new HarborError("EXPIRED", "This request expired before it was answered.", { interactionId: row.id });
+    throw alreadyResolved(row.id, row.status);
+  }
+
+  function alreadyResolved(id: string, status = "answered"): HarborError {
+    return new HarborError("ALREADY_RESOLVED", `This request was already ${status}; the action is not repeated.`, { interactionId: id });
+  }
+
+  /** Rule 5: strict answers only. A cancelled entry carries no payload. */
+  function toClaim(row: InteractionRow, entry: ResolutionInput, index: number): Claim {
+    if (entry.status === "cancelled") {
+      if (entry.payload !== undefined) throw new InvalidInputError(`resume[${index}].payload`, "a cancelled entry carries no payload");
+      return { id: row.id, status: "cancelled", decision: { approved: false, reason: "cancelled" } };
+    }
+    const parsed = ApprovalAnswer.safeParse(entry.payload);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = ["resume", index, "payload", ...(issue?.path ?? [])].join(".").replace(/\.(\d+)\./, "[$1].");
+      throw new InvalidInputError(field, `${issue?.message ?? "invalid"} (an approval answers { approved, reason? } only)`);
+    }
+    return { id: row.id, status: parsed.data.approved ? "resolved" : "rejected", decision: parsed.data };
+  }
+
+  /** Closes what is still pending among `rows`; throws why it cannot be answered. */
+  async function closeAndRefuse(to: "expired" | "lost", rows: readonly InteractionRow[]): Promise<never> {
+    const failure =
+      to === "expired"
+        ? { code: "EXPIRED" as const, message: "The request expired before it was answered; its run ended." }
+        : { code: "INTERACTION_LOST" as const, message: LOST_MESSAGE };
+    const closed = await closeInteractions(deps.db, to, byIds(rows.map((r) => r.id)), failure);
+    for (const c of closed) parked.delete(c.runId);
+    notify(closed.map((c) => ({ ...c, interactionId: c.id, status: to })));
+    // Closing changes only pending rows: one that was not closed was answered by someone else meanwhile.
+    if (closed.length < rows.length) throw alreadyResolved(rows.find((r) => !closed.some((c) => c.id === r.id))!.id);
+    throw new HarborError(failure.code, failure.message, { interactionId: rows[0]!.id });
+  }
+
+  /**
+   * Resolves interactions for `identity`, all or none. With `threadId` (an AG-UI resume) the entries
+   * must answer every open interaction of that thread. Returns the runs whose every interaction is
+   * now answered, ready to be driven on; the caller drives them.
+   */
+  async function resolve(
+    identity: Identity,
+    entries: readonly ResolutionInput[],
+    options: { threadId?: string; via: "agui" | "trpc" | "console" },
+  ): Promise<{ runId: string; parked: ParkedRun }[]> {
+    const unknown = (id: string) =>
+      options.threadId ? new HarborError("UNKNOWN_INTERRUPT", `This thread has no interrupt "${id}".`, { interruptId: id }) : new NotFoundError("Interaction");
+    const ids = entries.map((e) => e.interactionId);
+    if (new Set(ids).size !== ids.length) throw new InvalidInputError("resume", "each interrupt may be answered once per request");
+    const rows = new Map((await findInteractions(deps.db, ids)).map((r) => [r.id, r]));
+    const ordered = entries.map((entry) => {
+      const row = rows.get(entry.interactionId);
+      if (!row || row.tenantId !== identity.tenantId) throw unknown(entry.interactionId);
+      if (options.threadId && row.threadId !== options.threadId) throw unknown(entry.interactionId);
+      return row;
+    });
+    for (const row of ordered) authorize(row, identity);
+    for (const row of ordered) assertOpen(row);
+
+    const overdue = ordered.filter((r) => r.expiresAt.getTime() <= Date.now());
+    if (overdue.length > 0) await closeAndRefuse("expired", overdue);
+    const orphaned = ordered.filter((r) => !parked.has(r.runId));
+    if (orphaned.length > 0) await closeAndRefuse("lost", orphaned);
+    if (options.threadId) {
+      const open = await pendingOnThread(deps.db, options.threadId);
+      const missing = open.filter((r) => !rows.has(r.id));
+      if (missing.length > 0) {
+        throw new HarborError(
+          "INCOMPLETE_RESUME",
+          `Answer every open interrupt of the thread in one resume; missing: ${missing.map((r) => r.id).join(", ")}.`,
+          { missing: missing.map((r) => r.id) },
+        );
+      }
+    }
+    const claims = ordered.map((row, index) => toClaim(row, entries[index]!, index));
+    for (const [index, entry] of entries.entries()) {
+      const row = ordered[index]!;
+      if (entry.resumeToken) {
+        await verifyResumeToken(deps.resumeTokenKey, entry.resumeToken, {
+          interactionId: row.id,
+          tenantId: identity.tenantId,
+          userId: row.policy === "owner" ? identity.userId : undefined,
+        });
+      }
+    }
+
+    // Rule 3, once: the compare-and-set decides; whoever loses the race changes nothing.
+    const won = await claimInteractions(deps.db, claims, { tenantId: identity.tenantId, userId: identity.userId, via: options.via });
+    if (won.length !== claims.length) {
+      const now = await findInteractions(deps.db, ids);
+      for (const row of now) assertOpen(row);
+      throw new HarborError("EXPIRED", "This request expired before it was answered.");
+    }
+    notify(claims.map((c, i) => ({ tenantId: identity.tenantId, interactionId: c.id, runId: ordered[i]!.runId, status: c.status })));
+
+    const ready: { runId: string; parked: ParkedRun }[] = [];
+    for (const [index, claim] of claims.entries()) {
+      const runId = ordered[index]!.runId;
+      const run = parked.get(runId);
+      if (!run) continue;
+      run.resolutions ??= new Map();
+      run.resolutions.set(claim.id, {
+        interactionId: claim.id,
+        status: claim.status,
+        payload: claim.decision,
+        actorId: identity.userId,
+      } satisfies Resolution);
+      if (run.waitingOn.every((id) => run.resolutions?.has(id))) {
+        parked.delete(runId);
+        ready.push({ runId, parked: run });
+      }
+    }
+    return ready;
+  }
+
+  /** Ends interactions whose time ran out while nobody answered (their runs end `expired`). */
+  async function sweepExpired(): Promise<void> {
+    const now = Date.now();
+    const overdue = [...parked.entries()].filter(([, run]) => run.expiresAt <= now);
+    if (overdue.length === 0) return;
+    const ids = overdue.flatMap(([, run]) => run.waitingOn.filter((id) => !run.resolutions?.has(id)));
+    const closed = await closeInteractions(deps.db, "expired", byIds(ids), {
+      code: "EXPIRED",
+      message: "The request expired before it was answered.",
+    });
+    for (const [runId] of overdue) parked.delete(runId);
+    notify(closed.map((c) => ({ ...c, interactionId: c.id, status: "expired" })));
+  }
+
+  return {
+    park,
+    resolve,
+    sweepExpired,
+    /** At start-up: what an earlier process held is gone; say so instead of leaving it pending. */
+    async recover(): Promise<number> {
+      const closed = await closeInteractions(deps.db, "lost", processLocal(PROCESS_LOCAL_KINDS), {
+        code: "INTERACTION_LOST",
+        message: LOST_MESSAGE,
+      });
+      if (closed.length > 0) deps.log.warn({ count: closed.length }, "interactions of an earlier process marked lost");
+      return closed.length;
+    },
+    /** Live changes of interactions, for inboxes. Returns the unsubscribe function. */
+    onChange(listener: (change: InteractionChange) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    /** How many invocations this process holds parked (benchmarks, health). */
+    get parkedCount(): number {
+      return parked.size;
+    },
+  };
+}
+
+export type Coordinator = ReturnType<typeof createCoordinator>;
+export type { ResolverPolicy };

@@ -1,0 +1,66 @@
+/**
+ * Interactions as people and programs see them: the inbox listing, one interaction, and
+ * resolving through tRPC. Resolution itself is the coordinator's (`resolve`): the same function,
+ * and so the same rules, as an AG-UI resume.
+ */
+import type { Database } from "@/server/db";
+import { listInteractions, type InteractionListRow } from "@/server/db/queries/interactions";
+import type { InteractionKind, InteractionStatus } from "@/server/db/schema";
+import { APPROVAL_RESPONSE_SCHEMA, type ResolutionInput } from "./coordinator";
+import { NotFoundError } from "./errors";
+import { hasRole, type Identity } from "./identity";
+
+export interface InteractionQuery {
+  status?: InteractionStatus;
+  kind?: InteractionKind;
+  tool?: string;
+  requester?: string;
+}
+
+/** What clients get: no internal columns; the decision with its actor. */
+export function interactionView(row: InteractionListRow) {
+  return {
+    interactionId: row.id,
+    runId: row.runId,
+    threadId: row.threadId,
+    kind: row.kind,
+    pauseReason: row.pauseReason,
+    policy: row.policy,
+    status: row.status,
+    message: row.message,
+    tool: row.toolName ? { name: row.toolName, args: row.toolArgs ?? {} } : null,
+    toolCallId: row.toolCallId,
+    requester: { id: row.ownerId, name: row.requesterName, email: row.requesterEmail },
+    decision: row.decision,
+    resolvedBy: row.resolvedBy ? { id: row.resolvedBy, name: row.resolverName } : null,
+    resolvedAt: row.resolvedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
+    responseSchema: row.kind === "approval" ? APPROVAL_RESPONSE_SCHEMA : null,
+  };
+}
+
+export type InteractionView = ReturnType<typeof interactionView>;
+
+export function interactionService(
+  db: Database,
+  resolveInteractions: (identity: Identity, entries: readonly ResolutionInput[], via: "trpc" | "console") => Promise<{ continued: string[] }>,
+) {
+  const visibleTo = (identity: Identity) => ({ userId: identity.userId, approver: hasRole(identity, "approver") });
+
+  return {
+    /** The caller's own interactions, and for approvers every interaction routed to the tenant's approvers. */
+    list: async (identity: Identity, query: InteractionQuery = {}) =>
+      (await listInteractions(db, { tenantId: identity.tenantId, ...query, visibleTo: visibleTo(identity) })).map(interactionView),
+
+    get: async (identity: Identity, interactionId: string) => {
+      const [row] = await listInteractions(db, { tenantId: identity.tenantId, id: interactionId, visibleTo: visibleTo(identity), limit: 1 });
+      if (!row) throw new NotFoundError("Interaction");
+      return interactionView(row);
+    },
+
+    /** One answer, exactly like a `resume[]` entry; the run continues in the background when complete. */
+    resolve: (identity: Identity, entry: ResolutionInput, via: "trpc" | "console" = "trpc") =>
+      resolveInteractions(identity, [entry], via),
+  };
+}

@@ -1,0 +1,40 @@
+import { expect } from "vitest";
+import { createAgents } from "@/server/agents";
+import type { Database } from "@/server/db";
+import { log } from "@/server/log";
+import { createRuntime, type AgentDefinition, type LoggedEvent, type Planner, type RefusedRun, type RuntimeDeps, type StartedRun } from "@/server/runtime";
+
+export const TEST_SECRET = "test-secret-test-secret-test-secret";
+
+/** A runtime on `db` with the concierge (or the given agents), no pacing, and a quiet log. */
+export function testRuntime(db: Database, overrides: Partial<RuntimeDeps> = {}) {
+  return createRuntime({
+    db,
+    agents: createAgents(db),
+    log: log.child({ test: true }),
+    streamChunkMs: 0,
+    serverSecret: TEST_SECRET,
+    ...overrides,
+  });
+}
+
+/** An agent with only a planner (and optionally tools), for tests of the loop's plumbing. */
+export function agentOf(id: string, planner: Planner, tools: AgentDefinition["tools"] = new Map()): AgentDefinition {
+  return { id, name: id, description: id, planner, tools };
+}
+
+export function started(run: StartedRun | RefusedRun): StartedRun {
+  if ("refused" in run) throw new Error(`expected the run to start, it was refused: ${run.refused.code} ${run.refused.message}`);
+  return run;
+}
+
+export function refused(run: StartedRun | RefusedRun): RefusedRun["refused"] {
+  expect(run).toHaveProperty("refused");
+  return (run as RefusedRun).refused;
+}
+
+export async function drain(batches: AsyncIterable<LoggedEvent[]>): Promise<LoggedEvent[]> {
+  const seen: LoggedEvent[] = [];
+  for await (const batch of batches) seen.push(...batch);
+  return seen;
+}
