@@ -3,6 +3,7 @@
  * Kept on `globalThis` because Next.js may evaluate this module once per route bundle.
  */
 import { createAgents } from "@/server/agents";
+import { outboxService } from "@/server/agents/concierge/outbox";
 import { authSecret } from "@/server/auth/secret";
 import { settings } from "@/server/config";
 import { database, databaseHandle, type Database } from "@/server/db";
@@ -12,6 +13,7 @@ import { createRuntime, type Runtime } from "@/server/runtime";
 export interface Harbor {
   db: Database;
   runtime: Runtime;
+  outbox: ReturnType<typeof outboxService>;
 }
 
 const KEY = Symbol.for("harbor.instance");
@@ -29,7 +31,7 @@ async function boot(): Promise<Harbor> {
   });
   // What an earlier process held cannot be answered any more: say so before serving anyone.
   await runtime.recover();
-  return { db, runtime };
+  return { db, runtime, outbox: outboxService(db) };
 }
 
 export function harbor(): Promise<Harbor> {

@@ -1,7 +1,7 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
@@ -15,7 +15,16 @@ function makeQueryClient() {
 export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }),
+    createTRPCClient<AppRouter>({
+      links: [
+        // Subscriptions are SSE (EventSource), everything else batched HTTP.
+        splitLink({
+          condition: (op) => op.type === "subscription",
+          true: httpSubscriptionLink({ url: "/api/trpc" }),
+          false: httpBatchLink({ url: "/api/trpc" }),
+        }),
+      ],
+    }),
   );
   return (
     <QueryClientProvider client={queryClient}>

@@ -20,9 +20,11 @@ import {
   type InteractionRow,
 } from "@/server/db/queries/interactions";
 import type { InteractionKind, InteractionStatus, ResolverPolicy } from "@/server/db/schema";
-import { HarborError, ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
+import type { SQL } from "drizzle-orm";
+import { HarborError, ForbiddenError, InvalidInputError, NotFoundError, type ErrorCode } from "./errors";
 import type { InterruptView, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
+import type { EventBus } from "./event-bus";
 import type { RunJournal } from "./journal";
 import type { Parking, PendingCall } from "./run-loop";
 import { signResumeToken, verifyResumeToken } from "./resume-token";
@@ -59,6 +61,8 @@ export interface InteractionChange {
   tenantId: string;
   interactionId: string;
   runId: string;
+  ownerId: string;
+  policy: ResolverPolicy;
   status: InteractionStatus;
 }
 
@@ -79,6 +83,7 @@ export interface CoordinatorDeps {
   instanceId: string;
   approvalTtlMs: number;
   resumeTokenKey: Uint8Array;
+  bus: EventBus;
 }
 
 export function createCoordinator(deps: CoordinatorDeps) {
@@ -152,7 +157,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
       parked.delete(state.runId);
       throw error;
     }
-    notify(views.map((v) => ({ tenantId: state.tenantId, interactionId: v.id, runId: state.runId, status: "pending" })));
+    notify(
+      views.map((v) => ({ tenantId: state.tenantId, interactionId: v.id, runId: state.runId, ownerId: state.ownerId, policy: v.policy, status: "pending" })),
+    );
   }
 
   /** Rule 1, identity and policy: other tenants see nothing; within the tenant, the policy decides. */
@@ -192,15 +199,28 @@ export function createCoordinator(deps: CoordinatorDeps) {
     return { id: row.id, status: parsed.data.approved ? "resolved" : "rejected", decision: parsed.data };
   }
 
+  /**
+   * Ends pending interactions that can no longer be answered, with their runs; tells live readers
+   * (the run's final event) and inboxes.
+   */
+  async function closeWhere(to: "expired" | "lost", where: SQL, failure: { code: ErrorCode; message: string }) {
+    const closed = await closeInteractions(deps.db, to, where, failure);
+    const at = Date.now();
+    for (const c of closed) {
+      parked.delete(c.runId);
+      if (c.finalSeq !== null) deps.bus.publish({ runId: c.runId, seq: c.finalSeq, at, event: { type: "run.failed", ...failure } });
+    }
+    notify(closed.map((c) => ({ ...c, interactionId: c.id, status: to })));
+    return closed;
+  }
+
   /** Closes what is still pending among `rows`; throws why it cannot be answered. */
   async function closeAndRefuse(to: "expired" | "lost", rows: readonly InteractionRow[]): Promise<never> {
     const failure =
       to === "expired"
         ? { code: "EXPIRED" as const, message: "The request expired before it was answered; its run ended." }
         : { code: "INTERACTION_LOST" as const, message: LOST_MESSAGE };
-    const closed = await closeInteractions(deps.db, to, byIds(rows.map((r) => r.id)), failure);
-    for (const c of closed) parked.delete(c.runId);
-    notify(closed.map((c) => ({ ...c, interactionId: c.id, status: to })));
+    const closed = await closeWhere(to, byIds(rows.map((r) => r.id)), failure);
     // Closing changes only pending rows: one that was not closed was answered by someone else meanwhile.
     if (closed.length < rows.length) throw alreadyResolved(rows.find((r) => !closed.some((c) => c.id === r.id))!.id);
     throw new HarborError(failure.code, failure.message, { interactionId: rows[0]!.id });
@@ -264,7 +284,16 @@ export function createCoordinator(deps: CoordinatorDeps) {
       for (const row of now) assertOpen(row);
       throw new HarborError("EXPIRED", "This request expired before it was answered.");
     }
-    notify(claims.map((c, i) => ({ tenantId: identity.tenantId, interactionId: c.id, runId: ordered[i]!.runId, status: c.status })));
+    notify(
+      claims.map((c, i) => ({
+        tenantId: identity.tenantId,
+        interactionId: c.id,
+        runId: ordered[i]!.runId,
+        ownerId: ordered[i]!.ownerId,
+        policy: ordered[i]!.policy,
+        status: c.status,
+      })),
+    );
 
     const ready: { runId: string; parked: ParkedRun }[] = [];
     for (const [index, claim] of claims.entries()) {
@@ -292,12 +321,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const overdue = [...parked.entries()].filter(([, run]) => run.expiresAt <= now);
     if (overdue.length === 0) return;
     const ids = overdue.flatMap(([, run]) => run.waitingOn.filter((id) => !run.resolutions?.has(id)));
-    const closed = await closeInteractions(deps.db, "expired", byIds(ids), {
-      code: "EXPIRED",
-      message: "The request expired before it was answered.",
-    });
-    for (const [runId] of overdue) parked.delete(runId);
-    notify(closed.map((c) => ({ ...c, interactionId: c.id, status: "expired" })));
+    await closeWhere("expired", byIds(ids), { code: "EXPIRED", message: "The request expired before it was answered." });
   }
 
   return {
@@ -306,10 +330,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     sweepExpired,
     /** At start-up: what an earlier process held is gone; say so instead of leaving it pending. */
     async recover(): Promise<number> {
-      const closed = await closeInteractions(deps.db, "lost", processLocal(PROCESS_LOCAL_KINDS), {
-        code: "INTERACTION_LOST",
-        message: LOST_MESSAGE,
-      });
+      const closed = await closeWhere("lost", processLocal(PROCESS_LOCAL_KINDS), { code: "INTERACTION_LOST", message: LOST_MESSAGE });
       if (closed.length > 0) deps.log.warn({ count: closed.length }, "interactions of an earlier process marked lost");
       return closed.length;
     },

@@ -10,6 +10,7 @@ import { EventBus } from "./event-bus";
 import { interactionService } from "./interactions";
 import type { AgentRegistry } from "./planner";
 import { resumeTokenKey } from "./resume-token";
+import { runFeed } from "./run-feed";
 import { runService } from "./runs";
 import { threadService } from "./threads";
 
@@ -40,6 +41,7 @@ export function createRuntime(deps: RuntimeDeps) {
     instanceId,
     approvalTtlMs: deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     resumeTokenKey: resumeTokenKey(deps.serverSecret),
+    bus,
   });
   const runs = runService({ ...deps, bus, coordinator, maxSteps: deps.maxSteps ?? 100 });
   const sweep = setInterval(() => {
@@ -59,6 +61,8 @@ export function createRuntime(deps: RuntimeDeps) {
     onInteractionChange: coordinator.onChange,
     /** Live events of one run, from now until its transport run ends. */
     follow: (runId: string) => bus.follow(runId),
+    /** A run's logged events after `afterSeq`, then live ones until it ends (owner or tenant admin). */
+    watchRun: runFeed(deps.db, bus).watch,
     parkedCount: () => coordinator.parkedCount,
     idle: runs.idle,
     /** Stops background work (the expiry sweep). */

@@ -5,7 +5,7 @@
  */
 import { aliasedTable, and, desc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { interactions, users, type InteractionKind, type InteractionStatus } from "../schema";
+import { interactions, users, type InteractionKind, type InteractionStatus, type ResolverPolicy } from "../schema";
 
 export type InteractionRow = typeof interactions.$inferSelect;
 
@@ -84,12 +84,12 @@ export async function closeInteractions(
   to: "expired" | "lost",
   where: SQL,
   failure: { code: string; message: string },
-): Promise<{ id: string; runId: string; tenantId: string }[]> {
+): Promise<ClosedInteraction[]> {
   const result = await db.execute(sql`
     with closed as (
       update interactions set status = ${to}, resolved_at = now()
       where status = 'pending' and (${where})
-      returning id, run_id, tenant_id
+      returning id, run_id, tenant_id, owner_id, policy
     ),
     ended_runs as (
       update runs set status = ${to}, pause_reason = null, error = ${JSON.stringify(failure)}::jsonb,
@@ -102,18 +102,34 @@ export async function closeInteractions(
       select r.id, (select coalesce(max(seq), 0) + 1 from run_events e where e.run_id = r.id), 'run.failed',
         jsonb_build_object('type', 'run.failed', 'code', ${failure.code}::text, 'message', ${failure.message}::text)
       from ended_runs r
+      returning run_id, seq
     ),
     audited as (
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
       select tenant_id, null, 'interaction.close', 'interaction', id, ${to}, jsonb_build_object('runId', run_id)
       from closed
     )
-    select id, run_id, tenant_id from closed`);
-  return (result as unknown as { rows: { id: string; run_id: string; tenant_id: string }[] }).rows.map((r) => ({
+    select c.id, c.run_id, c.tenant_id, c.owner_id, c.policy, f.seq as final_seq
+    from closed c left join final_events f on f.run_id = c.run_id`);
+  type Row = { id: string; run_id: string; tenant_id: string; owner_id: string; policy: ResolverPolicy; final_seq: number | null };
+  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
     id: r.id,
     runId: r.run_id,
     tenantId: r.tenant_id,
+    ownerId: r.owner_id,
+    policy: r.policy,
+    finalSeq: r.final_seq,
   }));
+}
+
+export interface ClosedInteraction {
+  id: string;
+  runId: string;
+  tenantId: string;
+  ownerId: string;
+  policy: ResolverPolicy;
+  /** The seq of the `run.failed` event that ended its run (absent when the run was not paused). */
+  finalSeq: number | null;
 }
 
 export const byIds = (ids: readonly string[]) => sql`id = any(${sql.param([...ids])}::text[])`;

@@ -1,0 +1,89 @@
+import { tracked } from "@trpc/server";
+import { z } from "zod";
+import { INTERACTION_KINDS, INTERACTION_STATUSES } from "@/server/db/schema";
+import { hasRole, type InteractionChange } from "@/server/runtime";
+import { id, text } from "../inputs";
+import { createTRPCRouter, protectedProcedure } from "../trpc";
+
+const byId = z.strictObject({ interactionId: id });
+const decision = z.strictObject({ interactionId: id, reason: text(500).optional() });
+
+export const interactionsRouter = createTRPCRouter({
+  list: protectedProcedure
+    .input(
+      z
+        .strictObject({
+          status: z.enum(INTERACTION_STATUSES).optional(),
+          kind: z.enum(INTERACTION_KINDS).optional(),
+          tool: id.optional(),
+          requester: id.optional(),
+        })
+        .optional(),
+    )
+    .query(({ ctx, input }) => ctx.harbor.runtime.interactions.list(ctx.identity, input ?? {})),
+
+  get: protectedProcedure.input(byId).query(({ ctx, input }) => ctx.harbor.runtime.interactions.get(ctx.identity, input.interactionId)),
+
+  approve: protectedProcedure.input(decision).mutation(({ ctx, input }) =>
+    ctx.harbor.runtime.interactions.resolve(ctx.identity, {
+      interactionId: input.interactionId,
+      status: "resolved",
+      payload: { approved: true, ...(input.reason ? { reason: input.reason } : {}) },
+    }),
+  ),
+
+  reject: protectedProcedure.input(decision).mutation(({ ctx, input }) =>
+    ctx.harbor.runtime.interactions.resolve(ctx.identity, {
+      interactionId: input.interactionId,
+      status: "resolved",
+      payload: { approved: false, ...(input.reason ? { reason: input.reason } : {}) },
+    }),
+  ),
+
+  /** Exactly a `resume[]` entry; the payload is checked by the interaction's own strict schema. */
+  resume: protectedProcedure
+    .input(
+      z.strictObject({
+        interactionId: id,
+        status: z.enum(["resolved", "cancelled"]),
+        payload: z.unknown().optional(),
+        resumeToken: z.string().max(4096).optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => ctx.harbor.runtime.interactions.resolve(ctx.identity, input)),
+
+  /** Live changes of the caller's inbox: their own interactions, and for approvers the routed ones. */
+  events: protectedProcedure.subscription(async function* ({ ctx, signal }) {
+    const identity = ctx.identity;
+    const approver = hasRole(identity, "approver");
+    const queue: InteractionChange[] = [];
+    let wake: (() => void) | undefined;
+    const unsubscribe = ctx.harbor.runtime.onInteractionChange((change) => {
+      if (change.tenantId !== identity.tenantId) return;
+      if (change.ownerId !== identity.userId && !(approver && change.policy === "approvers")) return;
+      queue.push(change);
+      wake?.();
+    });
+    const onAbort = () => wake?.();
+    signal?.addEventListener("abort", onAbort);
+    try {
+      let n = 0;
+      while (!signal?.aborted) {
+        const change = queue.shift();
+        if (!change) {
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+          continue;
+        }
+        yield tracked(String(++n), {
+          interactionId: change.interactionId,
+          runId: change.runId,
+          status: change.status,
+        });
+      }
+    } finally {
+      unsubscribe();
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }),
+});

@@ -1,0 +1,20 @@
+import { tracked } from "@trpc/server";
+import { z } from "zod";
+import { id } from "../inputs";
+import { createTRPCRouter, protectedProcedure } from "../trpc";
+
+export const runsRouter = createTRPCRouter({
+  /**
+   * A run's events (each `tracked` by its seq, so a reconnecting client resumes with
+   * `Last-Event-ID`), from `afterSeq` through the run's end. Owners follow their runs, admins any
+   * run of their tenant.
+   */
+  events: protectedProcedure
+    .input(z.strictObject({ runId: id, afterSeq: z.number().int().min(0).optional(), lastEventId: z.string().nullish() }))
+    .subscription(async function* ({ ctx, input, signal }) {
+      const resumeFrom = input.lastEventId ? Number(input.lastEventId) : (input.afterSeq ?? 0);
+      for await (const logged of ctx.harbor.runtime.watchRun(ctx.identity, input.runId, Number.isFinite(resumeFrom) ? resumeFrom : 0, signal)) {
+        yield tracked(String(logged.seq), { seq: logged.seq, at: logged.at, event: logged.event });
+      }
+    }),
+});

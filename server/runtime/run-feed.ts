@@ -1,0 +1,62 @@
+/**
+ * A run's events for readers outside the request that drives it (a chat following a run resumed by
+ * someone else, the console): what the log already holds after `afterSeq`, then live events, until
+ * the run ends. Resumable: a reader that reconnects passes the last seq it saw.
+ */
+import type { Database } from "@/server/db";
+import { findRun, listRunEvents } from "@/server/db/queries/runs";
+import { ForbiddenError, NotFoundError } from "./errors";
+import type { EventBus } from "./event-bus";
+import type { LoggedEvent, RunEvent } from "./events";
+import { hasRole, type Identity } from "./identity";
+
+const endsRun = (event: RunEvent) => event.type === "run.completed" || event.type === "run.failed";
+
+export function runFeed(db: Database, bus: EventBus) {
+  /** Owners follow their runs; admins every run of their tenant; other tenants learn nothing. */
+  async function authorize(identity: Identity, runId: string) {
+    const run = await findRun(db, runId);
+    if (!run || run.tenantId !== identity.tenantId) throw new NotFoundError("Run");
+    if (run.ownerId !== identity.userId && !hasRole(identity, "admin")) throw new ForbiddenError("This run belongs to another user.");
+    return run;
+  }
+
+  async function* watch(identity: Identity, runId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
+    await authorize(identity, runId);
+    const live: LoggedEvent[] = [];
+    let wake: (() => void) | undefined;
+    // Subscribed before reading the log, so nothing falls between the two; seqs remove the overlap.
+    const unsubscribe = bus.subscribe(runId, (event) => {
+      live.push(event);
+      wake?.();
+    });
+    const onAbort = () => wake?.();
+    signal?.addEventListener("abort", onAbort);
+    try {
+      let last = afterSeq;
+      for (const row of await listRunEvents(db, runId, afterSeq)) {
+        const event = row.data as unknown as RunEvent;
+        yield { runId, seq: row.seq, at: row.createdAt.getTime(), event };
+        last = row.seq;
+        if (endsRun(event)) return;
+      }
+      while (!signal?.aborted) {
+        const next = live.shift();
+        if (!next) {
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+          continue;
+        }
+        if (next.seq <= last) continue;
+        yield next;
+        last = next.seq;
+        if (endsRun(next.event)) return;
+      }
+    } finally {
+      unsubscribe();
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  return { authorize, watch };
+}
