@@ -10,9 +10,16 @@ import { from, lastValueFrom, toArray, type Observable } from "rxjs";
 import { expect } from "vitest";
 import { authHeaders, type Auth } from "./http";
 
-interface ClientLike {
+export interface ResumeEntry {
+  interruptId: string;
+  status: "resolved" | "cancelled";
+  payload?: unknown;
+}
+
+export interface ClientLike {
   messages: readonly unknown[];
-  runAgent(params: { runId: string }, subscriber: { onEvent(p: { event: BaseEvent }): void }): Promise<unknown>;
+  addMessage(message: Message): void;
+  runAgent(params: { runId: string; resume?: ResumeEntry[] }, subscriber: { onEvent(p: { event: BaseEvent }): void }): Promise<unknown>;
 }
 
 export interface AguiClient {
@@ -39,35 +46,90 @@ export const AGUI_CLIENTS: AguiClient[] = [
 
 export interface AgentTurn {
   events: BaseEvent[];
-  messages: readonly { id: string; role: string; content?: unknown }[];
+  messages: readonly { id: string; role: string; content?: unknown; toolCallId?: string }[];
+  /** The client, to continue the conversation with (it keeps messages and pending interrupts). */
+  agent: ClientLike;
 }
 
-/** One run through the client; asserts the stream is schema-valid, verified and ends with RUN_FINISHED. */
+/**
+ * One run through the client; asserts the stream is schema-valid, verified and ends as expected
+ * (RUN_FINISHED unless told RUN_ERROR). Pass `agent` to continue with the same client (`messages`
+ * are then added to its history).
+ */
 export async function runTurn(
   client: AguiClient,
-  options: { baseUrl: string; auth: Auth; threadId: string; messages: Message[]; agentId?: string },
+  options: {
+    baseUrl: string;
+    auth: Auth;
+    threadId: string;
+    messages: Message[];
+    agentId?: string;
+    agent?: ClientLike;
+    resume?: ResumeEntry[];
+    ends?: "RUN_FINISHED" | "RUN_ERROR";
+  },
 ): Promise<AgentTurn> {
-  const agent = client.create({
-    url: `${options.baseUrl}/api/agents/${options.agentId ?? "concierge"}/runs`,
-    headers: authHeaders(options.auth),
-    threadId: options.threadId,
-    initialMessages: options.messages,
-  });
+  const agent =
+    options.agent ??
+    client.create({
+      url: `${options.baseUrl}/api/agents/${options.agentId ?? "concierge"}/runs`,
+      headers: authHeaders(options.auth),
+      threadId: options.threadId,
+      initialMessages: options.messages,
+    });
+  if (options.agent) for (const message of options.messages) agent.addMessage(message);
   const events: BaseEvent[] = [];
-  await agent.runAgent({ runId: randomUUID() }, { onEvent: ({ event }) => void events.push(event) });
-  assertValidStream(events);
+  await agent.runAgent(
+    { runId: randomUUID(), ...(options.resume ? { resume: options.resume } : {}) },
+    { onEvent: ({ event }) => void events.push(event) },
+  );
+  assertValidStream(events, options.ends);
   await client.verify(events);
-  return { events, messages: agent.messages as AgentTurn["messages"] };
+  return { events, messages: agent.messages as AgentTurn["messages"], agent };
 }
 
-export function assertValidStream(events: readonly BaseEvent[]): void {
+export function assertValidStream(events: readonly BaseEvent[], ends: "RUN_FINISHED" | "RUN_ERROR" = "RUN_FINISHED"): void {
   expect(events.length).toBeGreaterThan(0);
   for (const event of events) {
     const parsed = EventSchemas.safeParse(event);
     expect(parsed.success, `${event.type} does not match the AG-UI schema: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
   }
-  expect(events.at(-1)?.type).toBe("RUN_FINISHED");
+  expect(events.at(-1)?.type, JSON.stringify(events.at(-1))).toBe(ends);
 }
+
+export interface WireInterrupt {
+  id: string;
+  reason: string;
+  message?: string;
+  toolCallId?: string;
+  responseSchema?: Record<string, unknown>;
+  expiresAt?: string;
+  metadata?: { harbor?: { pauseId: string; pauseReason: string; resumeToken: string; runId: string; policy: string; tool?: { name: string; args: Record<string, unknown> } } };
+}
+
+/** The interrupts a stream ended with (none when it did not end on an interrupt). */
+export function interruptsOf(events: readonly BaseEvent[]): WireInterrupt[] {
+  const last = events.at(-1) as (BaseEvent & { outcome?: { type: string; interrupts?: WireInterrupt[] } }) | undefined;
+  return last?.outcome?.type === "interrupt" ? (last.outcome.interrupts ?? []) : [];
+}
+
+/** The RUN_ERROR a stream ended with. */
+export function runError(events: readonly BaseEvent[]): { code?: string; message: string } | undefined {
+  const last = events.at(-1) as BaseEvent & { code?: string; message: string };
+  return last?.type === "RUN_ERROR" ? last : undefined;
+}
+
+export function customEvents(events: readonly BaseEvent[], name: string): Record<string, unknown>[] {
+  return events
+    .filter((e) => e.type === "CUSTOM" && (e as BaseEvent & { name: string }).name === name)
+    .map((e) => (e as BaseEvent & { value: Record<string, unknown> }).value);
+}
+
+export const approve = (interruptId: string, approved = true, reason?: string): ResumeEntry => ({
+  interruptId,
+  status: "resolved",
+  payload: reason ? { approved, reason } : { approved },
+});
 
 export function userMessage(content: string): Message {
   return { id: randomUUID(), role: "user", content };

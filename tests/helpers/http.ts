@@ -62,3 +62,48 @@ export async function createToken(baseUrl: string, cookie: string, name = "test"
   if (!answer.data) throw new Error(`tokens.create failed: ${JSON.stringify(answer.error)}`);
   return answer.data;
 }
+
+export interface SseFrame {
+  event?: string;
+  id?: string;
+  data: string;
+}
+
+/** Reads SSE frames from a response until `stop` says so (or the stream ends); then cancels it. */
+export async function readSse(res: Response, stop: (frame: SseFrame) => boolean = () => false): Promise<SseFrame[]> {
+  const frames: SseFrame[] = [];
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return frames;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) !== -1) {
+        const raw = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const frame: SseFrame = { data: "" };
+        for (const line of raw.split("\n")) {
+          const [field, ...rest] = line.split(":");
+          const text = rest.join(":").replace(/^ /, "");
+          if (field === "data") frame.data += text;
+          else if (field === "event") frame.event = text;
+          else if (field === "id") frame.id = text;
+        }
+        frames.push(frame);
+        if (stop(frame)) return frames;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Opens a tRPC subscription over SSE (as curl -N would). */
+export function trpcSubscribe(baseUrl: string, auth: Auth, path: string, input: unknown, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${baseUrl}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+    headers: { accept: "text/event-stream", ...authHeaders(auth) },
+    signal,
+  });
+}
