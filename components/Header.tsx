@@ -15,6 +15,7 @@ export function Header({ profile, signOutAction }: { profile: HeaderProfile; sig
       </Link>
       <nav className="topnav">
         <Link href="/chat">Chat</Link>
+        {profile.role === "approver" || profile.role === "admin" ? <Link href="/approvals">Approvals</Link> : null}
       </nav>
       <div className="who" data-testid="who">
         <span className="who-name">{profile.name}</span>

@@ -1,36 +1,46 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { Fragment, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useRouter } from "next/navigation";
 import { useTRPC } from "@/components/trpc/client";
+import { ApprovalCard } from "@/components/interactions/ApprovalCard";
 import { ThreadList } from "./ThreadList";
+import { useGates } from "./useGates";
 import type { ChatMessage } from "./types";
 import { useAgentRun } from "./useAgentRun";
 
 const AGENT_ID = "concierge";
 
-export function ChatApp({ threadId, initialMessages }: { threadId: string | null; initialMessages: ChatMessage[] }) {
+interface ConversationProps {
+  threadId: string | null;
+  initialMessages: ChatMessage[];
+  /** The signed-in user: decides which requests they may answer themselves. */
+  viewerId: string;
+}
+
+export function ChatApp(props: ConversationProps) {
   return (
     <div className="chat-layout">
-      <ThreadList activeId={threadId} />
-      <Conversation key={threadId ?? "new"} threadId={threadId} initialMessages={initialMessages} />
+      <ThreadList activeId={props.threadId} />
+      <Conversation key={props.threadId ?? "new"} {...props} />
     </div>
   );
 }
 
-function Conversation({ threadId, initialMessages }: { threadId: string | null; initialMessages: ChatMessage[] }) {
+function Conversation({ threadId, initialMessages, viewerId }: ConversationProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
   const [draft, setDraft] = useState("");
-  const run = useAgentRun(AGENT_ID, initialMessages);
+  const run = useAgentRun(AGENT_ID, threadId, initialMessages);
+  const gates = useGates(threadId, viewerId, run);
   const bottom = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => {
     bottom.current?.scrollIntoView({ block: "end" });
-  }, [run.messages.length, run.streaming?.content]);
+  }, [run.messages.length, run.streaming?.content, gates.pending.length]);
 
   useEffect(() => {
     if (!run.running) input.current?.focus();
@@ -39,7 +49,7 @@ function Conversation({ threadId, initialMessages }: { threadId: string | null; 
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     const text = draft.trim();
-    if (!text || run.running) return;
+    if (!text || run.running || gates.blocking) return;
     // A new conversation gets its id here; the server creates the thread on the first run.
     const id = threadId ?? crypto.randomUUID();
     setDraft("");
@@ -48,7 +58,10 @@ function Conversation({ threadId, initialMessages }: { threadId: string | null; 
       setDraft(text);
       return;
     }
-    await queryClient.invalidateQueries({ queryKey: trpc.threads.list.queryKey() });
+    await Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.threads.list.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey({ threadId: id }) }),
+    ]);
     // The conversation now has its own address: the list highlights it, and "New conversation"
     // starts a fresh one again.
     if (!threadId) router.replace(`/chat/${encodeURIComponent(id)}`);
@@ -61,7 +74,15 @@ function Conversation({ threadId, initialMessages }: { threadId: string | null; 
     }
   }
 
+  const results = new Map(run.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m.content]));
   const empty = run.messages.length === 0 && !run.streaming;
+  const placeholder = run.running
+    ? "Waiting for the reply…"
+    : gates.waitingForOthers
+      ? "Waiting for an approver to decide…"
+      : gates.blocking
+        ? "Answer the request above first"
+        : "Message the concierge (Enter to send)";
   return (
     <section className="conversation" aria-label="Conversation">
       <div className="messages" data-testid="messages" aria-live="polite">
@@ -71,13 +92,29 @@ function Conversation({ threadId, initialMessages }: { threadId: string | null; 
             <p className="muted">Say hello, or ask what it can do.</p>
           </div>
         ) : null}
-        {run.messages.map((m) => (
-          <MessageBubble key={m.id} role={m.role} content={m.content} />
-        ))}
+        {run.messages.map((m) =>
+          m.role === "tool" ? null : (
+            <Fragment key={m.id}>
+              {m.content ? <MessageBubble role={m.role} content={m.content} /> : null}
+              {m.toolCalls?.map((call) => (
+                <ApprovalCard
+                  key={call.id}
+                  call={call}
+                  interaction={gates.byToolCall.get(call.id)}
+                  result={results.get(call.id)}
+                  viewerId={viewerId}
+                  chosen={gates.chosen(call.id)}
+                  busy={run.running}
+                  onDecide={(approved, reason) => void gates.decide(call.id, approved, reason)}
+                />
+              ))}
+            </Fragment>
+          ),
+        )}
         {run.streaming ? <MessageBubble role="assistant" content={run.streaming.content} streaming /> : null}
-        {run.running && !run.streaming ? <div className="typing muted small">The concierge is thinking…</div> : null}
+        {run.running && !run.streaming ? <div className="typing muted small">The concierge is working…</div> : null}
         {run.error ? (
-          <div role="alert" className="error banner" data-testid="run-error">
+          <div role="alert" className="error banner" data-testid="run-error" data-code={run.error.code}>
             {run.error.message}{" "}
             {run.error.remedy === "sign-in" ? (
               <a href={`/signin?callbackUrl=${encodeURIComponent(threadId ? `/chat/${threadId}` : "/chat")}`}>Sign in again</a>
@@ -96,15 +133,15 @@ function Conversation({ threadId, initialMessages }: { threadId: string | null; 
           ref={input}
           name="message"
           aria-label="Message"
-          placeholder={run.running ? "Waiting for the reply…" : "Message the concierge (Enter to send)"}
+          placeholder={placeholder}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={onKeyDown}
-          disabled={run.running}
+          disabled={run.running || gates.blocking}
           rows={2}
           maxLength={20_000}
         />
-        <button type="submit" className="button primary" disabled={run.running || draft.trim() === ""}>
+        <button type="submit" className="button primary" disabled={run.running || gates.blocking || draft.trim() === ""}>
           {run.running ? "Sending…" : "Send"}
         </button>
       </form>

@@ -1,8 +1,8 @@
 "use client";
 
 import { HttpAgent, type Message } from "@ag-ui/client";
-import { useCallback, useState } from "react";
-import type { ChatMessage } from "./types";
+import { useCallback, useRef, useState } from "react";
+import type { ChatMessage, ResumeAnswer } from "./types";
 
 export interface AgentRunState {
   messages: ChatMessage[];
@@ -14,37 +14,75 @@ export interface AgentRunState {
 
 export interface RunFailure {
   message: string;
+  /** The RUN_ERROR code, when the server refused or failed the run in-band. */
+  code?: string;
   /** What the user can do about it: sign in again (the session ended), or reload what was saved. */
   remedy?: "sign-in" | "reload";
 }
 
+/** Harbor's runtime events, as the run-events subscription delivers them (see server/runtime/events.ts). */
+export type FollowedEvent =
+  | { type: "text.started"; messageId: string }
+  | { type: "text.delta"; messageId: string; delta: string }
+  | { type: "text.ended"; messageId: string }
+  | { type: "tool.result"; messageId: string; toolCallId: string; content: string }
+  | { type: "snapshot"; messages: ChatMessage[] }
+  | { type: "run.completed" }
+  | { type: "run.failed"; code: string; message: string }
+  | { type: string };
+
 function fromAgui(messages: readonly Message[]): ChatMessage[] {
-  return messages.flatMap((m) =>
-    m.role === "user" || m.role === "assistant" || m.role === "system" || m.role === "developer"
-      ? [{ id: m.id, role: m.role, content: typeof m.content === "string" ? m.content : "" }]
-      : [],
-  );
+  return messages.flatMap((m): ChatMessage[] => {
+    const content = "content" in m && typeof m.content === "string" ? m.content : "";
+    if (m.role === "assistant") {
+      const toolCalls = m.toolCalls?.map((c) => ({ id: c.id, name: c.function.name, args: parseArgs(c.function.arguments) }));
+      return [{ id: m.id, role: "assistant", content, ...(toolCalls?.length ? { toolCalls } : {}) }];
+    }
+    if (m.role === "tool") return [{ id: m.id, role: "tool", content, toolCallId: m.toolCallId }];
+    if (m.role === "user" || m.role === "system" || m.role === "developer") return [{ id: m.id, role: m.role, content }];
+    return [];
+  });
 }
 
-/** Runs an agent over AG-UI with `@ag-ui/client`, keeping the conversation and the live stream in state. */
-export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
-  const [state, setState] = useState<AgentRunState>({
-    messages: initialMessages,
-    streaming: null,
-    running: false,
-    error: null,
+function toAgui(messages: readonly ChatMessage[]): Message[] {
+  return messages.map((m): Message => {
+    if (m.role === "assistant" && m.toolCalls?.length) {
+      return {
+        id: m.id,
+        role: "assistant",
+        content: m.content,
+        toolCalls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+      };
+    }
+    if (m.role === "tool") return { id: m.id, role: "tool", content: m.content, toolCallId: m.toolCallId ?? "" };
+    return { id: m.id, role: m.role, content: m.content } as Message;
   });
+}
 
-  const send = useCallback(
-    async (threadId: string, text: string) => {
-      const userMessage: ChatMessage = { id: crypto.randomUUID(), role: "user", content: text };
-      const history = [...state.messages, userMessage];
+function parseArgs(json: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(json);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Runs an agent over AG-UI with `@ag-ui/client`, keeping the conversation and the live stream in
+ * state: new messages (`send`), answers to open interrupts (`resume`), and runs continued by someone
+ * else, fed from the run-events subscription (`apply`).
+ */
+export function useAgentRun(agentId: string, threadId: string | null, initialMessages: ChatMessage[]) {
+  const [state, setState] = useState<AgentRunState>({ messages: initialMessages, streaming: null, running: false, error: null });
+  const messages = useRef(state.messages);
+  messages.current = state.messages;
+
+  const run = useCallback(
+    async (id: string, options: { userMessage?: ChatMessage; resume?: ResumeAnswer[] }) => {
+      const history = options.userMessage ? [...messages.current, options.userMessage] : messages.current;
       setState((s) => ({ ...s, messages: history, running: true, error: null }));
-      const agent = new HttpAgent({
-        url: `/api/agents/${encodeURIComponent(agentId)}/runs`,
-        threadId,
-        initialMessages: history as Message[],
-      });
+      const agent = new HttpAgent({ url: `/api/agents/${encodeURIComponent(agentId)}/runs`, threadId: id, initialMessages: toAgui(history) });
       // Once the run started, the server holds the message. A request refused before that stored
       // nothing, so its message leaves the conversation and goes back into the composer.
       let started = false;
@@ -54,11 +92,15 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
       const failOrRefuse = (error: unknown) => {
         if (started) return fail(describe(error));
         refused = true;
-        setState((s) => ({ ...s, error: describe(error), messages: s.messages.filter((m) => m.id !== userMessage.id) }));
+        setState((s) => ({
+          ...s,
+          error: describe(error),
+          messages: s.messages.filter((m) => m.id !== options.userMessage?.id),
+        }));
       };
       try {
         await agent.runAgent(
-          { runId: crypto.randomUUID() },
+          { runId: crypto.randomUUID(), ...(options.resume ? { resume: options.resume } : {}) },
           {
             onRunStartedEvent: () => {
               started = true;
@@ -66,30 +108,32 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
             onRunFinishedEvent: () => {
               ended = true;
             },
-            onTextMessageStartEvent: ({ event }) =>
-              setState((s) => ({ ...s, streaming: { id: event.messageId, content: "" } })),
+            onTextMessageStartEvent: ({ event }) => setState((s) => ({ ...s, streaming: { id: event.messageId, content: "" } })),
             onTextMessageContentEvent: ({ event }) =>
-              setState((s) =>
-                s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + event.delta } } : s,
-              ),
+              setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + event.delta } } : s)),
             onTextMessageEndEvent: () =>
-              setState((s) =>
-                s.streaming
-                  ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] }
-                  : s,
-              ),
+              setState((s) => (s.streaming ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] } : s)),
+            onToolCallResultEvent: ({ event }) =>
+              setState((s) => ({
+                ...s,
+                messages: [...s.messages, { id: event.messageId, role: "tool", content: String(event.content), toolCallId: event.toolCallId }],
+              })),
             onMessagesSnapshotEvent: ({ event }) => setState((s) => ({ ...s, messages: fromAgui(event.messages) })),
             onRunErrorEvent: ({ event }) => {
               ended = true;
-              fail({ message: event.message });
+              // A refused message (e.g. PENDING_INTERACTION) was not stored: give it back to the composer.
+              if (options.userMessage && event.code === "PENDING_INTERACTION") refused = true;
+              setState((s) => ({
+                ...s,
+                error: { message: event.message, code: event.code },
+                messages: refused ? s.messages.filter((m) => m.id !== options.userMessage?.id) : s.messages,
+              }));
             },
             onRunFailed: ({ error }) => failOrRefuse(error),
           },
         );
         // @ag-ui/client resolves even when the stream was cut before its last event.
-        if (!ended && !refused) {
-          fail({ message: "The connection dropped before the reply finished.", remedy: "reload" });
-        }
+        if (!ended && !refused) fail({ message: "The connection dropped before the reply finished.", remedy: "reload" });
       } catch (error) {
         failOrRefuse(error);
       } finally {
@@ -97,10 +141,52 @@ export function useAgentRun(agentId: string, initialMessages: ChatMessage[]) {
       }
       return { delivered: !refused };
     },
-    [agentId, state.messages],
+    [agentId],
   );
 
-  return { ...state, send };
+  const send = useCallback(
+    (id: string, text: string) => run(id, { userMessage: { id: crypto.randomUUID(), role: "user", content: text } }),
+    [run],
+  );
+
+  const resume = useCallback(
+    async (answers: ResumeAnswer[]) => {
+      if (!threadId) return { delivered: false };
+      return run(threadId, { resume: answers });
+    },
+    [run, threadId],
+  );
+
+  /** Applies an event of a run someone else continued (an approver decided), as it happens. */
+  const apply = useCallback((event: FollowedEvent) => {
+    setState((s) => {
+      switch (event.type) {
+        case "text.started":
+          return { ...s, running: true, streaming: { id: (event as { messageId: string }).messageId, content: "" } };
+        case "text.delta":
+          return s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + (event as { delta: string }).delta } } : s;
+        case "text.ended":
+          return s.streaming ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] } : s;
+        case "tool.result": {
+          const e = event as { messageId: string; toolCallId: string; content: string };
+          if (s.messages.some((m) => m.id === e.messageId)) return s;
+          return { ...s, running: true, messages: [...s.messages, { id: e.messageId, role: "tool", content: e.content, toolCallId: e.toolCallId }] };
+        }
+        case "snapshot":
+          return { ...s, messages: (event as { messages: ChatMessage[] }).messages };
+        case "run.completed":
+          return { ...s, running: false, streaming: null };
+        case "run.failed": {
+          const e = event as { code: string; message: string };
+          return { ...s, running: false, streaming: null, error: { message: e.message, code: e.code } };
+        }
+        default:
+          return s;
+      }
+    });
+  }, []);
+
+  return { ...state, send, resume, apply };
 }
 
 function describe(error: unknown): RunFailure {

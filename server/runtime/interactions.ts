@@ -15,6 +15,7 @@ export interface InteractionQuery {
   kind?: InteractionKind;
   tool?: string;
   requester?: string;
+  threadId?: string;
 }
 
 /** What clients get: no internal columns; the decision with its actor. */

@@ -17,6 +17,7 @@ export const interactionsRouter = createTRPCRouter({
           kind: z.enum(INTERACTION_KINDS).optional(),
           tool: id.optional(),
           requester: id.optional(),
+          threadId: id.optional(),
         })
         .optional(),
     )

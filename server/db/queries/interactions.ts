@@ -142,6 +142,7 @@ export interface InteractionFilter {
   kind?: InteractionKind;
   tool?: string;
   requester?: string;
+  threadId?: string;
   /** Only rows these conditions admit (who may see what is the runtime's rule). */
   visibleTo: { userId: string; approver: boolean };
   limit?: number;
@@ -165,6 +166,7 @@ export async function listInteractions(db: Executor, filter: InteractionFilter &
   if (filter.kind) conditions.push(eq(interactions.kind, filter.kind));
   if (filter.tool) conditions.push(eq(interactions.toolName, filter.tool));
   if (filter.requester) conditions.push(eq(interactions.ownerId, filter.requester));
+  if (filter.threadId) conditions.push(eq(interactions.threadId, filter.threadId));
   const mine = eq(interactions.ownerId, filter.visibleTo.userId);
   conditions.push(filter.visibleTo.approver ? sql`(${mine} or ${interactions.policy} = 'approvers')` : mine);
   return db

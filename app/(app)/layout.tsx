@@ -6,7 +6,8 @@ import { signOutAction } from "../(auth)/signin/actions";
 
 export const dynamic = "force-dynamic";
 
-export default async function ChatLayout({ children }: { children: ReactNode }) {
+/** The signed-in application: chat, approvals (and later the console) under one header. */
+export default async function AppLayout({ children }: { children: ReactNode }) {
   await requireIdentity("/chat");
   const profile = await (await serverApi()).me.get();
   return (

@@ -9,13 +9,20 @@ export const dynamic = "force-dynamic";
 
 export default async function ThreadPage({ params }: { params: Promise<{ threadId: string }> }) {
   const { threadId } = await params;
-  await requireIdentity(`/chat/${encodeURIComponent(threadId)}`);
+  const identity = await requireIdentity(`/chat/${encodeURIComponent(threadId)}`);
   try {
     const { thread, messages } = await (await serverApi()).threads.get({ threadId });
     return (
       <ChatApp
         threadId={thread.id}
-        initialMessages={messages.map(({ id, role, content }) => ({ id, role, content }))}
+        viewerId={identity.userId}
+        initialMessages={messages.map(({ id, role, content, toolCalls, toolCallId }) => ({
+          id,
+          role,
+          content,
+          ...(toolCalls ? { toolCalls } : {}),
+          ...(toolCallId ? { toolCallId } : {}),
+        }))}
       />
     );
   } catch (error) {

@@ -1,0 +1,224 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { useMemo, useState } from "react";
+import { Countdown } from "@/components/interactions/Countdown";
+import { DecisionForm } from "@/components/interactions/DecisionForm";
+import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
+import { argEntries, toolTitle } from "@/components/interactions/tools";
+import { useTRPC } from "@/components/trpc/client";
+import type { InteractionView } from "@/server/runtime";
+
+type Tab = "pending" | "decided";
+
+const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/** The approver's inbox: pending gates of the tenant, newest first, decided receipts, live. */
+export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [tab, setTab] = useState<Tab>("pending");
+  const [tool, setTool] = useState("");
+  const [requester, setRequester] = useState("");
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+
+  const all = useQuery(trpc.interactions.list.queryOptions({ kind: "approval" }));
+  const live = useSubscription(
+    trpc.interactions.events.subscriptionOptions(undefined, {
+      onData: () => void queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }),
+    }),
+  );
+
+  const rows = useMemo(
+    () =>
+      (all.data ?? []).filter(
+        (i) => (tab === "pending" ? i.status === "pending" : i.status !== "pending") && (!tool || i.tool?.name === tool) && (!requester || i.requester.id === requester),
+      ),
+    [all.data, tab, tool, requester],
+  );
+  const tools = [...new Set((all.data ?? []).flatMap((i) => (i.tool ? [i.tool.name] : [])))].sort();
+  const requesters = [...new Map((all.data ?? []).map((i) => [i.requester.id, i.requester.name ?? i.requester.email ?? i.requester.id])).entries()];
+  const selected = rows.find((i) => i.interactionId === selectedId) ?? rows[0];
+  const pendingCount = (all.data ?? []).filter((i) => i.status === "pending").length;
+
+  return (
+    <div className="inbox">
+      <aside className="inbox-list" aria-label="Approval requests">
+        <div className="inbox-tools">
+          <div className="row-top" style={{ display: "flex", justifyContent: "space-between", alignItems: "center" }}>
+            <div className="tabs" role="tablist">
+              <button type="button" role="tab" className="tab" aria-selected={tab === "pending"} onClick={() => setTab("pending")}>
+                Pending{pendingCount > 0 ? ` (${pendingCount})` : ""}
+              </button>
+              <button type="button" role="tab" className="tab" aria-selected={tab === "decided"} onClick={() => setTab("decided")}>
+                Decided
+              </button>
+            </div>
+            <span className={live.status === "pending" ? "live" : "live off"} title="Updates arrive as they happen">
+              {live.status === "pending" ? "Live" : "Connecting…"}
+            </span>
+          </div>
+          <div className="filters">
+            <select aria-label="Filter by tool" value={tool} onChange={(e) => setTool(e.target.value)}>
+              <option value="">All tools</option>
+              {tools.map((t) => (
+                <option key={t} value={t}>
+                  {toolTitle(t)}
+                </option>
+              ))}
+            </select>
+            <select aria-label="Filter by requester" value={requester} onChange={(e) => setRequester(e.target.value)}>
+              <option value="">Everyone</option>
+              {requesters.map(([id, name]) => (
+                <option key={id} value={id}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        {all.isPending ? (
+          <ul className="inbox-rows" aria-busy="true">
+            {[0, 1, 2].map((n) => (
+              <li key={n} className="skeleton" />
+            ))}
+          </ul>
+        ) : all.isError ? (
+          <p className="error banner" role="alert" style={{ margin: "1rem" }}>
+            Could not load the requests: {all.error.message}
+          </p>
+        ) : rows.length === 0 ? (
+          <div className="empty-state muted" style={{ padding: "2rem 1rem" }} data-testid="inbox-empty">
+            {tab === "pending" ? "Nothing is waiting for a decision." : "No decisions yet."}
+          </div>
+        ) : (
+          <ul className="inbox-rows" data-testid="inbox-rows">
+            {rows.map((i) => (
+              <li key={i.interactionId}>
+                <button
+                  type="button"
+                  className="inbox-row"
+                  aria-current={selected?.interactionId === i.interactionId}
+                  onClick={() => setSelectedId(i.interactionId)}
+                  data-testid="inbox-row"
+                >
+                  <span className="row-top">
+                    <strong>{i.message}</strong>
+                    <StatusBadge status={i.status} />
+                  </span>
+                  <span className="muted small">
+                    {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </aside>
+      <section className="inbox-detail" aria-label="Request detail">
+        {selected ? <Detail key={selected.interactionId} interaction={selected} viewerId={viewerId} /> : <p className="muted">Select a request to see it in full.</p>}
+      </section>
+    </div>
+  );
+}
+
+function Detail({ interaction, viewerId }: { interaction: InteractionView; viewerId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const onSettled = () => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
+  const approve = useMutation(trpc.interactions.approve.mutationOptions({ onSettled }));
+  const reject = useMutation(trpc.interactions.reject.mutationOptions({ onSettled }));
+  const busy = approve.isPending || reject.isPending;
+  const failure = approve.error ?? reject.error;
+  const own = interaction.requester.id === viewerId && interaction.policy === "approvers";
+
+  return (
+    <article className={`approval-card ${toneOf(interaction.status)}`} data-testid="inbox-detail" data-status={interaction.status}>
+      <header className="approval-head">
+        <h2>{interaction.tool ? toolTitle(interaction.tool.name) : interaction.message}</h2>
+        <StatusBadge status={interaction.status} />
+      </header>
+      <p className="muted small" style={{ margin: 0 }}>
+        {interaction.message}
+      </p>
+      {interaction.tool ? (
+        <dl className="approval-args">
+          {argEntries(interaction.tool.args).map(([label, value]) => (
+            <div key={label}>
+              <dt>{label}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+      <dl className="meta">
+        <dt>Requested by</dt>
+        <dd>
+          {interaction.requester.name} <span className="muted">{interaction.requester.email}</span>
+        </dd>
+        <dt>Requested</dt>
+        <dd>{when(interaction.createdAt)}</dd>
+        <dt>Who decides</dt>
+        <dd>{interaction.policy === "approvers" ? "Any approver except the requester" : "The requester"}</dd>
+        {interaction.status === "pending" ? (
+          <>
+            <dt>Expires</dt>
+            <dd>
+              <Countdown until={interaction.expiresAt} />
+            </dd>
+          </>
+        ) : (
+          <>
+            <dt>Decision</dt>
+            <dd data-testid="receipt">
+              {receipt(interaction, viewerId)}
+            </dd>
+          </>
+        )}
+      </dl>
+      {interaction.status === "pending" ? (
+        <footer className="approval-foot">
+          <DecisionForm
+            busy={busy}
+            disabledReason={
+              own
+                ? "You requested this, so another approver must decide (four-eyes rule)."
+                : interaction.policy === "owner" && interaction.requester.id !== viewerId
+                  ? "Only the requester can answer this one."
+                  : undefined
+            }
+            onDecide={(approved, reason) =>
+              (approved ? approve : reject).mutate({ interactionId: interaction.interactionId, ...(reason ? { reason } : {}) })
+            }
+          />
+          {failure ? (
+            <p className="error small" role="alert">
+              {failure.message}
+            </p>
+          ) : null}
+        </footer>
+      ) : null}
+    </article>
+  );
+}
+
+function receipt(i: InteractionView, viewerId: string): string {
+  const who = i.resolvedBy ? (i.resolvedBy.id === viewerId ? "you" : (i.resolvedBy.name ?? i.resolvedBy.id)) : "nobody";
+  const at = i.resolvedAt ? ` on ${when(i.resolvedAt)}` : "";
+  const reason = i.decision?.reason && i.decision.reason !== "cancelled" ? ` — “${i.decision.reason}”` : "";
+  switch (i.status) {
+    case "resolved":
+      return `Approved by ${who}${at}${reason}`;
+    case "rejected":
+      return `Rejected by ${who}${at}${reason}`;
+    case "cancelled":
+      return `Cancelled by ${who}${at}`;
+    case "expired":
+      return `Expired${at}: nobody decided in time`;
+    case "lost":
+      return `Lost when Harbor restarted${at}`;
+    case "pending":
+      return "Pending";
+  }
+}

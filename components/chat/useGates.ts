@@ -1,0 +1,100 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { skipToken } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { useCallback, useMemo, useRef, useState } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import type { InteractionView } from "@/server/runtime";
+import type { ResumeAnswer } from "./types";
+import type { FollowedEvent, useAgentRun } from "./useAgentRun";
+
+type Run = ReturnType<typeof useAgentRun>;
+
+/**
+ * The thread's approval gates: loaded with tRPC and refreshed as runs end; the viewer's own
+ * decisions are collected until every open request they may answer has one (a resume must answer
+ * them all), then sent as one resume. A gate routed to the approvers is followed live: when an
+ * approver decides, the run's continuation streams into this conversation.
+ */
+export function useGates(threadId: string | null, viewerId: string, run: Run) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const list = useQuery(trpc.interactions.list.queryOptions(threadId ? { threadId } : skipToken));
+  const interactions = useMemo(() => list.data ?? [], [list.data]);
+  const [choices, setChoices] = useState<Record<string, { approved: boolean; reason?: string }>>({});
+
+  const byToolCall = useMemo(() => {
+    const map = new Map<string, InteractionView>();
+    // Oldest first, so a newer interaction for the same call (none today) would win.
+    for (const i of [...interactions].reverse()) if (i.toolCallId) map.set(i.toolCallId, i);
+    return map;
+  }, [interactions]);
+  const pending = interactions.filter((i) => i.status === "pending");
+  const mine = pending.filter((i) => i.policy === "owner" && i.requester.id === viewerId);
+  const routed = pending.filter((i) => i.policy === "approvers");
+
+  const refresh = useCallback(
+    () => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }),
+    [queryClient, trpc],
+  );
+
+  const decide = useCallback(
+    async (toolCallId: string, approved: boolean, reason?: string) => {
+      const gate = byToolCall.get(toolCallId);
+      if (!gate) return;
+      const next = { ...choices, [gate.interactionId]: { approved, ...(reason ? { reason } : {}) } };
+      if (!mine.every((i) => next[i.interactionId])) {
+        setChoices(next);
+        return;
+      }
+      const answers: ResumeAnswer[] = mine.map((i) => ({ interruptId: i.interactionId, status: "resolved", payload: next[i.interactionId] }));
+      setChoices({});
+      await run.resume(answers);
+      await refresh();
+    },
+    [byToolCall, choices, mine, run, refresh],
+  );
+
+  // Follow the run an approver must continue, until it ends (not just until the gate is decided):
+  // skip what is already shown, up to the pause.
+  const [followed, setFollowed] = useState<{ runId: string; interactionId: string } | null>(null);
+  const waitingOn = routed[0];
+  if (waitingOn && followed?.interactionId !== waitingOn.interactionId) {
+    setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId });
+  }
+  const seenPause = useRef(false);
+  useSubscription(
+    trpc.runs.events.subscriptionOptions(followed ? { runId: followed.runId } : skipToken, {
+      onStarted: () => {
+        seenPause.current = false;
+      },
+      onData: ({ data }) => {
+        const event = data.event as FollowedEvent & { interrupts?: { id: string }[] };
+        if (!seenPause.current) {
+          if (event.type === "run.paused" && event.interrupts?.some((i) => i.id === followed?.interactionId)) seenPause.current = true;
+          return;
+        }
+        run.apply(event);
+        if (event.type === "pause.resumed") void refresh();
+        if (event.type === "run.completed" || event.type === "run.failed" || event.type === "run.paused") {
+          setFollowed(null);
+          void refresh();
+        }
+      },
+    }),
+  );
+
+  return {
+    byToolCall,
+    pending,
+    /** New messages wait while any request of the thread is open. */
+    blocking: pending.length > 0,
+    waitingForOthers: mine.length === 0 && routed.length > 0,
+    chosen: (toolCallId: string) => {
+      const gate = byToolCall.get(toolCallId);
+      return gate ? choices[gate.interactionId] : undefined;
+    },
+    decide,
+  };
+}

@@ -1,0 +1,34 @@
+/** How the UI names tools and their arguments. */
+const TOOL_TITLES: Record<string, string> = {
+  send_email: "Send an email",
+  transfer_funds: "Transfer funds",
+};
+
+const ARG_LABELS: Record<string, string> = { to: "To", body: "Message", amount: "Amount", currency: "Currency" };
+
+export function toolTitle(name: string): string {
+  return TOOL_TITLES[name] ?? name.replaceAll("_", " ");
+}
+
+export function argEntries(args: Record<string, unknown>): [string, string][] {
+  // An amount reads with its currency, first.
+  if (typeof args.amount === "number" && typeof args.currency === "string") {
+    const { amount, currency, ...rest } = args;
+    return [["Amount", `${amount.toLocaleString("en-US")} ${currency}`], ...argEntries(rest)];
+  }
+  return Object.entries(args).map(([key, value]) => [ARG_LABELS[key] ?? key, typeof value === "string" ? value : JSON.stringify(value)]);
+}
+
+/** What the tool's recorded result says happened. */
+export function resultSummary(content: string | undefined): { done: boolean; text: string } | null {
+  if (!content) return null;
+  try {
+    const parsed = JSON.parse(content) as Record<string, unknown>;
+    if (parsed.rejected === true) return { done: false, text: parsed.reason === "cancelled" ? "Cancelled" : "Not done" };
+    if (parsed.sent === true) return { done: true, text: "Email sent" };
+    if (parsed.transferred === true) return { done: true, text: "Transfer made" };
+    return { done: true, text: "Done" };
+  } catch {
+    return { done: true, text: content };
+  }
+}

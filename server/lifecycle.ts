@@ -1,0 +1,29 @@
+/**
+ * The serving process's lifetime: open the database and run the migrations at start, so a
+ * misconfiguration (or a second process on the embedded database's folder) stops the server at
+ * once with a clear message instead of failing its first request; on SIGTERM/SIGINT let runs
+ * finish, close the database, exit.
+ */
+import { harbor, shutdown } from "./harbor";
+import { log } from "./log";
+
+export async function start(): Promise<void> {
+  try {
+    await harbor();
+  } catch (error) {
+    log.fatal({ err: error }, `Harbor cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  const stop = (signal: NodeJS.Signals) => {
+    log.info({ signal }, "shutting down");
+    shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}

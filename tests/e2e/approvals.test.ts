@@ -1,0 +1,110 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
+
+const server = inject("servers")[0]!;
+const PATIENCE = { timeout: 15_000 };
+
+async function say(page: Page, text: string) {
+  const box = page.getByLabel("Message");
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+describe("approval journeys in Chromium", () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("alice asks to send an email and approves it in the chat", async () => {
+    const page = await (await browser.newContext()).newPage();
+    await signInAs(page, server.url, "alice@acme.test");
+    await say(page, "send an email to bob@example.com saying the deck is ready");
+
+    const card = page.getByTestId("approval-card");
+    await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("pending");
+    expect(await card.textContent()).toContain("bob@example.com");
+    expect(await card.textContent()).toContain("the deck is ready");
+    expect(await card.textContent()).toMatch(/Your approval is needed · expires in 1[45]:\d\d/);
+    // New messages wait until the request is answered.
+    expect(await page.getByLabel("Message").isDisabled()).toBe(true);
+    expect(await page.getByLabel("Message").getAttribute("placeholder")).toBe("Answer the request above first");
+    await screenshot(page, "chat-approval-pending");
+
+    await card.getByLabel("Reason (optional)").fill("looks right");
+    await card.getByRole("button", { name: "Approve" }).click();
+    await expect.poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE).toContain("Email sent to bob@example.com.");
+    await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("resolved");
+    await expect.poll(() => card.textContent(), PATIENCE).toContain("Approved by you · Email sent");
+    await expect.poll(() => page.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);
+    await screenshot(page, "chat-approval-approved");
+
+    // A reload shows the same, from the server's record.
+    await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+    await page.reload();
+    await expect.poll(() => page.getByTestId("approval-card").textContent(), PATIENCE).toContain("Approved by you · Email sent");
+    await page.context().close();
+  });
+
+  it("alice asks for a transfer, bob approves it in /approvals, and alice's chat shows the result", async () => {
+    const alice = await (await browser.newContext()).newPage();
+    await signInAs(alice, server.url, "alice@acme.test");
+    await say(alice, "transfer 480 EUR to ACME-99");
+    const card = alice.getByTestId("approval-card");
+    await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("pending");
+    await expect.poll(() => card.textContent(), PATIENCE).toContain("You cannot approve your own request");
+    expect(await card.getByRole("button", { name: "Approve" }).count()).toBe(0);
+    expect(await alice.getByLabel("Message").getAttribute("placeholder")).toBe("Waiting for an approver to decide…");
+    await screenshot(alice, "chat-transfer-waiting");
+
+    const bob = await (await browser.newContext()).newPage();
+    await signInAs(bob, server.url, "bob@acme.test");
+    await bob.getByRole("link", { name: "Approvals" }).click();
+    await bob.waitForURL(/\/approvals$/);
+    const row = bob.getByTestId("inbox-row").filter({ hasText: "Transfer 480 EUR to ACME-99" });
+    await expect.poll(() => row.count(), PATIENCE).toBe(1);
+    await row.click();
+    const detail = bob.getByTestId("inbox-detail");
+    await expect.poll(() => detail.textContent(), PATIENCE).toContain("Alice");
+    await screenshot(bob, "approvals-pending");
+    await detail.getByLabel("Reason (optional)").fill("within budget");
+    await detail.getByRole("button", { name: "Approve" }).click();
+
+    // Alice did nothing: her chat follows the run bob continued.
+    await expect.poll(() => alice.getByTestId("message-assistant").last().textContent(), PATIENCE).toContain("Transferred 480 EUR to ACME-99.");
+    await expect.poll(() => card.textContent(), PATIENCE).toMatch(/Approved by Bob.* · Transfer made/);
+    await screenshot(alice, "chat-transfer-approved");
+
+    await bob.getByRole("tab", { name: "Decided" }).click();
+    const receipt = bob.getByTestId("inbox-row").filter({ hasText: "Transfer 480 EUR to ACME-99" });
+    await expect.poll(() => receipt.count(), PATIENCE).toBe(1);
+    await receipt.click();
+    await expect.poll(() => bob.getByTestId("receipt").textContent(), PATIENCE).toMatch(/Approved by you on .* — “within budget”/);
+    await screenshot(bob, "approvals-decided");
+    await alice.context().close();
+    await bob.context().close();
+  });
+
+  it("keeps members out of /approvals and lets admins in", async () => {
+    const alice = await (await browser.newContext()).newPage();
+    await signInAs(alice, server.url, "alice@acme.test");
+    expect(await alice.getByRole("link", { name: "Approvals" }).count()).toBe(0);
+    await alice.goto(`${server.url}/approvals`);
+    await expect.poll(() => alice.getByTestId("approvals-forbidden").textContent(), PATIENCE).toContain("Approvers only");
+    await screenshot(alice, "approvals-member");
+    await alice.context().close();
+
+    const carol = await (await browser.newContext()).newPage();
+    await signInAs(carol, server.url, "carol@acme.test");
+    await carol.goto(`${server.url}/approvals`);
+    await expect.poll(() => carol.getByRole("tab", { name: /Pending/ }).count(), PATIENCE).toBe(1);
+    await carol.getByRole("tab", { name: "Decided" }).click();
+    await expect.poll(() => carol.getByTestId("inbox-row").count(), PATIENCE).toBeGreaterThan(0);
+    await carol.context().close();
+  });
+});
