@@ -14,6 +14,9 @@ import { startServer } from "../tests/helpers/server";
 import { chatBody, measure, type LoadResult } from "./chat-turn";
 import { measureFloor, type FloorResult } from "./durable-floor";
 import { replyTo } from "../server/agents/concierge/planner";
+import { openDatabase, type DatabaseHandle } from "../server/db/client";
+import { seedDemo } from "../server/db/seed";
+import { measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const TARGET_RATIO = 0.8;
@@ -36,8 +39,20 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
-/** Chat turns and the bare route on one server (`engine` picks its database), at 1 and 50 clients. */
-async function chatTurns(engine: "pglite" | "postgres"): Promise<LoadResult[]> {
+const PARKED = Number(process.env.BENCH_PARKED ?? 10_000);
+const PARKED_HEAP_TARGET = 2048;
+const FLOOR_SHARE_TARGET = 0.5;
+const HTTP_CYCLES_TARGET = 100;
+
+interface EngineResults {
+  turns: LoadResult[];
+  httpCycles: CycleResult[];
+  inProcess: CycleResult[];
+  heap: { count: number; bytesPerRun: number };
+}
+
+/** Chat turns and the bare route on one server (`engine` picks its database), at 1 and 50 clients; then park → resume cycles over HTTP. */
+async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "turns" | "httpCycles">> {
   const database = engine === "postgres" ? await createPostgresDatabase(POSTGRES_URL) : undefined;
   const env: Record<string, string> = { HARBOR_BENCH: "1", HARBOR_STREAM_CHUNK_MS: "0", LOG_LEVEL: "warn" };
   if (database) Object.assign(env, { DATABASE_URL: database.url, HARBOR_SEED_DEMO: "1", AUTH_SECRET: randomBytes(32).toString("hex") });
@@ -73,11 +88,44 @@ async function chatTurns(engine: "pglite" | "postgres"): Promise<LoadResult[]> {
         }),
       );
     }
-    return results;
+    const httpCycles: CycleResult[] = [];
+    for (const inFlight of [1, 50]) {
+      await measureOverHttp(server.url, token, inFlight, 1);
+      httpCycles.push(await measureOverHttp(server.url, token, inFlight, SECONDS));
+    }
+    return { turns: results, httpCycles };
   } finally {
     await server.stop();
     await database?.drop();
     fs.rmSync(server.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Park → resume through the runtime API on a fresh database of `engine`, and the heap of 10,000 parked runs. */
+async function runtimeMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "inProcess" | "heap">> {
+  let handle: DatabaseHandle;
+  let cleanup = async () => {};
+  if (engine === "pglite") {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-bench-runtime-"));
+    handle = await openDatabase({ engine: "pglite", dataDir: dir });
+    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+  } else {
+    const database = await createPostgresDatabase(POSTGRES_URL);
+    handle = await openDatabase({ engine: "postgres", url: database.url, poolSize: 20 });
+    cleanup = database.drop;
+  }
+  try {
+    await seedDemo(handle.db);
+    const inProcess: CycleResult[] = [];
+    for (const inFlight of [1, 50]) {
+      await measureInProcess(handle.db, inFlight, 1);
+      inProcess.push(await measureInProcess(handle.db, inFlight, SECONDS));
+    }
+    const heap = await measureParkedHeap(handle.db, PARKED);
+    return { inProcess, heap };
+  } finally {
+    await handle.close();
+    await cleanup();
   }
 }
 
@@ -120,10 +168,42 @@ function printTurns(engine: string, turns: LoadResult[]) {
   console.log();
 }
 
+function printCycles(engine: "pglite" | "postgres", results: EngineResults, floor: FloorResult[]) {
+  console.log(`Park → resume cycles on ${engine} (approval gate: interaction, checkpoint, events; then approve to completion)`);
+  console.log("path                       in flight  cycles/s  park p50/p99 ms   resume p50/p99 ms  failures  vs floor");
+  for (const r of [...results.inProcess, ...results.httpCycles]) {
+    const base = floor.find((f) => f.engine === engine && f.inFlight === r.inFlight);
+    const share = base ? r.cyclesPerSecond / base.cyclesPerSecond : NaN;
+    console.log(
+      `${r.label.padEnd(26)} ${String(r.inFlight).padStart(9)} ${fmt(r.cyclesPerSecond)} ${fmt(r.park.p50, 2)}/${r.park.p99.toFixed(2).padEnd(7)} ${fmt(r.resume.p50, 2)}/${r.resume.p99.toFixed(2).padEnd(7)} ${String(r.failures).padStart(8)}  ${share.toFixed(2)} of ${base?.cyclesPerSecond.toFixed(0) ?? "?"}/s`,
+    );
+  }
+  for (const r of results.inProcess) {
+    const base = floor.find((f) => f.engine === engine && f.inFlight === r.inFlight);
+    if (!base) continue;
+    const share = r.cyclesPerSecond / base.cyclesPerSecond;
+    console.log(`in-process at ${r.inFlight}: ${share.toFixed(2)} of the durable floor — ${share >= FLOOR_SHARE_TARGET ? "meets" : "MISSES"} the ≥ ${FLOOR_SHARE_TARGET} target`);
+  }
+  const http50 = results.httpCycles.find((r) => r.inFlight === 50);
+  if (http50 && engine === "postgres") {
+    console.log(`over HTTP at 50: ${http50.cyclesPerSecond.toFixed(1)} cycles/s — ${http50.cyclesPerSecond >= HTTP_CYCLES_TARGET ? "meets" : "MISSES"} the ≥ ${HTTP_CYCLES_TARGET}/s target`);
+  }
+  const { bytesPerRun, count } = results.heap;
+  console.log(
+    `heap per parked run with ${count} parked: ${bytesPerRun.toFixed(0)} bytes — ${bytesPerRun <= PARKED_HEAP_TARGET ? "meets" : "MISSES"} the ≤ ${PARKED_HEAP_TARGET} B target`,
+  );
+  console.log();
+}
+
 async function main() {
   console.log(`Harbor benchmarks — ${os.cpus().length} cores, ${SECONDS}s per measurement\n`);
-  printTurns("the embedded database (PGlite)", await chatTurns("pglite"));
-  if (await postgresReachable()) printTurns("PostgreSQL", await chatTurns("postgres"));
+  const engines: ("pglite" | "postgres")[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
+  const results = new Map<string, EngineResults>();
+  for (const engine of engines) {
+    const server = await serverMeasurements(engine);
+    printTurns(engine === "pglite" ? "the embedded database (PGlite)" : "PostgreSQL", server.turns);
+    results.set(engine, { ...server, ...(await runtimeMeasurements(engine)) });
+  }
 
   const floor = await durableFloor();
   console.log("\nDurable floor: insert pending + claim with UPDATE … WHERE status = 'pending' (two commits per cycle)");
@@ -131,6 +211,8 @@ async function main() {
   for (const r of floor) {
     console.log(`${r.engine.padEnd(10)} ${String(r.inFlight).padStart(9)} ${fmt(r.cyclesPerSecond)} ${fmt(r.p50, 2)} ${fmt(r.p99, 2)}`);
   }
+  console.log();
+  for (const engine of engines) printCycles(engine, results.get(engine)!, floor);
 }
 
 main().catch((error) => {

@@ -1,0 +1,167 @@
+/**
+ * Park → resume cycles: a gated `send_email` parks its run (durable interaction, checkpoint and
+ * events), then an approval resumes it to completion. Measured in-process through the runtime API
+ * and end to end over HTTP, sequentially and with 50 threads in flight, plus the heap each parked
+ * run holds while 10,000 wait.
+ */
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import type { Database } from "../server/db";
+import type { Identity, LoggedEvent, Runtime } from "../server/runtime";
+import { drain, started, testRuntime } from "../tests/helpers/runtime";
+
+export interface CycleResult {
+  label: string;
+  inFlight: number;
+  cyclesPerSecond: number;
+  park: { p50: number; p99: number };
+  resume: { p50: number; p99: number };
+  failures: number;
+}
+
+const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function summarize(label: string, inFlight: number, elapsedMs: number, parks: number[], resumes: number[], failures: number): CycleResult {
+  parks.sort((a, b) => a - b);
+  resumes.sort((a, b) => a - b);
+  return {
+    label,
+    inFlight,
+    cyclesPerSecond: resumes.length / (elapsedMs / 1000),
+    park: { p50: percentile(parks, 50), p99: percentile(parks, 99) },
+    resume: { p50: percentile(resumes, 50), p99: percentile(resumes, 99) },
+    failures,
+  };
+}
+
+/** Runs `cycle` from `inFlight` workers for `seconds`; each cycle reports its park and resume times. */
+async function drive(
+  label: string,
+  inFlight: number,
+  seconds: number,
+  cycle: () => Promise<{ parkMs: number; resumeMs: number } | null>,
+): Promise<CycleResult> {
+  const parks: number[] = [];
+  const resumes: number[] = [];
+  let failures = 0;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (performance.now() < deadline) {
+        const timing = await cycle();
+        if (!timing) {
+          failures++;
+          continue;
+        }
+        parks.push(timing.parkMs);
+        resumes.push(timing.resumeMs);
+      }
+    }),
+  );
+  return summarize(label, inFlight, performance.now() - start, parks, resumes, failures);
+}
+
+const ask = () => `send an email to bench-${randomUUID().slice(0, 8)}@example.com saying hi`;
+
+/** Parks one run through the runtime API; returns its interrupt id (the run waits in `runtime`). */
+async function parkInProcess(runtime: Runtime, threadId: string): Promise<string | null> {
+  const run = started(
+    await runtime.startRun(alice, {
+      agentId: "concierge",
+      threadId,
+      transportRunId: randomUUID(),
+      messages: [{ id: randomUUID(), role: "user", content: ask() }],
+    }),
+  );
+  const last = (await drain(run.events)).at(-1)?.event;
+  return last?.type === "run.paused" ? (last.interrupts[0]?.id ?? null) : null;
+}
+
+export function measureInProcess(db: Database, inFlight: number, seconds: number): Promise<CycleResult> {
+  const runtime = testRuntime(db);
+  return drive("in-process (runtime API)", inFlight, seconds, async () => {
+    const threadId = randomUUID();
+    const t0 = performance.now();
+    const interruptId = await parkInProcess(runtime, threadId);
+    const t1 = performance.now();
+    if (!interruptId) return null;
+    const resumed = await runtime.startRun(alice, {
+      agentId: "concierge",
+      threadId,
+      transportRunId: randomUUID(),
+      messages: [],
+      resume: [{ interactionId: interruptId, status: "resolved", payload: { approved: true } }],
+    });
+    if ("refused" in resumed) return null;
+    const events: LoggedEvent[] = await drain(resumed.events);
+    if (events.at(-1)?.event.type !== "run.completed") return null;
+    return { parkMs: t1 - t0, resumeMs: performance.now() - t1 };
+  }).finally(() => runtime.close());
+}
+
+/** Reads an SSE response to its end; returns the last event. */
+async function lastEvent(res: Response): Promise<Record<string, unknown> | undefined> {
+  const text = await res.text();
+  const frames = text.split("\n\n").filter((f) => f.startsWith("data: "));
+  const last = frames.at(-1);
+  return last ? (JSON.parse(last.slice(6)) as Record<string, unknown>) : undefined;
+}
+
+export function measureOverHttp(baseUrl: string, bearer: string, inFlight: number, seconds: number): Promise<CycleResult> {
+  const url = `${baseUrl}/api/agents/concierge/runs`;
+  const headers = { "content-type": "application/json", authorization: `Bearer ${bearer}` };
+  const body = (threadId: string, extra: Record<string, unknown>) =>
+    JSON.stringify({ threadId, runId: randomUUID(), tools: [], context: [], state: {}, forwardedProps: {}, messages: [], ...extra });
+  return drive("end to end over HTTP", inFlight, seconds, async () => {
+    const threadId = randomUUID();
+    const t0 = performance.now();
+    const parked = await lastEvent(
+      await fetch(url, { method: "POST", headers, body: body(threadId, { messages: [{ id: randomUUID(), role: "user", content: ask() }] }) }),
+    );
+    const t1 = performance.now();
+    const interrupt = (parked?.outcome as { interrupts?: { id: string }[] } | undefined)?.interrupts?.[0];
+    if (!interrupt) return null;
+    const resumed = await lastEvent(
+      await fetch(url, {
+        method: "POST",
+        headers,
+        body: body(threadId, { resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }] }),
+      }),
+    );
+    if (resumed?.type !== "RUN_FINISHED") return null;
+    return { parkMs: t1 - t0, resumeMs: performance.now() - t1 };
+  });
+}
+
+/**
+ * Heap bytes each parked run holds: parks `count` runs (they wait in the runtime), collects
+ * garbage, and compares the heap with the same runtime before parking.
+ */
+export async function measureParkedHeap(db: Database, count: number): Promise<{ count: number; bytesPerRun: number }> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("run the benchmark with --expose-gc");
+  const runtime = testRuntime(db, { approvalTtlMs: 3_600_000 });
+  // Warm every path once so code and caches do not count as per-run memory.
+  for (let i = 0; i < 20; i++) await parkInProcess(runtime, randomUUID());
+  gc();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const baseline = runtime.parkedCount();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (next++ < count) await parkInProcess(runtime, randomUUID());
+    }),
+  );
+  gc();
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  const parked = runtime.parkedCount() - baseline;
+  runtime.close();
+  return { count: parked, bytesPerRun: (after - before) / parked };
+}
