@@ -14,7 +14,7 @@ import {
   claimInteractions,
   closeInteractions,
   findInteractions,
-  pendingOnThread,
+  interactionsToResolve,
   processLocal,
   type Claim,
   type InteractionRow,
@@ -240,7 +240,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
       options.threadId ? new HarborError("UNKNOWN_INTERRUPT", `This thread has no interrupt "${id}".`, { interruptId: id }) : new NotFoundError("Interaction");
     const ids = entries.map((e) => e.interactionId);
     if (new Set(ids).size !== ids.length) throw new InvalidInputError("resume", "each interrupt may be answered once per request");
-    const rows = new Map((await findInteractions(deps.db, ids)).map((r) => [r.id, r]));
+    const loaded = await interactionsToResolve(deps.db, ids, options.threadId);
+    const rows = new Map(loaded.filter((r) => ids.includes(r.id)).map((r) => [r.id, r]));
     const ordered = entries.map((entry) => {
       const row = rows.get(entry.interactionId);
       if (!row || row.tenantId !== identity.tenantId) throw unknown(entry.interactionId);
@@ -255,8 +256,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const orphaned = ordered.filter((r) => !parked.has(r.runId));
     if (orphaned.length > 0) await closeAndRefuse("lost", orphaned);
     if (options.threadId) {
-      const open = await pendingOnThread(deps.db, options.threadId);
-      const missing = open.filter((r) => !rows.has(r.id));
+      const missing = loaded.filter((r) => r.status === "pending" && r.threadId === options.threadId && !rows.has(r.id));
       if (missing.length > 0) {
         throw new HarborError(
           "INCOMPLETE_RESUME",

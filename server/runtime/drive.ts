@@ -22,7 +22,7 @@ export interface DriveDeps {
   maxSteps: number;
 }
 
-export function toTranscript(rows: readonly MessageRow[]): TranscriptMessage[] {
+export function toTranscript(rows: readonly Pick<MessageRow, "id" | "role" | "content" | "toolCalls" | "toolCallId">[]): TranscriptMessage[] {
   return rows.map(({ id, role, content, toolCalls, toolCallId }) => ({
     id,
     role,
@@ -50,11 +50,11 @@ export function createDriver(deps: DriveDeps) {
         initial,
         agent,
         {
-          append: (events, append) =>
-            journal.append(events, {
-              paceMs: append?.paceMs,
-              alongside: append?.message ? { messages: { threadId: initial.threadId, rows: [append.message] } } : undefined,
-            }),
+          append: async (events, append) => {
+            const alongside = append?.message ? { messages: { threadId: initial.threadId, rows: [append.message] } } : undefined;
+            if (append?.defer) journal.defer(events, alongside);
+            else await journal.append(events, { paceMs: append?.paceMs, alongside });
+          },
           newId: randomUUID,
           streamChunkMs: deps.streamChunkMs,
           maxSteps: deps.maxSteps,
@@ -88,6 +88,7 @@ export function createDriver(deps: DriveDeps) {
 
   async function fail(journal: RunJournal, error: HarborError, log: Logger) {
     const failed = { type: "run.failed" as const, code: error.code, message: error.message };
+    journal.discardDeferred();
     try {
       await journal.append([failed], {
         alongside: { run: { status: "failed", terminal: true, error: { code: error.code, message: error.message } } },

@@ -25,8 +25,23 @@ export function toStoredRows(logged: readonly LoggedEvent[]): EventRow[] {
   return logged.map((l) => ({ seq: l.seq, type: l.event.type, data: l.event as unknown as Record<string, unknown> }));
 }
 
+/** Two sets of state changes as one: lists add up, the later run update wins. */
+function mergeAlongside(a: Alongside | undefined, b: Alongside | undefined): Alongside | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  const messages = [...(a.messages?.rows ?? []), ...(b.messages?.rows ?? [])];
+  const threadId = a.messages?.threadId ?? b.messages?.threadId;
+  return {
+    messages: threadId && messages.length > 0 ? { threadId, rows: messages } : undefined,
+    interactions: [...(a.interactions ?? []), ...(b.interactions ?? [])],
+    run: a.run || b.run ? { ...a.run, ...b.run } as Alongside["run"] : undefined,
+  };
+}
+
 export class RunJournal {
   private nextSeq: number;
+  /** Numbered events (and their state changes) that ride along with the next append. */
+  private deferred: { logged: LoggedEvent[]; alongside?: Alongside } | undefined;
 
   constructor(
     readonly runId: string,
@@ -54,17 +69,41 @@ export class RunJournal {
     }
   }
 
-  /** Appends events in one write, then publishes them in order. */
-  async append(events: readonly RunEvent[], options: AppendOptions = {}): Promise<LoggedEvent[]> {
+  /**
+   * Numbers events now but stores (and publishes) them with the next `append`, in the same
+   * statement: for announcements the very next write follows anyway (a gated tool call just before
+   * its pause, the answers just before the resumed run's first step). Saves a commit per step;
+   * nothing is published before it is stored.
+   */
+  defer(events: readonly RunEvent[], alongside?: Alongside): void {
     const logged = this.prepare(events);
+    this.deferred = {
+      logged: [...(this.deferred?.logged ?? []), ...logged],
+      alongside: mergeAlongside(this.deferred?.alongside, alongside),
+    };
+  }
+
+  /** Drops deferred events (never stored, never seen) and their numbers: the run failed before them. */
+  discardDeferred(): void {
+    if (!this.deferred) return;
+    this.nextSeq = this.deferred.logged[0]?.seq ?? this.nextSeq;
+    this.deferred = undefined;
+  }
+
+  /** Appends events (after any deferred ones) in one write, then publishes them in order. */
+  async append(events: readonly RunEvent[], options: AppendOptions = {}): Promise<LoggedEvent[]> {
+    const carried = this.deferred;
+    this.deferred = undefined;
+    const logged = [...(carried?.logged ?? []), ...this.prepare(events)];
     try {
-      await this.store.insert(this.runId, toStoredRows(logged), options.alongside);
+      await this.store.insert(this.runId, toStoredRows(logged), mergeAlongside(carried?.alongside, options.alongside));
     } catch (error) {
       // Nothing was stored: hand the numbers out again so the log keeps no gaps.
       this.nextSeq = logged[0]?.seq ?? this.nextSeq;
       throw error;
     }
-    await this.publish(logged, options);
+    if (carried) await this.publish(carried.logged);
+    await this.publish(logged.slice(carried?.logged.length ?? 0), options);
     return logged;
   }
 }

@@ -13,9 +13,9 @@ import { assertPlainJson, HandleRegistry, PauseSignal, type Resolution, type Too
 export interface RunLoopDeps {
   /**
    * Records events (and the transcript message they say, if any) in the run's log, then
-   * publishes them, spaced by `paceMs`.
+   * publishes them, spaced by `paceMs`. `defer` lets them ride with the next write instead.
    */
-  append(events: readonly RunEvent[], options?: { paceMs?: number; message?: TranscriptMessage }): Promise<unknown>;
+  append(events: readonly RunEvent[], options?: { paceMs?: number; message?: TranscriptMessage; defer?: boolean }): Promise<unknown>;
   newId(): string;
   /** Pause between streamed chunks of text. */
   streamChunkMs: number;
@@ -170,9 +170,10 @@ async function announceCalls(
     content: "",
     toolCalls: pending.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })),
   };
+  // Gated calls are announced with the pause that follows at once, in one write.
   await deps.append(
     pending.map((c): RunEvent => ({ type: "tool.call", messageId: message.id, toolCallId: c.toolCallId, name: c.name, args: c.args })),
-    { message },
+    { message, defer: requests.length > 0 },
   );
   return { state: { ...state, transcript: [...state.transcript, message] }, calls: pending, requests };
 }

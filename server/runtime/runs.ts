@@ -6,9 +6,9 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
-import { findRun } from "@/server/db/queries/runs";
+import { loadContinuation, type Continuation } from "@/server/db/queries/runs";
 import { appendRunEvents, beginRun, type RunEventsEntry } from "@/server/db/queries/run-writes";
-import { findThread, listMessages } from "@/server/db/queries/threads";
+import { findThread } from "@/server/db/queries/threads";
 import { pendingOnThread } from "@/server/db/queries/interactions";
 import type { Checkpoint, Coordinator, ParkedRun, ResolutionInput } from "./coordinator";
 import { createDriver, toTranscript } from "./drive";
@@ -186,45 +186,48 @@ export function runService(deps: RunsDeps) {
     transport: { transportRunId?: string; requestId?: string },
   ): Promise<void> {
     const { journal } = parked;
-    const row = await findRun(deps.db, runId);
-    if (!row) throw new Error(`parked run ${runId} has no row`);
-    const log = logFor(runId, row.threadId, transport.requestId);
-    const checkpoint = (row.checkpoint ?? { step: 0, calls: [] }) as unknown as Checkpoint;
+    let loaded: Continuation | undefined;
+    try {
+      loaded = await loadContinuation(deps.db, runId);
+      if (!loaded) throw new Error(`parked run ${runId} has no row`);
+    } catch (error) {
+      const log = deps.log.child({ runId, requestId: transport.requestId });
+      log.error({ err: error }, "could not continue the run");
+      return fail(journal, asHarborError(error), log);
+    }
+    const log = logFor(runId, loaded.threadId, transport.requestId);
+    const checkpoint = (loaded.checkpoint ?? { step: 0, calls: [] }) as unknown as Checkpoint;
     const resolutions = parked.resolutions ?? new Map();
-    const opening: RunEvent[] = [
-      ...(transport.transportRunId
-        ? [{ type: "run.started" as const, runId, threadId: row.threadId, agentId: row.agentId, resumed: true }]
-        : []),
-      ...[...resolutions.values()].map(
-        (r): RunEvent => ({
-          type: "pause.resumed",
-          pauseId: r.interactionId,
-          runId,
-          decision: r.status === "resolved" ? (r.payload?.approved === false ? "rejected" : "approved") : r.status,
-          actorId: r.actorId,
-        }),
-      ),
-    ];
+    // The answers are stored with the continuation's first write.
+    journal.defer(
+      [
+        ...(transport.transportRunId
+          ? [{ type: "run.started" as const, runId, threadId: loaded.threadId, agentId: loaded.agentId, resumed: true }]
+          : []),
+        ...[...resolutions.values()].map(
+          (r): RunEvent => ({
+            type: "pause.resumed",
+            pauseId: r.interactionId,
+            runId,
+            decision: r.status === "resolved" ? (r.payload?.approved === false ? "rejected" : "approved") : r.status,
+            actorId: r.actorId,
+          }),
+        ),
+      ],
+      { run: { status: "running" } },
+    );
     const state: RunState = {
       runId,
-      threadId: row.threadId,
-      agentId: row.agentId,
-      tenantId: row.tenantId,
-      ownerId: row.ownerId,
+      threadId: loaded.threadId,
+      agentId: loaded.agentId,
+      tenantId: loaded.tenantId,
+      ownerId: loaded.ownerId,
       step: checkpoint.step,
-      transcript: [],
-      sharedState: (await findThread(deps.db, row.threadId))?.state ?? {},
+      transcript: toTranscript(loaded.messages),
+      sharedState: loaded.threadState,
       answers: checkpoint.answers,
       outcome: checkpoint.outcome,
     };
-    try {
-      await journal.append(opening, { alongside: { run: { status: "running" } } });
-      state.transcript = toTranscript(await listMessages(deps.db, row.threadId));
-    } catch (error) {
-      log.error({ err: error }, "could not continue the run");
-      await fail(journal, asHarborError(error), log);
-      return;
-    }
     await drive(state, journal, log, {
       loadTranscript: false,
       resume: { calls: checkpoint.calls, resolutions, handles: parked.handles },

@@ -1,4 +1,3 @@
-import { expect } from "vitest";
 import { createAgents } from "@/server/agents";
 import type { Database } from "@/server/db";
 import { log } from "@/server/log";
@@ -29,8 +28,8 @@ export function started(run: StartedRun | RefusedRun): StartedRun {
 }
 
 export function refused(run: StartedRun | RefusedRun): RefusedRun["refused"] {
-  expect(run).toHaveProperty("refused");
-  return (run as RefusedRun).refused;
+  if (!("refused" in run)) throw new Error(`expected the run to be refused, it started as ${run.runId}`);
+  return run.refused;
 }
 
 export async function drain(batches: AsyncIterable<LoggedEvent[]>): Promise<LoggedEvent[]> {

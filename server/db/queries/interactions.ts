@@ -3,7 +3,7 @@
  * writes its audit entry, and every resolution is a compare-and-set on `status = 'pending'`, so
  * concurrent submissions cannot both win.
  */
-import { aliasedTable, and, desc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, desc, eq, getTableColumns, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { interactions, users, type InteractionKind, type InteractionStatus, type ResolverPolicy } from "../schema";
 
@@ -17,6 +17,16 @@ export async function findInteraction(db: Executor, id: string): Promise<Interac
 export async function findInteractions(db: Executor, ids: readonly string[]): Promise<InteractionRow[]> {
   if (ids.length === 0) return [];
   return db.select().from(interactions).where(inArray(interactions.id, [...ids]));
+}
+
+/**
+ * The interactions a resolution names, plus — with `threadId` — every interaction still pending on
+ * that thread (to check a resume answers them all), in one query.
+ */
+export async function interactionsToResolve(db: Executor, ids: readonly string[], threadId?: string): Promise<InteractionRow[]> {
+  const named = inArray(interactions.id, [...ids]);
+  const where = threadId ? or(named, and(eq(interactions.threadId, threadId), eq(interactions.status, "pending"))) : named;
+  return db.select().from(interactions).where(where);
 }
 
 export async function pendingOnThread(db: Executor, threadId: string): Promise<InteractionRow[]> {

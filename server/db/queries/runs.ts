@@ -1,6 +1,6 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Executor } from "../client";
-import { runEvents, runs } from "../schema";
+import { runEvents, runs, type MessageRole, type StoredToolCall } from "../schema";
 
 export async function findRun(db: Executor, runId: string) {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
@@ -20,4 +20,47 @@ export async function listRunEvents(db: Executor, runId: string, afterSeq = 0): 
     .from(runEvents)
     .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, afterSeq)))
     .orderBy(asc(runEvents.seq));
+}
+
+export interface Continuation {
+  threadId: string;
+  tenantId: string;
+  ownerId: string;
+  agentId: string;
+  checkpoint: Record<string, unknown> | null;
+  threadState: Record<string, unknown>;
+  messages: { id: string; role: MessageRole; content: string; toolCalls: StoredToolCall[] | null; toolCallId: string | null }[];
+}
+
+/** Everything a parked run needs to go on, in one round trip: the run, its thread's state and transcript. */
+export async function loadContinuation(db: Executor, runId: string): Promise<Continuation | undefined> {
+  const result = await db.execute(sql`
+    select r.thread_id, r.tenant_id, r.owner_id, r.agent_id, r.checkpoint, t.state,
+      coalesce((
+        select json_agg(json_build_object('id', m.id, 'role', m.role, 'content', m.content,
+          'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) order by m.position)
+        from messages m where m.thread_id = r.thread_id
+      ), '[]'::json) as messages
+    from runs r join threads t on t.id = r.thread_id
+    where r.id = ${runId}`);
+  type Row = {
+    thread_id: string;
+    tenant_id: string;
+    owner_id: string;
+    agent_id: string;
+    checkpoint: Record<string, unknown> | null;
+    state: Record<string, unknown>;
+    messages: Continuation["messages"];
+  };
+  const [row] = (result as unknown as { rows: Row[] }).rows;
+  if (!row) return undefined;
+  return {
+    threadId: row.thread_id,
+    tenantId: row.tenant_id,
+    ownerId: row.owner_id,
+    agentId: row.agent_id,
+    checkpoint: row.checkpoint,
+    threadState: row.state,
+    messages: row.messages,
+  };
 }
