@@ -7,8 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Database } from "../server/db";
-import type { Identity, LoggedEvent, Runtime } from "../server/runtime";
-import { drain, started, testRuntime } from "../tests/helpers/runtime";
+import type { Identity, LoggedEvent, Planner, Runtime } from "../server/runtime";
+import { agentOf, drain, started, testRuntime } from "../tests/helpers/runtime";
 
 export interface CycleResult {
   label: string;
@@ -43,7 +43,7 @@ async function drive(
   label: string,
   inFlight: number,
   seconds: number,
-  cycle: () => Promise<{ parkMs: number; resumeMs: number } | null>,
+  cycle: (worker: number) => Promise<{ parkMs: number; resumeMs: number } | null>,
 ): Promise<CycleResult> {
   const parks: number[] = [];
   const resumes: number[] = [];
@@ -51,9 +51,9 @@ async function drive(
   const start = performance.now();
   const deadline = start + seconds * 1000;
   await Promise.all(
-    Array.from({ length: inFlight }, async () => {
+    Array.from({ length: inFlight }, async (_, worker) => {
       while (performance.now() < deadline) {
-        const timing = await cycle();
+        const timing = await cycle(worker);
         if (!timing) {
           failures++;
           continue;
@@ -101,6 +101,54 @@ export function measureInProcess(db: Database, inFlight: number, seconds: number
     const events: LoggedEvent[] = await drain(resumed.events);
     if (events.at(-1)?.event.type !== "run.completed") return null;
     return { parkMs: t1 - t0, resumeMs: performance.now() - t1 };
+  }).finally(() => runtime.close());
+}
+
+/** A planner that asks its owner again and again: each answer resumes the run, which parks at once. */
+const GATE_CYCLES_PER_RUN = 10;
+const gatekeeper: Planner = {
+  next: (state) =>
+    Object.keys(state.answers ?? {}).length < GATE_CYCLES_PER_RUN ? { type: "request_pause", message: "Go on?" } : { type: "finish" },
+};
+
+/**
+ * The pause primitive alone: a waiting run is answered and parks again at once (the planner's
+ * RequestPause), so each cycle is one resolution (claim + continuation) and one park (interaction,
+ * checkpoint, events) — no run start, no tool, no reply.
+ */
+export function measureGateCycles(db: Database, inFlight: number, seconds: number): Promise<CycleResult> {
+  const runtime = testRuntime(db, { agents: new Map([["gatekeeper", agentOf("gatekeeper", gatekeeper)]]) });
+  const waiting = new Map<number, { threadId: string; interruptId: string }>();
+  const pausedOn = (events: LoggedEvent[]) => {
+    const last = events.at(-1)?.event;
+    return last?.type === "run.paused" ? last.interrupts[0]?.id : undefined;
+  };
+  return drive("gate only (RequestPause)", inFlight, seconds, async (me) => {
+    let current = waiting.get(me);
+    if (!current) {
+      const threadId = randomUUID();
+      const run = started(
+        await runtime.startRun(alice, { agentId: "gatekeeper", threadId, transportRunId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: "go" }] }),
+      );
+      const interruptId = pausedOn(await drain(run.events));
+      if (!interruptId) return null;
+      current = { threadId, interruptId };
+    }
+    const t0 = performance.now();
+    const resumed = await runtime.startRun(alice, {
+      agentId: "gatekeeper",
+      threadId: current.threadId,
+      transportRunId: randomUUID(),
+      messages: [],
+      resume: [{ interactionId: current.interruptId, status: "resolved", payload: { approved: true } }],
+    });
+    const t1 = performance.now();
+    if ("refused" in resumed) return null;
+    const next = pausedOn(await drain(resumed.events));
+    const t2 = performance.now();
+    if (next) waiting.set(me, { threadId: current.threadId, interruptId: next });
+    else waiting.delete(me);
+    return { parkMs: t2 - t1, resumeMs: t1 - t0 };
   }).finally(() => runtime.close());
 }
 

@@ -19,6 +19,7 @@ import {
   type Claim,
   type InteractionRow,
 } from "@/server/db/queries/interactions";
+import type { Continuation } from "@/server/db/queries/runs";
 import type { InteractionKind, InteractionStatus, ResolverPolicy } from "@/server/db/schema";
 import type { SQL } from "drizzle-orm";
 import { HarborError, ForbiddenError, InvalidInputError, NotFoundError, type ErrorCode } from "./errors";
@@ -46,6 +47,13 @@ export interface ParkedRun {
   expiresAt: number;
   resolutions?: Map<string, Resolution>;
   handles?: Map<string, HandleRegistry>;
+}
+
+/** A run whose every interaction is answered: to be driven on (its continuation came with the claim). */
+export interface ReadyRun {
+  runId: string;
+  parked: ParkedRun;
+  continuation?: Continuation;
 }
 
 /** One answer to one interaction: a `resume[]` entry, or an approve/reject from tRPC or the console. */
@@ -235,7 +243,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     identity: Identity,
     entries: readonly ResolutionInput[],
     options: { threadId?: string; via: "agui" | "trpc" | "console" },
-  ): Promise<{ runId: string; parked: ParkedRun }[]> {
+  ): Promise<ReadyRun[]> {
     const unknown = (id: string) =>
       options.threadId ? new HarborError("UNKNOWN_INTERRUPT", `This thread has no interrupt "${id}".`, { interruptId: id }) : new NotFoundError("Interaction");
     const ids = entries.map((e) => e.interactionId);
@@ -279,7 +287,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
 
     // Rule 3, once: the compare-and-set decides; whoever loses the race changes nothing.
     const won = await claimInteractions(deps.db, claims, { tenantId: identity.tenantId, userId: identity.userId, via: options.via });
-    if (won.length !== claims.length) {
+    if (won.ids.length !== claims.length) {
       const now = await findInteractions(deps.db, ids);
       for (const row of now) assertOpen(row);
       throw new HarborError("EXPIRED", "This request expired before it was answered.");
@@ -295,7 +303,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       })),
     );
 
-    const ready: { runId: string; parked: ParkedRun }[] = [];
+    const ready: ReadyRun[] = [];
     for (const [index, claim] of claims.entries()) {
       const runId = ordered[index]!.runId;
       const run = parked.get(runId);
@@ -309,7 +317,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       } satisfies Resolution);
       if (run.waitingOn.every((id) => run.resolutions?.has(id))) {
         parked.delete(runId);
-        ready.push({ runId, parked: run });
+        ready.push({ runId, parked: run, continuation: won.continuations.get(runId) });
       }
     }
     return ready;
@@ -347,4 +355,3 @@ export function createCoordinator(deps: CoordinatorDeps) {
 }
 
 export type Coordinator = ReturnType<typeof createCoordinator>;
-export type { ResolverPolicy };

@@ -10,7 +10,7 @@ import { loadContinuation, type Continuation } from "@/server/db/queries/runs";
 import { appendRunEvents, beginRun, type RunEventsEntry } from "@/server/db/queries/run-writes";
 import { findThread } from "@/server/db/queries/threads";
 import { pendingOnThread } from "@/server/db/queries/interactions";
-import type { Checkpoint, Coordinator, ParkedRun, ResolutionInput } from "./coordinator";
+import type { Checkpoint, Coordinator, ReadyRun, ResolutionInput } from "./coordinator";
 import { createDriver, toTranscript } from "./drive";
 import { asHarborError, HarborError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
@@ -153,7 +153,7 @@ export function runService(deps: RunsDeps) {
     const thread = await findThread(deps.db, request.threadId);
     if (!thread) throw new NotFoundError("Thread");
     assertThreadAccess(thread, identity);
-    let ready: Awaited<ReturnType<Coordinator["resolve"]>>;
+    let ready: ReadyRun[];
     try {
       ready = await deps.coordinator.resolve(identity, request.resume ?? [], { threadId: thread.id, via: "agui" });
     } catch (error) {
@@ -164,7 +164,7 @@ export function runService(deps: RunsDeps) {
     const [next] = ready;
     if (!next) throw new Error(`a complete resume of thread ${thread.id} left no run ready`);
     const events = deps.bus.follow(next.runId);
-    track(continueRun(next.runId, next.parked, { transportRunId: request.transportRunId, requestId: request.requestId }));
+    track(continueRun(next, { transportRunId: request.transportRunId, requestId: request.requestId }));
     return { runId: next.runId, threadId: thread.id, events };
   }
 
@@ -175,20 +175,17 @@ export function runService(deps: RunsDeps) {
     via: "trpc" | "console",
   ): Promise<{ continued: string[] }> {
     const ready = await deps.coordinator.resolve(identity, entries, { via });
-    for (const next of ready) track(continueRun(next.runId, next.parked, {}));
+    for (const next of ready) track(continueRun(next, {}));
     return { continued: ready.map((r) => r.runId) };
   }
 
   /** Drives a parked run on from its checkpoint, in the same invocation (same run id, same log). */
-  async function continueRun(
-    runId: string,
-    parked: ParkedRun,
-    transport: { transportRunId?: string; requestId?: string },
-  ): Promise<void> {
+  async function continueRun(ready: ReadyRun, transport: { transportRunId?: string; requestId?: string }): Promise<void> {
+    const { runId, parked } = ready;
     const { journal } = parked;
     let loaded: Continuation | undefined;
     try {
-      loaded = await loadContinuation(deps.db, runId);
+      loaded = ready.continuation ?? (await loadContinuation(deps.db, runId));
       if (!loaded) throw new Error(`parked run ${runId} has no row`);
     } catch (error) {
       const log = deps.log.child({ runId, requestId: transport.requestId });

@@ -1,6 +1,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import fs from "node:fs";
 import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
+import { startServer } from "../helpers/server";
 
 const server = inject("servers")[0]!;
 const PATIENCE = { timeout: 15_000 };
@@ -107,4 +109,37 @@ describe("approval journeys in Chromium", () => {
     await expect.poll(() => carol.getByTestId("inbox-row").count(), PATIENCE).toBeGreaterThan(0);
     await carol.context().close();
   });
+
+  it("tells alice her approval was lost when Harbor restarted, and lets her ask again", async () => {
+    const first = await startServer({ HARBOR_STREAM_CHUNK_MS: "15" }, "e2e-restart");
+    let second: Awaited<ReturnType<typeof startServer>> | undefined;
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await signInAs(page, first.url, "alice@acme.test");
+      await say(page, "send an email to later@example.com saying hello");
+      await expect.poll(() => page.getByTestId("approval-card").getAttribute("data-status"), PATIENCE).toBe("pending");
+      await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+      const threadPath = new URL(page.url()).pathname;
+      await first.stop();
+
+      second = await startServer({ HARBOR_DATA_DIR: first.dataDir, HARBOR_STREAM_CHUNK_MS: "15" }, "e2e-restarted");
+      // Cookies are per host, not per port, and the session secret lives in the data folder: alice
+      // is still signed in on the restarted server.
+      await page.goto(`${second.url}${threadPath}`);
+      const card = page.getByTestId("approval-card");
+      await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("lost");
+      await expect.poll(() => card.textContent(), PATIENCE).toContain("Lost when Harbor restarted");
+      await screenshot(page, "chat-approval-lost");
+      // The thread is free again: asking again opens a fresh request.
+      await say(page, "send an email to later@example.com saying hello");
+      await expect.poll(() => page.getByTestId("approval-card").last().getAttribute("data-status"), PATIENCE).toBe("pending");
+      await context.close();
+    } finally {
+      await first.stop();
+      await second?.stop();
+      fs.rmSync(first.dataDir, { recursive: true, force: true });
+      if (second) fs.rmSync(second.dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -5,6 +5,7 @@
  */
 import { aliasedTable, and, desc, eq, getTableColumns, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { continuationOf, type Continuation } from "./runs";
 import { interactions, users, type InteractionKind, type InteractionStatus, type ResolverPolicy } from "../schema";
 
 export type InteractionRow = typeof interactions.$inferSelect;
@@ -37,26 +38,29 @@ export async function pendingOnThread(db: Executor, threadId: string): Promise<I
     .orderBy(interactions.createdAt);
 }
 
-export async function interactionsOfRun(db: Executor, runId: string): Promise<InteractionRow[]> {
-  return db.select().from(interactions).where(eq(interactions.runId, runId)).orderBy(interactions.createdAt);
-}
-
 export interface Claim {
   id: string;
   status: Exclude<InteractionStatus, "pending" | "lost" | "expired">;
   decision: { approved: boolean; reason?: string };
 }
 
+export interface ClaimResult {
+  /** The ids resolved: all of them, or none when any lost the race. */
+  ids: string[];
+  /** For each run whose last open interaction this claim answered: what it needs to go on. */
+  continuations: Map<string, Continuation>;
+}
+
 /**
  * Resolves every claimed interaction at once, or none: each must still be pending and unexpired.
- * Returns the ids it resolved (all of them, or an empty list when any lost the race). The audit
- * entries commit in the same statement.
+ * The audit entries commit in the same statement, and a run left with nothing to wait for comes
+ * back with its continuation, so a resume costs one round trip.
  */
 export async function claimInteractions(
   db: Executor,
   claims: readonly Claim[],
   actor: { tenantId: string; userId: string; via: string },
-): Promise<string[]> {
+): Promise<ClaimResult> {
   const ids = claims.map((c) => c.id);
   const result = await db.execute(sql`
     with wanted as (
@@ -81,8 +85,17 @@ export async function claimInteractions(
         jsonb_build_object('runId', run_id, 'tool', tool_name, 'decision', decision, 'via', ${actor.via}::text)
       from claimed
     )
-    select id from claimed`);
-  return (result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
+    select c.id, c.run_id,
+      case when not exists (
+        -- The statement sees the rows as they were: the claimed ones still look pending.
+        select 1 from interactions o
+        where o.run_id = c.run_id and o.status = 'pending' and o.id <> all(${sql.param(ids)}::text[])
+      ) then ${continuationOf(sql`c.run_id`)} end as continuation
+    from claimed c`);
+  const rows = (result as unknown as { rows: { id: string; run_id: string; continuation: Continuation | null }[] }).rows;
+  const continuations = new Map<string, Continuation>();
+  for (const row of rows) if (row.continuation) continuations.set(row.run_id, row.continuation);
+  return { ids: rows.map((r) => r.id), continuations };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { runEvents, runs, type MessageRole, type StoredToolCall } from "../schema";
 
@@ -32,35 +32,23 @@ export interface Continuation {
   messages: { id: string; role: MessageRole; content: string; toolCalls: StoredToolCall[] | null; toolCallId: string | null }[];
 }
 
-/** Everything a parked run needs to go on, in one round trip: the run, its thread's state and transcript. */
-export async function loadContinuation(db: Executor, runId: string): Promise<Continuation | undefined> {
-  const result = await db.execute(sql`
-    select r.thread_id, r.tenant_id, r.owner_id, r.agent_id, r.checkpoint, t.state,
-      coalesce((
+/** A run's continuation as one JSON value — the run, its thread's state and transcript; `runId` is an SQL expression. */
+export function continuationOf(runId: SQL): SQL {
+  return sql`(
+    select json_build_object('threadId', r.thread_id, 'tenantId', r.tenant_id, 'ownerId', r.owner_id, 'agentId', r.agent_id,
+      'checkpoint', r.checkpoint, 'threadState', t.state,
+      'messages', coalesce((
         select json_agg(json_build_object('id', m.id, 'role', m.role, 'content', m.content,
           'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) order by m.position)
         from messages m where m.thread_id = r.thread_id
-      ), '[]'::json) as messages
+      ), '[]'::json))
     from runs r join threads t on t.id = r.thread_id
-    where r.id = ${runId}`);
-  type Row = {
-    thread_id: string;
-    tenant_id: string;
-    owner_id: string;
-    agent_id: string;
-    checkpoint: Record<string, unknown> | null;
-    state: Record<string, unknown>;
-    messages: Continuation["messages"];
-  };
-  const [row] = (result as unknown as { rows: Row[] }).rows;
-  if (!row) return undefined;
-  return {
-    threadId: row.thread_id,
-    tenantId: row.tenant_id,
-    ownerId: row.owner_id,
-    agentId: row.agent_id,
-    checkpoint: row.checkpoint,
-    threadState: row.state,
-    messages: row.messages,
-  };
+    where r.id = ${runId})`;
+}
+
+/** Everything a parked run needs to go on, in one round trip. */
+export async function loadContinuation(db: Executor, runId: string): Promise<Continuation | undefined> {
+  const result = await db.execute(sql`select ${continuationOf(sql`${runId}`)} as continuation`);
+  const [row] = (result as unknown as { rows: { continuation: Continuation | null }[] }).rows;
+  return row?.continuation ?? undefined;
 }
