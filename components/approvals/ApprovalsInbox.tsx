@@ -23,24 +23,29 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
   const [requester, setRequester] = useState("");
   const [selectedId, setSelectedId] = useState<string | null>(null);
 
-  const all = useQuery(trpc.interactions.list.queryOptions({ kind: "approval" }));
+  // Pending requests are fetched on their own (filtered on the server), so a busy tenant's history
+  // never pushes them out of the list.
+  const filters = { kind: "approval" as const, ...(tool ? { tool } : {}), ...(requester ? { requester } : {}) };
+  const pending = useQuery(trpc.interactions.list.queryOptions({ ...filters, status: "pending" }));
+  const history = useQuery(trpc.interactions.list.queryOptions(filters, { enabled: tab === "decided" }));
+  // Filter choices come from everything seen, unfiltered.
+  const everything = useQuery(trpc.interactions.list.queryOptions({ kind: "approval" }));
   const live = useSubscription(
     trpc.interactions.events.subscriptionOptions(undefined, {
       onData: () => void queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }),
     }),
   );
 
+  const current = tab === "pending" ? pending : history;
   const rows = useMemo(
-    () =>
-      (all.data ?? []).filter(
-        (i) => (tab === "pending" ? i.status === "pending" : i.status !== "pending") && (!tool || i.tool?.name === tool) && (!requester || i.requester.id === requester),
-      ),
-    [all.data, tab, tool, requester],
+    () => (tab === "pending" ? (pending.data ?? []) : (history.data ?? []).filter((i) => i.status !== "pending")),
+    [tab, pending.data, history.data],
   );
-  const tools = [...new Set((all.data ?? []).flatMap((i) => (i.tool ? [i.tool.name] : [])))].sort();
-  const requesters = [...new Map((all.data ?? []).map((i) => [i.requester.id, i.requester.name ?? i.requester.email ?? i.requester.id])).entries()];
+  const seen = everything.data ?? [];
+  const tools = [...new Set(seen.flatMap((i) => (i.tool ? [i.tool.name] : [])))].sort();
+  const requesters = [...new Map(seen.map((i) => [i.requester.id, i.requester.name ?? i.requester.email ?? i.requester.id])).entries()];
   const selected = rows.find((i) => i.interactionId === selectedId) ?? rows[0];
-  const pendingCount = (all.data ?? []).filter((i) => i.status === "pending").length;
+  const pendingCount = pending.data?.length ?? 0;
 
   return (
     <div className="inbox">
@@ -78,15 +83,15 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
             </select>
           </div>
         </div>
-        {all.isPending ? (
+        {current.isPending ? (
           <ul className="inbox-rows" aria-busy="true">
             {[0, 1, 2].map((n) => (
               <li key={n} className="skeleton" />
             ))}
           </ul>
-        ) : all.isError ? (
+        ) : current.isError ? (
           <p className="error banner" role="alert" style={{ margin: "1rem" }}>
-            Could not load the requests: {all.error.message}
+            Could not load the requests: {current.error.message}
           </p>
         ) : rows.length === 0 ? (
           <div className="empty-state muted" style={{ padding: "2rem 1rem" }} data-testid="inbox-empty">

@@ -2,6 +2,7 @@
 
 import { HttpAgent, type Message } from "@ag-ui/client";
 import { useCallback, useRef, useState } from "react";
+import type { RunEvent } from "@/server/runtime";
 import type { ChatMessage, ResumeAnswer } from "./types";
 
 export interface AgentRunState {
@@ -19,17 +20,6 @@ export interface RunFailure {
   /** What the user can do about it: sign in again (the session ended), or reload what was saved. */
   remedy?: "sign-in" | "reload";
 }
-
-/** Harbor's runtime events, as the run-events subscription delivers them (see server/runtime/events.ts). */
-export type FollowedEvent =
-  | { type: "text.started"; messageId: string }
-  | { type: "text.delta"; messageId: string; delta: string }
-  | { type: "text.ended"; messageId: string }
-  | { type: "tool.result"; messageId: string; toolCallId: string; content: string }
-  | { type: "snapshot"; messages: ChatMessage[] }
-  | { type: "run.completed" }
-  | { type: "run.failed"; code: string; message: string }
-  | { type: string };
 
 function fromAgui(messages: readonly Message[]): ChatMessage[] {
   return messages.flatMap((m): ChatMessage[] => {
@@ -59,13 +49,15 @@ function toAgui(messages: readonly ChatMessage[]): Message[] {
   });
 }
 
+/** Tool-call arguments as an object; anything else is shown as it came, never silently dropped. */
 function parseArgs(json: string): Record<string, unknown> {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(json);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
+    value = JSON.parse(json);
+  } catch (error) {
+    return { arguments: json, unreadable: error instanceof Error ? error.message : String(error) };
   }
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : { arguments: json };
 }
 
 /**
@@ -158,35 +150,35 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
   );
 
   /** Applies an event of a run someone else continued (an approver decided), as it happens. */
-  const apply = useCallback((event: FollowedEvent) => {
+  const apply = useCallback((event: RunEvent) => {
     setState((s) => {
       switch (event.type) {
         case "text.started":
-          return { ...s, running: true, streaming: { id: (event as { messageId: string }).messageId, content: "" } };
+          return { ...s, running: true, streaming: { id: event.messageId, content: "" } };
         case "text.delta":
-          return s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + (event as { delta: string }).delta } } : s;
+          return s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + event.delta } } : s;
         case "text.ended":
           return s.streaming ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] } : s;
-        case "tool.result": {
-          const e = event as { messageId: string; toolCallId: string; content: string };
-          if (s.messages.some((m) => m.id === e.messageId)) return s;
-          return { ...s, running: true, messages: [...s.messages, { id: e.messageId, role: "tool", content: e.content, toolCallId: e.toolCallId }] };
-        }
+        case "tool.result":
+          if (s.messages.some((m) => m.id === event.messageId)) return s;
+          return { ...s, running: true, messages: [...s.messages, { id: event.messageId, role: "tool", content: event.content, toolCallId: event.toolCallId }] };
         case "snapshot":
-          return { ...s, messages: (event as { messages: ChatMessage[] }).messages };
+          return { ...s, messages: event.messages };
         case "run.completed":
+        case "run.paused":
           return { ...s, running: false, streaming: null };
-        case "run.failed": {
-          const e = event as { code: string; message: string };
-          return { ...s, running: false, streaming: null, error: { message: e.message, code: e.code } };
-        }
+        case "run.failed":
+          return { ...s, running: false, streaming: null, error: { message: event.message, code: event.code } };
         default:
           return s;
       }
     });
   }, []);
 
-  return { ...state, send, resume, apply };
+  /** Shows a failure that happened outside a run (a decision sent through tRPC). */
+  const report = useCallback((failure: RunFailure) => setState((s) => ({ ...s, error: failure })), []);
+
+  return { ...state, send, resume, apply, report };
 }
 
 function describe(error: unknown): RunFailure {

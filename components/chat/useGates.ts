@@ -4,10 +4,10 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { skipToken } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useMemo, useRef, useState } from "react";
-import { useTRPC } from "@/components/trpc/client";
+import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import type { InteractionView } from "@/server/runtime";
 import type { ResumeAnswer } from "./types";
-import type { FollowedEvent, useAgentRun } from "./useAgentRun";
+import type { useAgentRun } from "./useAgentRun";
 
 type Run = ReturnType<typeof useAgentRun>;
 
@@ -19,6 +19,7 @@ type Run = ReturnType<typeof useAgentRun>;
  */
 export function useGates(threadId: string | null, viewerId: string, run: Run) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.interactions.list.queryOptions(threadId ? { threadId } : skipToken));
   const interactions = useMemo(() => list.data ?? [], [list.data]);
@@ -50,10 +51,21 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
       }
       const answers: ResumeAnswer[] = mine.map((i) => ({ interruptId: i.interactionId, status: "resolved", payload: next[i.interactionId] }));
       setChoices({});
-      await run.resume(answers);
+      if (routed.length === 0) {
+        await run.resume(answers);
+      } else {
+        // An approver still has to decide the rest: an AG-UI resume must answer every open
+        // interrupt, so answer ours through tRPC; the run goes on (and is followed here) once the
+        // approver decided too.
+        try {
+          for (const answer of answers) await client.interactions.resume.mutate({ interactionId: answer.interruptId, status: answer.status, payload: answer.payload });
+        } catch (error) {
+          run.report({ message: error instanceof Error ? error.message : String(error) });
+        }
+      }
       await refresh();
     },
-    [byToolCall, choices, mine, run, refresh],
+    [byToolCall, choices, mine, routed.length, run, refresh, client],
   );
 
   // Follow the run an approver must continue, until it ends (not just until the gate is decided):
@@ -63,18 +75,21 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   if (waitingOn && followed?.interactionId !== waitingOn.interactionId) {
     setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId });
   }
-  const seenPause = useRef(false);
+  // The seq of the pause being waited on: later events are new to this conversation. Kept across
+  // reconnections, which resume after the last seq seen (Last-Event-ID).
+  const pausedAt = useRef<{ runId: string; seq: number } | null>(null);
   useSubscription(
     trpc.runs.events.subscriptionOptions(followed ? { runId: followed.runId } : skipToken, {
-      onStarted: () => {
-        seenPause.current = false;
-      },
       onData: ({ data }) => {
-        const event = data.event as FollowedEvent & { interrupts?: { id: string }[] };
-        if (!seenPause.current) {
-          if (event.type === "run.paused" && event.interrupts?.some((i) => i.id === followed?.interactionId)) seenPause.current = true;
+        const { event, seq } = data;
+        const pause = pausedAt.current;
+        if (!followed || pause?.runId !== followed.runId) {
+          if (followed && event.type === "run.paused" && event.interrupts.some((i) => i.id === followed.interactionId)) {
+            pausedAt.current = { runId: followed.runId, seq };
+          }
           return;
         }
+        if (seq <= pause.seq) return;
         run.apply(event);
         if (event.type === "pause.resumed") void refresh();
         if (event.type === "run.completed" || event.type === "run.failed" || event.type === "run.paused") {
@@ -84,6 +99,9 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
       },
     }),
   );
+
+  // Decisions taken elsewhere (an approver, another tab) refresh the cards.
+  useSubscription(trpc.interactions.events.subscriptionOptions(threadId ? undefined : skipToken, { onData: () => void refresh() }));
 
   return {
     byToolCall,

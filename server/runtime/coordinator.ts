@@ -21,7 +21,7 @@ import {
 } from "@/server/db/queries/interactions";
 import type { Continuation } from "@/server/db/queries/runs";
 import type { InteractionKind, InteractionStatus, ResolverPolicy } from "@/server/db/schema";
-import type { SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { HarborError, ForbiddenError, InvalidInputError, NotFoundError, type ErrorCode } from "./errors";
 import type { InterruptView, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
@@ -261,6 +261,16 @@ export function createCoordinator(deps: CoordinatorDeps) {
 
     const overdue = ordered.filter((r) => r.expiresAt.getTime() <= Date.now());
     if (overdue.length > 0) await closeAndRefuse("expired", overdue);
+    // Held by another process: this one cannot answer it (forwarding between processes comes with
+    // scale-out), and must not close what that process still holds.
+    const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId);
+    if (elsewhere) {
+      throw new HarborError(
+        "INTERACTION_LOST",
+        "This request is held by another Harbor process, which this one cannot reach; if that process restarted, please ask again.",
+        { interactionId: elsewhere.id },
+      );
+    }
     const orphaned = ordered.filter((r) => !parked.has(r.runId));
     if (orphaned.length > 0) await closeAndRefuse("lost", orphaned);
     if (options.threadId) {
@@ -280,6 +290,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         await verifyResumeToken(deps.resumeTokenKey, entry.resumeToken, {
           interactionId: row.id,
           tenantId: identity.tenantId,
+          threadId: row.threadId,
           userId: row.policy === "owner" ? identity.userId : undefined,
         });
       }
@@ -323,13 +334,13 @@ export function createCoordinator(deps: CoordinatorDeps) {
     return ready;
   }
 
-  /** Ends interactions whose time ran out while nobody answered (their runs end `expired`). */
+  /** Ends the interactions of this process whose time ran out while nobody answered (their runs end `expired`). */
   async function sweepExpired(): Promise<void> {
-    const now = Date.now();
-    const overdue = [...parked.entries()].filter(([, run]) => run.expiresAt <= now);
-    if (overdue.length === 0) return;
-    const ids = overdue.flatMap(([, run]) => run.waitingOn.filter((id) => !run.resolutions?.has(id)));
-    await closeWhere("expired", byIds(ids), { code: "EXPIRED", message: "The request expired before it was answered." });
+    if (parked.size === 0) return;
+    await closeWhere("expired", sql`expires_at <= now() and instance_id = ${deps.instanceId}`, {
+      code: "EXPIRED",
+      message: "The request expired before it was answered.",
+    });
   }
 
   return {

@@ -88,14 +88,15 @@ export function createDriver(deps: DriveDeps) {
 
   async function fail(journal: RunJournal, error: HarborError, log: Logger) {
     const failed = { type: "run.failed" as const, code: error.code, message: error.message };
-    journal.discardDeferred();
     try {
+      // Deferred events (a resume's answers) are kept: the log says what was decided before it failed.
       await journal.append([failed], {
         alongside: { run: { status: "failed", terminal: true, error: { code: error.code, message: error.message } } },
       });
     } catch (writeError) {
       // The database is failing too: still end the live streams so no client hangs.
       log.error({ err: writeError }, "could not record the run's failure");
+      journal.discardDeferred();
       await journal.publish(journal.prepare([failed]));
     }
   }

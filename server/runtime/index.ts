@@ -53,12 +53,10 @@ export function createRuntime(deps: RuntimeDeps) {
     instanceId,
     accounts: accountService(deps.db),
     threads: threadService(deps.db),
-    interactions: interactionService(deps.db, runs.resolveInteractions),
+    interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange),
     startRun: runs.startRun,
     /** Marks interactions an earlier process held as lost; call once at start-up, before serving. */
     recover: () => coordinator.recover(),
-    /** Live changes of interactions (inboxes). */
-    onInteractionChange: coordinator.onChange,
     /** Live events of one run, from now until its transport run ends. */
     follow: (runId: string) => bus.follow(runId),
     /** A run's logged events after `afterSeq`, then live ones until it ends (owner or tenant admin). */
@@ -80,7 +78,7 @@ export type { InterruptView, LoggedEvent, RunEvent } from "./events";
 export type { AgentDefinition, AgentRegistry, Planner, PlannerDecision } from "./planner";
 export type { RunState, TranscriptMessage } from "./state";
 export type { IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from "./runs";
-export type { InteractionChange, ResolutionInput } from "./coordinator";
+export type { ResolutionInput } from "./coordinator";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
 export type { InteractionQuery, InteractionView } from "./interactions";
 export { tool, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";

@@ -6,7 +6,7 @@
 import type { Database } from "@/server/db";
 import { listInteractions, type InteractionListRow } from "@/server/db/queries/interactions";
 import type { InteractionKind, InteractionStatus } from "@/server/db/schema";
-import { APPROVAL_RESPONSE_SCHEMA, type ResolutionInput } from "./coordinator";
+import { APPROVAL_RESPONSE_SCHEMA, type InteractionChange, type ResolutionInput } from "./coordinator";
 import { NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
 
@@ -46,6 +46,7 @@ export type InteractionView = ReturnType<typeof interactionView>;
 export function interactionService(
   db: Database,
   resolveInteractions: (identity: Identity, entries: readonly ResolutionInput[], via: "trpc" | "console") => Promise<{ continued: string[] }>,
+  onChange: (listener: (change: InteractionChange) => void) => () => void,
 ) {
   const visibleTo = (identity: Identity) => ({ userId: identity.userId, approver: hasRole(identity, "approver") });
 
@@ -63,5 +64,41 @@ export function interactionService(
     /** One answer, exactly like a `resume[]` entry; the run continues in the background when complete. */
     resolve: (identity: Identity, entry: ResolutionInput, via: "trpc" | "console" = "trpc") =>
       resolveInteractions(identity, [entry], via),
+
+    /** Approve or reject: an approval's only two answers, with an optional reason. */
+    decide: (identity: Identity, interactionId: string, approved: boolean, reason?: string, via: "trpc" | "console" = "trpc") =>
+      resolveInteractions(identity, [{ interactionId, status: "resolved", payload: { approved, ...(reason ? { reason } : {}) } }], via),
+
+    /**
+     * Live changes of what the caller may see (their own interactions; for approvers, those routed
+     * to the tenant's approvers), until `signal` aborts.
+     */
+    async *watch(identity: Identity, signal?: AbortSignal): AsyncGenerator<Pick<InteractionChange, "interactionId" | "runId" | "status">> {
+      const approver = hasRole(identity, "approver");
+      const queue: InteractionChange[] = [];
+      let wake: (() => void) | undefined;
+      const unsubscribe = onChange((change) => {
+        if (change.tenantId !== identity.tenantId) return;
+        if (change.ownerId !== identity.userId && !(approver && change.policy === "approvers")) return;
+        queue.push(change);
+        wake?.();
+      });
+      const onAbort = () => wake?.();
+      signal?.addEventListener("abort", onAbort);
+      try {
+        while (!signal?.aborted) {
+          const change = queue.shift();
+          if (!change) {
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+            continue;
+          }
+          yield { interactionId: change.interactionId, runId: change.runId, status: change.status };
+        }
+      } finally {
+        unsubscribe();
+        signal?.removeEventListener("abort", onAbort);
+      }
+    },
   };
 }

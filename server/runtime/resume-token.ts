@@ -40,17 +40,19 @@ export function signResumeToken(key: Uint8Array, scope: ResumeScope): Promise<st
 export async function verifyResumeToken(
   key: Uint8Array,
   token: string,
-  expected: { interactionId: string; tenantId: string; userId?: string },
+  expected: { interactionId: string; tenantId: string; threadId: string; userId?: string },
 ): Promise<void> {
-  try {
-    const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"] });
-    const fits =
-      payload.sub === expected.interactionId &&
-      payload.tid === expected.tenantId &&
-      (expected.userId === undefined || payload.uid === expected.userId);
-    if (fits) return;
-  } catch {
-    // Any verification failure means the same to the caller: this token does not open this interaction.
-  }
-  throw new ForbiddenError("The resume token does not match this interaction and your identity.");
+  const refused = new ForbiddenError("The resume token does not match this interaction and your identity.");
+  // A bad signature, a wrong audience or a past expiry all mean the same to the caller.
+  const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"] }).catch(
+    (error: unknown) => {
+      throw Object.assign(refused, { cause: error });
+    },
+  );
+  const fits =
+    payload.sub === expected.interactionId &&
+    payload.tid === expected.tenantId &&
+    payload.sid === expected.threadId &&
+    (expected.userId === undefined || payload.uid === expected.userId);
+  if (!fits) throw refused;
 }

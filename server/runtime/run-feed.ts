@@ -5,12 +5,14 @@
  */
 import type { Database } from "@/server/db";
 import { findRun, listRunEvents } from "@/server/db/queries/runs";
+import type { RunStatus } from "@/server/db/schema";
 import { ForbiddenError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 
 const endsRun = (event: RunEvent) => event.type === "run.completed" || event.type === "run.failed";
+const TERMINAL = new Set<RunStatus>(["completed", "failed", "cancelled", "rejected", "expired", "lost"]);
 
 export function runFeed(db: Database, bus: EventBus) {
   /** Owners follow their runs; admins every run of their tenant; other tenants learn nothing. */
@@ -21,8 +23,16 @@ export function runFeed(db: Database, bus: EventBus) {
     return run;
   }
 
-  async function* watch(identity: Identity, runId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
-    await authorize(identity, runId);
+  /**
+   * Authorizes first — so a refusal is an error of the call, not of the stream — then returns the
+   * run's events after `afterSeq` until it ends.
+   */
+  async function watch(identity: Identity, runId: string, afterSeq: number, signal?: AbortSignal): Promise<AsyncGenerator<LoggedEvent>> {
+    const run = await authorize(identity, runId);
+    return follow(runId, afterSeq, TERMINAL.has(run.status), signal);
+  }
+
+  async function* follow(runId: string, afterSeq: number, ended: boolean, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
     const live: LoggedEvent[] = [];
     let wake: (() => void) | undefined;
     // Subscribed before reading the log, so nothing falls between the two; seqs remove the overlap.
@@ -40,6 +50,8 @@ export function runFeed(db: Database, bus: EventBus) {
         last = row.seq;
         if (endsRun(event)) return;
       }
+      // A run that had ended when asked has nothing more to say, even if the reader saw its end already.
+      if (ended) return;
       while (!signal?.aborted) {
         const next = live.shift();
         if (!next) {
@@ -58,5 +70,5 @@ export function runFeed(db: Database, bus: EventBus) {
     }
   }
 
-  return { authorize, watch };
+  return { watch };
 }

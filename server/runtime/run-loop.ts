@@ -77,6 +77,8 @@ export async function runLoop(
   let state = initial;
   if (resume) {
     state = recordAnswers(state, resume);
+    // A rejected pause of the planner's own is a constraint it cannot satisfy: the run ends there.
+    if (state.outcome) return { type: "finished", state };
     const result = await runCalls(state, agent, deps, resume.calls, resume.resolutions, resume.handles);
     if (result.type === "paused") return result;
     state = result.state;
@@ -122,14 +124,17 @@ async function say(state: RunState, text: string, deps: RunLoopDeps): Promise<Ru
   return { ...state, transcript: [...state.transcript, message] };
 }
 
-/** Answers to the planner's own pauses go into the state it reads. */
+/** Answers to the planner's own pauses go into the state it reads; a rejection sets the outcome. */
 function recordAnswers(state: RunState, resume: ResumeInput): RunState {
   const callGates = new Set(resume.calls.flatMap((c) => [c.gate?.id, c.paused?.on]));
   const answers = { ...state.answers };
+  let outcome = state.outcome;
   for (const [id, resolution] of resume.resolutions) {
-    if (!callGates.has(id)) answers[id] = { status: resolution.status, payload: resolution.payload };
+    if (callGates.has(id)) continue;
+    answers[id] = { status: resolution.status, payload: resolution.payload };
+    if (resolution.status !== "resolved") outcome = resolution.status;
   }
-  return { ...state, answers };
+  return { ...state, answers, ...(outcome ? { outcome } : {}) };
 }
 
 /** Validates the planner's calls, records them as one assistant message, and gates what needs approval. */
@@ -200,6 +205,15 @@ async function runCalls(
       remaining.shift();
       continue;
     }
+    const answer = call.paused ? resolutions.get(call.paused.on) : undefined;
+    if (answer && answer.status !== "resolved") {
+      // The tool asked and was told no: it does not run again, exactly like a rejected gate.
+      const reason = typeof answer.payload?.reason === "string" ? answer.payload.reason : undefined;
+      state = await recordResult(state, call, { rejected: true, ...(reason ? { reason } : {}) }, deps);
+      state = { ...state, outcome: answer.status };
+      remaining.shift();
+      continue;
+    }
     const definition = agent.tools.get(call.name);
     if (!definition) throw new HarborError("TOOL_FAILED", `The tool "${call.name}" is no longer available.`);
     const toolState = structuredClone(call.paused?.state ?? {});
@@ -211,7 +225,7 @@ async function runCalls(
       userId: state.ownerId,
       toolCallId: call.toolCallId,
       approval: decision && call.gate ? { interactionId: call.gate.id, approvedBy: decision.by } : undefined,
-      resumedWith: call.paused ? resolutions.get(call.paused.on) : undefined,
+      resumedWith: answer,
       state: toolState,
       handles,
       pause: (request) => {

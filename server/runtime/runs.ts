@@ -83,7 +83,7 @@ export function runService(deps: RunsDeps) {
     return deps.log.child({ runId, threadId, requestId });
   }
 
-  async function startRun(identity: Identity, request: StartRunRequest): Promise<StartedRun | RefusedRun> {
+  async function startRun(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun> {
     const agent = deps.agents.get(request.agentId);
     if (!agent) throw new NotFoundError(`Agent "${request.agentId}"`);
     if (request.resume && request.resume.length > 0) return resumeRun(identity, request);
@@ -110,7 +110,12 @@ export function runService(deps: RunsDeps) {
       run: { id: runId, agentId: agent.id, transportRunId: request.transportRunId },
       events: toStoredRows(started),
     });
-    if (!thread) return refuse(identity, request.threadId);
+    if (!thread) {
+      const refusal = await refuse(identity, request.threadId);
+      // The interaction that stood in the way was answered meanwhile: try once more.
+      if (!refusal && attempt === 1) return startRun(identity, request, 2);
+      return refusal ?? pendingInteraction([]);
+    }
 
     const base: RunState = {
       runId,
@@ -129,17 +134,23 @@ export function runService(deps: RunsDeps) {
     return { runId, threadId: thread.id, events };
   }
 
-  /** `beginRun` wrote nothing: the thread is someone else's (thrown), or waits on an interaction (refused). */
-  async function refuse(identity: Identity, threadId: string): Promise<RefusedRun> {
+  /**
+   * `beginRun` wrote nothing: the thread is someone else's (thrown), or waits on an interaction
+   * (refused). Undefined when nothing stands in the way any more (it was answered meanwhile).
+   */
+  async function refuse(identity: Identity, threadId: string): Promise<RefusedRun | undefined> {
     const existing = await findThread(deps.db, threadId);
     if (existing) assertThreadAccess(existing, identity);
     const open = await pendingOnThread(deps.db, threadId);
-    if (open.length === 0) throw new Error(`beginRun wrote nothing for thread ${threadId}, yet nothing stands in the way`);
+    return open.length > 0 ? pendingInteraction(open.map((r) => r.id)) : undefined;
+  }
+
+  function pendingInteraction(interruptIds: string[]): RefusedRun {
     return {
       refused: new HarborError(
         "PENDING_INTERACTION",
         "This conversation is waiting for an answer to an open request; answer it before sending anything new.",
-        { interruptIds: open.map((r) => r.id) },
+        { interruptIds },
       ),
     };
   }
@@ -195,7 +206,7 @@ export function runService(deps: RunsDeps) {
     const log = logFor(runId, loaded.threadId, transport.requestId);
     const checkpoint = (loaded.checkpoint ?? { step: 0, calls: [] }) as unknown as Checkpoint;
     const resolutions = parked.resolutions ?? new Map();
-    // The answers are stored with the continuation's first write.
+    // The answers are stored with the continuation's first write (the claim already set it running).
     journal.defer(
       [
         ...(transport.transportRunId
@@ -211,7 +222,6 @@ export function runService(deps: RunsDeps) {
           }),
         ),
       ],
-      { run: { status: "running" } },
     );
     const state: RunState = {
       runId,

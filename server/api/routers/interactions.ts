@@ -1,7 +1,5 @@
-import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { INTERACTION_KINDS, INTERACTION_STATUSES } from "@/server/db/schema";
-import { hasRole, type InteractionChange } from "@/server/runtime";
 import { id, text } from "../inputs";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
@@ -25,21 +23,13 @@ export const interactionsRouter = createTRPCRouter({
 
   get: protectedProcedure.input(byId).query(({ ctx, input }) => ctx.harbor.runtime.interactions.get(ctx.identity, input.interactionId)),
 
-  approve: protectedProcedure.input(decision).mutation(({ ctx, input }) =>
-    ctx.harbor.runtime.interactions.resolve(ctx.identity, {
-      interactionId: input.interactionId,
-      status: "resolved",
-      payload: { approved: true, ...(input.reason ? { reason: input.reason } : {}) },
-    }),
-  ),
+  approve: protectedProcedure
+    .input(decision)
+    .mutation(({ ctx, input }) => ctx.harbor.runtime.interactions.decide(ctx.identity, input.interactionId, true, input.reason)),
 
-  reject: protectedProcedure.input(decision).mutation(({ ctx, input }) =>
-    ctx.harbor.runtime.interactions.resolve(ctx.identity, {
-      interactionId: input.interactionId,
-      status: "resolved",
-      payload: { approved: false, ...(input.reason ? { reason: input.reason } : {}) },
-    }),
-  ),
+  reject: protectedProcedure
+    .input(decision)
+    .mutation(({ ctx, input }) => ctx.harbor.runtime.interactions.decide(ctx.identity, input.interactionId, false, input.reason)),
 
   /** Exactly a `resume[]` entry; the payload is checked by the interaction's own strict schema. */
   resume: protectedProcedure
@@ -54,37 +44,5 @@ export const interactionsRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => ctx.harbor.runtime.interactions.resolve(ctx.identity, input)),
 
   /** Live changes of the caller's inbox: their own interactions, and for approvers the routed ones. */
-  events: protectedProcedure.subscription(async function* ({ ctx, signal }) {
-    const identity = ctx.identity;
-    const approver = hasRole(identity, "approver");
-    const queue: InteractionChange[] = [];
-    let wake: (() => void) | undefined;
-    const unsubscribe = ctx.harbor.runtime.onInteractionChange((change) => {
-      if (change.tenantId !== identity.tenantId) return;
-      if (change.ownerId !== identity.userId && !(approver && change.policy === "approvers")) return;
-      queue.push(change);
-      wake?.();
-    });
-    const onAbort = () => wake?.();
-    signal?.addEventListener("abort", onAbort);
-    try {
-      let n = 0;
-      while (!signal?.aborted) {
-        const change = queue.shift();
-        if (!change) {
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-          continue;
-        }
-        yield tracked(String(++n), {
-          interactionId: change.interactionId,
-          runId: change.runId,
-          status: change.status,
-        });
-      }
-    } finally {
-      unsubscribe();
-      signal?.removeEventListener("abort", onAbort);
-    }
-  }),
+  events: protectedProcedure.subscription(({ ctx, signal }) => ctx.harbor.runtime.interactions.watch(ctx.identity, signal)),
 });

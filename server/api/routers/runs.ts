@@ -11,10 +11,12 @@ export const runsRouter = createTRPCRouter({
    */
   events: protectedProcedure
     .input(z.strictObject({ runId: id, afterSeq: z.number().int().min(0).optional(), lastEventId: z.string().nullish() }))
-    .subscription(async function* ({ ctx, input, signal }) {
+    .subscription(async ({ ctx, input, signal }) => {
       const resumeFrom = input.lastEventId ? Number(input.lastEventId) : (input.afterSeq ?? 0);
-      for await (const logged of ctx.harbor.runtime.watchRun(ctx.identity, input.runId, Number.isFinite(resumeFrom) ? resumeFrom : 0, signal)) {
-        yield tracked(String(logged.seq), { seq: logged.seq, at: logged.at, event: logged.event });
-      }
+      // Awaited here, so not-found and forbidden are answered as such (not as a stream error to retry).
+      const events = await ctx.harbor.runtime.watchRun(ctx.identity, input.runId, Number.isFinite(resumeFrom) ? resumeFrom : 0, signal);
+      return (async function* () {
+        for await (const logged of events) yield tracked(String(logged.seq), { seq: logged.seq, at: logged.at, event: logged.event });
+      })();
     }),
 });

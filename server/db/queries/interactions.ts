@@ -10,11 +10,6 @@ import { interactions, users, type InteractionKind, type InteractionStatus, type
 
 export type InteractionRow = typeof interactions.$inferSelect;
 
-export async function findInteraction(db: Executor, id: string): Promise<InteractionRow | undefined> {
-  const [row] = await db.select().from(interactions).where(eq(interactions.id, id)).limit(1);
-  return row;
-}
-
 export async function findInteractions(db: Executor, ids: readonly string[]): Promise<InteractionRow[]> {
   if (ids.length === 0) return [];
   return db.select().from(interactions).where(inArray(interactions.id, [...ids]));
@@ -65,7 +60,7 @@ export async function claimInteractions(
   const result = await db.execute(sql`
     with wanted as (
       select id from interactions
-      where id = any(${sql.param(ids)}::text[]) and status = 'pending' and expires_at > now()
+      where id = any(${sql.param(ids)}::text[]) and tenant_id = ${actor.tenantId} and status = 'pending' and expires_at > now()
       for update
     ),
     claimed as (
@@ -84,13 +79,23 @@ export async function claimInteractions(
       select tenant_id, ${actor.userId}, 'interaction.resolve', 'interaction', id, status,
         jsonb_build_object('runId', run_id, 'tool', tool_name, 'decision', decision, 'via', ${actor.via}::text)
       from claimed
-    )
-    select c.id, c.run_id,
-      case when not exists (
-        -- The statement sees the rows as they were: the claimed ones still look pending.
+    ),
+    -- Runs with nothing left to wait for (the statement sees rows as they were: claimed ones still look pending).
+    answered as (
+      select distinct c.run_id from claimed c
+      where not exists (
         select 1 from interactions o
         where o.run_id = c.run_id and o.status = 'pending' and o.id <> all(${sql.param(ids)}::text[])
-      ) then ${continuationOf(sql`c.run_id`)} end as continuation
+      )
+    ),
+    -- They run again from this commit on: a crash before their next write shows as a running run,
+    -- never as a paused one nobody can answer.
+    resumed as (
+      update runs set status = 'running', pause_reason = null, updated_at = now()
+      where id in (select run_id from answered) and status = 'paused'
+    )
+    select c.id, c.run_id,
+      case when c.run_id in (select run_id from answered) then ${continuationOf(sql`c.run_id`)} end as continuation
     from claimed c`);
   const rows = (result as unknown as { rows: { id: string; run_id: string; continuation: Continuation | null }[] }).rows;
   const continuations = new Map<string, Continuation>();
@@ -100,7 +105,8 @@ export async function claimInteractions(
 
 /**
  * Ends interactions that can no longer be answered (`expired`, or `lost` with their process), with
- * their runs and a final event in each run's log — one statement. Only pending rows change.
+ * their runs and a final event in each run's log — one statement. Only pending rows change. A run
+ * ends as a whole: its other pending interactions close with it, so none is left blocking the thread.
  */
 export async function closeInteractions(
   db: Executor,
@@ -111,7 +117,7 @@ export async function closeInteractions(
   const result = await db.execute(sql`
     with closed as (
       update interactions set status = ${to}, resolved_at = now()
-      where status = 'pending' and (${where})
+      where status = 'pending' and run_id in (select run_id from interactions where status = 'pending' and (${where}))
       returning id, run_id, tenant_id, owner_id, policy
     ),
     ended_runs as (

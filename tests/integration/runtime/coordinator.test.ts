@@ -167,6 +167,21 @@ describe.each(testBackends())("interactions that cannot be answered any more, on
     runtime.close();
   });
 
+  it("ends a run as a whole: when one of its gates expires, its other gate closes too and the thread is free", async () => {
+    const runtime = testRuntime(database.db, { approvalTtlMs: 50 });
+    const run = started(await runtime.startRun(alice, request("x-two", "send an email to a@example.com saying 1\ntransfer 5 EUR to X-1")));
+    const last = (await drain(run.events)).at(-1)!.event;
+    if (last.type !== "run.paused") throw new Error("expected a pause");
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const [email, transfer] = last.interrupts;
+    await expect(runtime.interactions.resolve(alice, { interactionId: email!.id, status: "resolved", payload: { approved: true } })).rejects.toMatchObject({
+      code: "EXPIRED",
+    });
+    expect(await runtime.interactions.get(alice, transfer!.id)).toMatchObject({ status: "expired" });
+    expect((await drain(started(await runtime.startRun(alice, request("x-two", "hello"))).events)).at(-1)?.event.type).toBe("run.completed");
+    runtime.close();
+  });
+
   it("marks what an earlier process held as lost at start-up; answering it gets INTERACTION_LOST and the thread is free again", async () => {
     const earlier = testRuntime(database.db);
     const run = started(await earlier.startRun(alice, request("x-lost", "send an email to gone@example.com saying hi")));

@@ -90,8 +90,8 @@ describe.each(testBackends())("the tool-context split on $name", (backend) => {
     return { runId: run.runId, last: events.at(-1)!.event };
   }
 
-  async function resume(threadId: string, interrupt: InterruptView, agentId = "uploader") {
-    const answer = [{ interactionId: interrupt.id, status: "resolved" as const, payload: { approved: true } }];
+  async function resume(threadId: string, interrupt: InterruptView, agentId = "uploader", approved = true) {
+    const answer = [{ interactionId: interrupt.id, status: "resolved" as const, payload: { approved } }];
     return (await drain(started(await runtime.startRun(alice, request(agentId, threadId, undefined, answer))).events)).map((e) => e.event);
   }
 
@@ -143,5 +143,24 @@ describe.each(testBackends())("the tool-context split on $name", (backend) => {
     const events = await resume("ask", last.interrupts[0]!, "asker");
     const said = events.filter((e) => e.type === "text.delta").map((e) => (e.type === "text.delta" ? e.delta : "")).join("");
     expect(said).toBe("You said yes.");
+  });
+
+  it("ends the run rejected when a tool's own pause is rejected: the tool does not run again", async () => {
+    const { runId, last } = await pauseUpload("refused", { state: { uploaded: 1 } });
+    if (last.type !== "run.paused") throw new Error("expected a pause");
+    const events = await resume("refused", last.interrupts[0]!, "uploader", false);
+    expect(events.find((e) => e.type === "tool.result")).toMatchObject({ content: '{"rejected":true}' });
+    expect(events.at(-1)).toEqual({ type: "run.completed", status: "rejected" });
+    expect(await findRun(database.db, runId)).toMatchObject({ status: "rejected" });
+  });
+
+  it("ends the run rejected, without another planner step, when the planner's own question is answered no", async () => {
+    const run = started(await runtime.startRun(alice, request("asker", "ask-no", "go")));
+    const last = (await drain(run.events)).at(-1)!.event;
+    if (last.type !== "run.paused") throw new Error("expected a pause");
+    const events = await resume("ask-no", last.interrupts[0]!, "asker", false);
+    expect(events.some((e) => e.type === "text.delta")).toBe(false);
+    expect(events.at(-1)).toEqual({ type: "run.completed", status: "rejected" });
+    expect(await findRun(database.db, run.runId)).toMatchObject({ status: "rejected" });
   });
 });
