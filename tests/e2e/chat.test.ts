@@ -69,7 +69,10 @@ describe("the chat journey in Chromium", () => {
     await expect.poll(() => alicePage.url(), PATIENCE).toMatch(/\/chat\/[0-9a-f-]{36}$/);
     expect(alicePage.url()).not.toBe(aliceThreadUrl);
     await expect.poll(() => alicePage.locator(".thread.active").textContent(), PATIENCE).toContain("A second topic");
-    expect(await alicePage.getByTestId("thread-list").locator("li").count()).toBe(2);
+    // Both stay listed (other journeys may have added alice's threads on this server too).
+    const listed = (await alicePage.getByTestId("thread-list").textContent()) ?? "";
+    expect(listed).toContain("A second topic");
+    expect(listed).toContain("Hello concierge");
     await screenshot(alicePage, "chat-two-threads");
     await alicePage.goto(aliceThreadUrl);
   });

@@ -236,6 +236,14 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
     expect(sent).toMatchObject([{ approvedBy: "user-bob" }]);
     const receipt = await trpcQuery(server.url, bob, "interactions.list", { status: "resolved", tool: "transfer_funds" });
     expect(receipt.data).toMatchObject([{ interactionId: gate.id, resolvedBy: { id: "user-bob" }, decision: { approved: true, reason: "budgeted" } }]);
+
+    // A reader that already saw the end is told the run is over, not kept waiting.
+    const afterEnd = await readSse(await trpcSubscribe(server.url, alice, "runs.events", { runId, afterSeq: 10_000 }));
+    expect(afterEnd.map((f) => f.event)).toEqual(["connected", "return"]);
+    // Another tenant learns nothing, and gets an error it need not retry.
+    const asMallory = await readSse(await trpcSubscribe(server.url, mallory, "runs.events", { runId }));
+    const refused = asMallory.find((f) => f.event === "serialized-error");
+    expect(JSON.parse(refused!.data)).toMatchObject({ data: { code: "NOT_FOUND" } });
   });
 });
 
