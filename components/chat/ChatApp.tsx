@@ -5,6 +5,8 @@ import { Fragment, useEffect, useRef, useState, type FormEvent, type KeyboardEve
 import { useRouter } from "next/navigation";
 import { useTRPC } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
+import { ClientToolHost, useClientTools } from "@/components/interactions/ClientToolHost";
+import { ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { ThreadList } from "./ThreadList";
 import { useGates } from "./useGates";
 import type { ChatMessage } from "./types";
@@ -21,10 +23,12 @@ interface ConversationProps {
 
 export function ChatApp(props: ConversationProps) {
   return (
-    <div className="chat-layout">
-      <ThreadList activeId={props.threadId} />
-      <Conversation key={props.threadId ?? "new"} {...props} />
-    </div>
+    <ClientToolHost>
+      <div className="chat-layout">
+        <ThreadList activeId={props.threadId} />
+        <Conversation key={props.threadId ?? "new"} {...props} />
+      </div>
+    </ClientToolHost>
   );
 }
 
@@ -33,7 +37,8 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   const queryClient = useQueryClient();
   const router = useRouter();
   const [draft, setDraft] = useState("");
-  const run = useAgentRun(AGENT_ID, threadId, initialMessages);
+  const clientTools = useClientTools();
+  const run = useAgentRun(AGENT_ID, threadId, initialMessages, clientTools);
   const gates = useGates(threadId, viewerId, run);
   const bottom = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
@@ -96,7 +101,10 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
           m.role === "tool" ? null : (
             <Fragment key={m.id}>
               {m.content ? <MessageBubble role={m.role} content={m.content} /> : null}
-              {m.toolCalls?.map((call) => (
+              {m.toolCalls?.map((call) =>
+                clientTools.has(call.name) ? (
+                  <ToolCallNote key={call.id} call={call} result={results.get(call.id)} />
+                ) : (
                 <ApprovalCard
                   key={call.id}
                   call={call}
@@ -107,7 +115,8 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                   busy={run.running}
                   onDecide={(approved, reason) => void gates.decide(call.id, approved, reason)}
                 />
-              ))}
+                ),
+              )}
             </Fragment>
           ),
         )}

@@ -3,6 +3,7 @@
 import { HttpAgent, type Message } from "@ag-ui/client";
 import { useCallback, useRef, useState } from "react";
 import type { RunEvent } from "@/server/runtime";
+import type { ClientToolRegistry } from "@/components/interactions/ClientToolHost";
 import type { ChatMessage, ResumeAnswer } from "./types";
 
 export interface AgentRunState {
@@ -65,14 +66,17 @@ function parseArgs(json: string): Record<string, unknown> {
  * state: new messages (`send`), answers to open interrupts (`resume`), and runs continued by someone
  * else, fed from the run-events subscription (`apply`).
  */
-export function useAgentRun(agentId: string, threadId: string | null, initialMessages: ChatMessage[]) {
+export function useAgentRun(agentId: string, threadId: string | null, initialMessages: ChatMessage[], clientTools: ClientToolRegistry) {
   const [state, setState] = useState<AgentRunState>({ messages: initialMessages, streaming: null, running: false, error: null });
   const messages = useRef(state.messages);
   messages.current = state.messages;
 
   const run = useCallback(
-    async (id: string, options: { userMessage?: ChatMessage; resume?: ResumeAnswer[] }) => {
-      const history = options.userMessage ? [...messages.current, options.userMessage] : messages.current;
+    async (
+      id: string,
+      options: { userMessage?: ChatMessage; resume?: ResumeAnswer[]; toolResults?: ChatMessage[] },
+    ): Promise<{ delivered: boolean }> => {
+      const history = [...messages.current, ...(options.userMessage ? [options.userMessage] : []), ...(options.toolResults ?? [])];
       setState((s) => ({ ...s, messages: history, running: true, error: null }));
       const agent = new HttpAgent({ url: `/api/agents/${encodeURIComponent(agentId)}/runs`, threadId: id, initialMessages: toAgui(history) });
       // Once the run started, the server holds the message. A request refused before that stored
@@ -80,6 +84,8 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
       let started = false;
       let ended = false;
       let refused = false;
+      let failed = false;
+      const browserRequests: { requestId: string; toolCallId: string; toolName: string }[] = [];
       const fail = (failure: RunFailure) => setState((s) => ({ ...s, error: failure }));
       const failOrRefuse = (error: unknown) => {
         if (started) return fail(describe(error));
@@ -110,9 +116,17 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
                 ...s,
                 messages: [...s.messages, { id: event.messageId, role: "tool", content: String(event.content), toolCallId: event.toolCallId }],
               })),
-            onMessagesSnapshotEvent: ({ event }) => setState((s) => ({ ...s, messages: fromAgui(event.messages) })),
+            onMessagesSnapshotEvent: ({ event }) => {
+              // Kept at once: a browser tool's follow-up run starts from this history.
+              messages.current = fromAgui(event.messages);
+              setState((s) => ({ ...s, messages: messages.current }));
+            },
+            onCustomEvent: ({ event }) => {
+              if (event.name === "harnest.client_tool") browserRequests.push(event.value as (typeof browserRequests)[number]);
+            },
             onRunErrorEvent: ({ event }) => {
               ended = true;
+              failed = true;
               // A refused message (e.g. PENDING_INTERACTION) was not stored: give it back to the composer.
               if (options.userMessage && event.code === "PENDING_INTERACTION") refused = true;
               setState((s) => ({
@@ -131,10 +145,33 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
       } finally {
         setState((s) => ({ ...s, running: false, streaming: null }));
       }
+      if (ended && !failed && browserRequests.length > 0) await answerBrowserTools(id, browserRequests);
       return { delivered: !refused };
     },
-    [agentId],
+    [agentId, clientTools],
   );
+
+  /**
+   * Runs the browser tools a run asked for, at once, and continues the run with their outputs as
+   * standard tool messages. A tool this browser cannot run is cancelled, so the run does not wait.
+   */
+  async function answerBrowserTools(id: string, requests: { requestId: string; toolCallId: string; toolName: string }[]) {
+    const results: ChatMessage[] = [];
+    for (const request of requests) {
+      const handler = clientTools.get(request.toolName);
+      const call = messages.current.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === request.toolCallId);
+      try {
+        if (!handler) throw new Error(`this browser cannot run ${request.toolName}`);
+        const output = await handler(call?.args ?? {});
+        results.push({ id: crypto.randomUUID(), role: "tool", content: JSON.stringify(output), toolCallId: request.toolCallId });
+      } catch (error) {
+        setState((s) => ({ ...s, error: { message: `The browser tool failed: ${error instanceof Error ? error.message : String(error)}` } }));
+        await run(id, { resume: requests.map((r) => ({ interruptId: r.requestId, status: "cancelled" as const })) });
+        return;
+      }
+    }
+    await run(id, { toolResults: results });
+  }
 
   const send = useCallback(
     (id: string, text: string) => run(id, { userMessage: { id: crypto.randomUUID(), role: "user", content: text } }),

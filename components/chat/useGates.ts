@@ -32,8 +32,9 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
     return map;
   }, [interactions]);
   const pending = interactions.filter((i) => i.status === "pending");
-  const mine = pending.filter((i) => i.policy === "owner" && i.requester.id === viewerId);
-  const routed = pending.filter((i) => i.policy === "approvers");
+  // Browser-tool requests are answered by the browser itself, not by a decision here.
+  const mine = pending.filter((i) => i.kind === "approval" && i.policy === "owner" && i.requester.id === viewerId);
+  const routed = pending.filter((i) => i.kind === "approval" && i.policy === "approvers");
 
   const refresh = useCallback(
     () => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }),

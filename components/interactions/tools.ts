@@ -2,9 +2,10 @@
 const TOOL_TITLES: Record<string, string> = {
   send_email: "Send an email",
   transfer_funds: "Transfer funds",
+  get_browser_timezone: "Time zone",
 };
 
-const ARG_LABELS: Record<string, string> = { to: "To", body: "Message", amount: "Amount", currency: "Currency" };
+const ARG_LABELS: Record<string, string> = { to: "To", body: "Message", amount: "Amount", currency: "Currency", timeZone: "time zone" };
 
 export function toolTitle(name: string): string {
   return TOOL_TITLES[name] ?? name.replaceAll("_", " ");

@@ -244,7 +244,8 @@ export const interactions = pgTable(
     /** The serving process holding the waiting invocation. */
     instanceId: text("instance_id").notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
-    decision: jsonb("decision").$type<{ approved: boolean; reason?: string }>(),
+    /** What is kept of the answer: an approval's `{ approved, reason? }`, a browser tool's `{ output }`. */
+    decision: jsonb("decision").$type<{ approved?: boolean; reason?: string; output?: unknown }>(),
     resolvedBy: text("resolved_by"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true, mode: "date" }),
     createdAt: createdAt(),

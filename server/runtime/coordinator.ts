@@ -47,6 +47,8 @@ export interface ParkedRun {
   expiresAt: number;
   resolutions?: Map<string, Resolution>;
   handles?: Map<string, HandleRegistry>;
+  /** Schemas answers must match, by interaction (a browser tool's output). */
+  answers?: Map<string, z.ZodType>;
 }
 
 /** A run whose every interaction is answered: to be driven on (its continuation came with the claim). */
@@ -129,21 +131,28 @@ export function createCoordinator(deps: CoordinatorDeps) {
       })),
     );
     const events: RunEvent[] = [
-      ...views.map((v): RunEvent => ({ type: "pause.requested", ...v })),
+      ...views.map(
+        (v): RunEvent =>
+          v.kind === "client_tool"
+            ? { type: "client_tool.requested", requestId: v.id, toolCallId: v.toolCallId ?? "", toolName: v.tool?.name ?? "" }
+            : { type: "pause.requested", ...v },
+      ),
       { type: "snapshot", state: state.sharedState, messages: state.transcript },
       { type: "run.paused", interrupts: views },
     ];
     // Held before the write commits, so a resolution racing the commit finds the invocation.
+    const answers = new Map(parking.requests.flatMap((r) => (r.answer ? [[r.id, r.answer] as const] : [])));
     parked.set(state.runId, {
       journal,
       waitingOn: views.map((v) => v.id),
       expiresAt: expiresAt.getTime(),
       handles: parking.handles.size > 0 ? parking.handles : undefined,
+      answers: answers.size > 0 ? answers : undefined,
     });
     try {
       await journal.append(events, {
         alongside: {
-          run: { status: "paused", pauseReason: parking.requests[0]?.reason ?? "hitl", checkpoint: { ...checkpoint } },
+          run: { status: "paused", pauseReason: parking.requests.find((r) => r.reason)?.reason ?? null, checkpoint: { ...checkpoint } },
           interactions: parking.requests.map((r) => ({
             id: r.id,
             tenantId: state.tenantId,
@@ -192,18 +201,26 @@ export function createCoordinator(deps: CoordinatorDeps) {
     return new HarborError("ALREADY_RESOLVED", `This request was already ${status}; the action is not repeated.`, { interactionId: id });
   }
 
-  /** Rule 5: strict answers only. A cancelled entry carries no payload. */
+  /** Rule 5: strict answers only, by the interaction's own schema. A cancelled entry carries no payload. */
   function toClaim(row: InteractionRow, entry: ResolutionInput, index: number): Claim {
     if (entry.status === "cancelled") {
       if (entry.payload !== undefined) throw new InvalidInputError(`resume[${index}].payload`, "a cancelled entry carries no payload");
       return { id: row.id, status: "cancelled", decision: { approved: false, reason: "cancelled" } };
     }
-    const parsed = ApprovalAnswer.safeParse(entry.payload);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
+    const invalid = (error: z.ZodError, expected: string) => {
+      const issue = error.issues[0];
       const field = ["resume", index, "payload", ...(issue?.path ?? [])].join(".").replace(/\.(\d+)\./, "[$1].");
-      throw new InvalidInputError(field, `${issue?.message ?? "invalid"} (an approval answers { approved, reason? } only)`);
+      return new InvalidInputError(field, `${issue?.message ?? "invalid"} (${expected})`);
+    };
+    if (row.kind === "client_tool") {
+      const schema = parked.get(row.runId)?.answers?.get(row.id);
+      if (!schema) throw new HarborError("INTERACTION_LOST", LOST_MESSAGE, { interactionId: row.id });
+      const output = schema.safeParse(entry.payload);
+      if (!output.success) throw invalid(output.error, `the output of ${row.toolName ?? "the tool"} does not match its schema`);
+      return { id: row.id, status: "resolved", decision: { output: output.data } };
     }
+    const parsed = ApprovalAnswer.safeParse(entry.payload);
+    if (!parsed.success) throw invalid(parsed.error, "an approval answers { approved, reason? } only");
     return { id: row.id, status: parsed.data.approved ? "resolved" : "rejected", decision: parsed.data };
   }
 
@@ -322,6 +339,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       run.resolutions ??= new Map();
       run.resolutions.set(claim.id, {
         interactionId: claim.id,
+        kind: ordered[index]!.kind,
         status: claim.status,
         payload: claim.decision,
         actorId: identity.userId,

@@ -13,7 +13,8 @@ export interface InterruptView {
   id: string;
   runId: string;
   kind: InteractionKind;
-  reason: PauseReason;
+  /** Null for waits that are not pauses (a browser tool's result): those are no AG-UI interrupt. */
+  reason: PauseReason | null;
   policy: ResolverPolicy;
   message: string;
   /** Milliseconds since the epoch. */
@@ -32,9 +33,11 @@ export type RunEvent =
   | { type: "tool.call"; messageId: string; toolCallId: string; name: string; args: Record<string, unknown> }
   | { type: "tool.result"; messageId: string; toolCallId: string; content: string }
   | ({ type: "pause.requested" } & InterruptView)
+  /** A browser tool must run: the owner's client delivers its output (AG-UI `CUSTOM harnest.client_tool`). */
+  | { type: "client_tool.requested"; requestId: string; toolCallId: string; toolName: string }
   | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
   | { type: "snapshot"; state: Record<string, unknown>; messages: TranscriptMessage[] }
-  /** The run parked: its transport run ends with these interrupts; the invocation waits. */
+  /** The run waits: its transport run ends (with these interrupts, for pauses); the invocation waits. */
   | { type: "run.paused"; interrupts: InterruptView[] }
   | { type: "run.completed"; status?: "rejected" | "cancelled" }
   | { type: "run.failed"; code: ErrorCode; message: string };

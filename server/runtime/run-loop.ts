@@ -3,6 +3,7 @@
  * finishes or the run must wait. It works only on the serializable `RunState` and reports through
  * the journal; parking itself is the coordinator's job — the loop only says what it waits for.
  */
+import type { z } from "zod";
 import type { PauseReason, ResolverPolicy } from "@/server/db/schema";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
@@ -26,12 +27,15 @@ export interface RunLoopDeps {
 /** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
 export interface PauseRequest {
   id: string;
-  kind: "approval";
-  reason: PauseReason;
+  kind: "approval" | "client_tool";
+  /** Why the run is parked; null for waits that are not pauses (a browser tool's result). */
+  reason: PauseReason | null;
   policy: ResolverPolicy;
   message: string;
   toolCallId?: string;
   tool?: { name: string; args: Record<string, unknown> };
+  /** What an answer must match, beyond the kind's own rules (a browser tool's output schema). */
+  answer?: z.ZodType;
 }
 
 /** A tool call that has not run yet (or paused itself), as the checkpoint keeps it. */
@@ -43,6 +47,8 @@ export interface PendingCall {
   gate?: { id: string; decision?: { approved: boolean; by: string; reason?: string; status: Resolution["status"] } };
   /** The call paused itself: the interaction it waits on, its `ctx.state` and its handle keys. */
   paused?: { on: string; state: Record<string, unknown>; handleKeys: string[] };
+  /** A browser tool's call: the request its output answers. */
+  browser?: { requestId: string };
 }
 
 export interface Parking {
@@ -126,7 +132,7 @@ async function say(state: RunState, text: string, deps: RunLoopDeps): Promise<Ru
 
 /** Answers to the planner's own pauses go into the state it reads; a rejection sets the outcome. */
 function recordAnswers(state: RunState, resume: ResumeInput): RunState {
-  const callGates = new Set(resume.calls.flatMap((c) => [c.gate?.id, c.paused?.on]));
+  const callGates = new Set(resume.calls.flatMap((c) => [c.gate?.id, c.paused?.on, c.browser?.requestId]));
   const answers = { ...state.answers };
   let outcome = state.outcome;
   for (const [id, resolution] of resume.resolutions) {
@@ -154,7 +160,21 @@ async function announceCalls(
     const args = parsed.data as Record<string, unknown>;
     const toolCallId = deps.newId();
     const entry: PendingCall = { toolCallId, name: call.name, args };
-    if (definition.approval) {
+    if (definition.kind === "client") {
+      // The browser runs it: the run waits for the owner's client to deliver its output.
+      const requestId = deps.newId();
+      entry.browser = { requestId };
+      requests.push({
+        id: requestId,
+        kind: "client_tool",
+        reason: null,
+        policy: "owner",
+        message: `${call.name} runs in your browser`,
+        toolCallId,
+        tool: { name: call.name, args },
+        answer: definition.output,
+      });
+    } else if (definition.approval) {
       const id = deps.newId();
       entry.gate = { id };
       requests.push({
@@ -205,6 +225,11 @@ async function runCalls(
       remaining.shift();
       continue;
     }
+    if (call.browser) {
+      state = await recordBrowserResult(state, call, call.browser.requestId, resolutions, deps);
+      remaining.shift();
+      continue;
+    }
     const answer = call.paused ? resolutions.get(call.paused.on) : undefined;
     if (answer && answer.status !== "resolved") {
       // The tool asked and was told no: it does not run again, exactly like a rejected gate.
@@ -216,6 +241,7 @@ async function runCalls(
     }
     const definition = agent.tools.get(call.name);
     if (!definition) throw new HarborError("TOOL_FAILED", `The tool "${call.name}" is no longer available.`);
+    if (definition.kind === "client") throw new HarborError("INTERNAL", `Browser tool call ${call.toolCallId} has no request.`);
     const toolState = structuredClone(call.paused?.state ?? {});
     const handles = call.paused ? await HandleRegistry.reattach(call.paused.handleKeys, held?.get(call.toolCallId)) : new HandleRegistry();
     const ctx: ToolContext = {
@@ -262,6 +288,23 @@ async function runCalls(
     remaining.shift();
   }
   return { type: "finished", state };
+}
+
+/** A browser tool's delivered output (validated by the coordinator) becomes its result; a cancel, a refusal. */
+async function recordBrowserResult(
+  state: RunState,
+  call: PendingCall,
+  requestId: string,
+  resolutions: ReadonlyMap<string, Resolution>,
+  deps: RunLoopDeps,
+): Promise<RunState> {
+  const delivered = resolutions.get(requestId);
+  if (!delivered) throw new HarborError("INTERNAL", `Browser tool call ${call.toolCallId} resumed without its result.`);
+  if (delivered.status !== "resolved") {
+    const next = await recordResult(state, call, { rejected: true, reason: "cancelled" }, deps);
+    return { ...next, outcome: "cancelled" };
+  }
+  return recordResult(state, call, delivered.payload?.output, deps);
 }
 
 function withDecision(call: PendingCall, resolutions: ReadonlyMap<string, Resolution>): PendingCall {

@@ -9,7 +9,7 @@ import type { Database } from "@/server/db";
 import { loadContinuation, type Continuation } from "@/server/db/queries/runs";
 import { appendRunEvents, beginRun, type RunEventsEntry } from "@/server/db/queries/run-writes";
 import { findThread } from "@/server/db/queries/threads";
-import { pendingOnThread } from "@/server/db/queries/interactions";
+import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interactions";
 import type { Checkpoint, Coordinator, ReadyRun, ResolutionInput } from "./coordinator";
 import { createDriver, toTranscript } from "./drive";
 import { asHarborError, HarborError, NotFoundError } from "./errors";
@@ -37,6 +37,8 @@ export interface IncomingMessage {
   id: string;
   role: TranscriptMessage["role"];
   content: string;
+  /** A tool message's call (how a browser tool's output arrives). */
+  toolCallId?: string;
 }
 
 export interface StartRunRequest {
@@ -67,6 +69,16 @@ export interface RefusedRun {
   refused: HarborError;
 }
 
+/** Tool message content is a string; a JSON string is decoded before it is checked. */
+function decodeToolContent(content: string): unknown {
+  try {
+    return JSON.parse(content);
+  } catch (error) {
+    if (error instanceof SyntaxError) return content;
+    throw error;
+  }
+}
+
 export function runService(deps: RunsDeps) {
   // Concurrent runs share their event writes (see group-commit.ts).
   const writeEvents = groupCommit((entries: readonly RunEventsEntry[]) => appendRunEvents(deps.db, entries));
@@ -87,6 +99,8 @@ export function runService(deps: RunsDeps) {
     const agent = deps.agents.get(request.agentId);
     if (!agent) throw new NotFoundError(`Agent "${request.agentId}"`);
     if (request.resume && request.resume.length > 0) return resumeRun(identity, request);
+    const delivered = await browserResults(identity, request);
+    if (delivered) return "refused" in delivered ? delivered : resumeRun(identity, { ...request, resume: delivered.resume });
 
     // Only user messages are taken from the client: the server's transcript is the record, and a
     // client cannot write assistant or tool turns into it.
@@ -132,6 +146,39 @@ export function runService(deps: RunsDeps) {
     await journal.publish(started);
     track(drive(base, journal, logFor(runId, thread.id, request.requestId), { loadTranscript: !thread.created }));
     return { runId, threadId: thread.id, events };
+  }
+
+  /**
+   * Browser tools answer with a standard tool message: a request whose tool messages answer open
+   * browser-tool requests of the thread is a resume with those outputs (JSON strings decoded), the
+   * same as `resume[]` with the request ids. Redelivering an answered one is refused.
+   */
+  async function browserResults(identity: Identity, request: StartRunRequest): Promise<{ resume: ResolutionInput[] } | RefusedRun | undefined> {
+    const replies = request.messages.filter((m) => m.role === "tool" && m.toolCallId);
+    if (replies.length === 0) return undefined;
+    const requests = await browserRequestsFor(deps.db, request.threadId, replies.map((m) => m.toolCallId!));
+    if (requests.length === 0) return undefined;
+    const thread = await findThread(deps.db, request.threadId);
+    if (thread) assertThreadAccess(thread, identity);
+    const open = requests.filter((r) => r.status === "pending");
+    if (open.length > 0) {
+      return {
+        resume: open.map((r) => ({
+          interactionId: r.id,
+          status: "resolved" as const,
+          payload: decodeToolContent(replies.findLast((m) => m.toolCallId === r.toolCallId)!.content),
+        })),
+      };
+    }
+    // Only a request that ends with the answer is a delivery; history that merely repeats it is not.
+    const last = request.messages.at(-1);
+    const repeated = last?.role === "tool" ? requests.find((r) => r.toolCallId === last.toolCallId) : undefined;
+    if (!repeated) return undefined;
+    return {
+      refused: new HarborError("ALREADY_RESOLVED", "This browser tool's result was already delivered; it is not taken twice.", {
+        interactionId: repeated.id,
+      }),
+    };
   }
 
   /**
@@ -212,7 +259,7 @@ export function runService(deps: RunsDeps) {
         ...(transport.transportRunId
           ? [{ type: "run.started" as const, runId, threadId: loaded.threadId, agentId: loaded.agentId, resumed: true }]
           : []),
-        ...[...resolutions.values()].map(
+        ...[...resolutions.values()].filter((r) => r.kind !== "client_tool").map(
           (r): RunEvent => ({
             type: "pause.resumed",
             pauseId: r.interactionId,

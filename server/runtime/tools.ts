@@ -5,14 +5,15 @@
  * pause, a handle that cannot be re-attached fails the resume with `ERR_TOOL_CONTEXT_LOST`.
  */
 import type { z } from "zod";
-import type { ResolverPolicy } from "@/server/db/schema";
+import type { InteractionKind, ResolverPolicy } from "@/server/db/schema";
 import { HarborError, ToolContextLostError } from "./errors";
 
 /** How a gate or a tool-level pause was answered. */
 export interface Resolution {
   interactionId: string;
+  kind: InteractionKind;
   status: "resolved" | "rejected" | "cancelled";
-  /** The validated answer (an approval's `{ approved, reason? }`). */
+  /** The validated answer (an approval's `{ approved, reason? }`, a browser tool's `{ output }`). */
   payload?: Record<string, unknown>;
   actorId: string;
 }
@@ -40,7 +41,9 @@ export interface ToolPauseRequest {
   policy?: ResolverPolicy;
 }
 
-export interface ToolDefinition<Input = unknown, Output = unknown> {
+/** A tool the runtime executes. */
+export interface ServerToolDefinition<Input = unknown, Output = unknown> {
+  readonly kind?: "server";
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType<Input>;
@@ -49,6 +52,20 @@ export interface ToolDefinition<Input = unknown, Output = unknown> {
   readonly approval?: { policy: ResolverPolicy; describe(args: Input): string };
   execute(args: Input, ctx: ToolContext): Promise<Output>;
 }
+
+/**
+ * A tool the browser executes (`@client_tool`): the run announces the call and waits on the
+ * coordinator until the owner's client delivers an output that matches `output`.
+ */
+export interface ClientToolDefinition<Input = unknown, Output = unknown> {
+  readonly kind: "client";
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Input>;
+  readonly output: z.ZodType<Output>;
+}
+
+export type ToolDefinition<Input = unknown, Output = unknown> = ServerToolDefinition<Input, Output> | ClientToolDefinition<Input, Output>;
 
 /** Erases a tool's types for registries; the definition still validates its own input and output. */
 export function tool<Input, Output>(definition: ToolDefinition<Input, Output>): ToolDefinition {

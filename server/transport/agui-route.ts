@@ -46,11 +46,12 @@ function textOf(message: Message): string {
 }
 
 function toIncoming(messages: readonly Message[]): IncomingMessage[] {
-  return messages.flatMap((m) =>
-    m.role === "user" || m.role === "assistant" || m.role === "system" || m.role === "developer" || m.role === "tool"
+  return messages.flatMap((m): IncomingMessage[] => {
+    if (m.role === "tool") return [{ id: m.id, role: "tool", content: textOf(m), toolCallId: m.toolCallId }];
+    return m.role === "user" || m.role === "assistant" || m.role === "system" || m.role === "developer"
       ? [{ id: m.id, role: m.role, content: textOf(m) }]
-      : [],
-  );
+      : [];
+  });
 }
 
 async function* aguiStream(batches: AsyncIterableIterator<LoggedEvent[]>, transport: TransportRun): AsyncGenerator<BaseEvent[]> {

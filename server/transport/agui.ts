@@ -128,6 +128,15 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
           timestamp,
         } satisfies CustomEvent,
       ];
+    case "client_tool.requested":
+      return [
+        {
+          type: EventType.CUSTOM,
+          name: "harnest.client_tool",
+          value: { requestId: e.requestId, toolCallId: e.toolCallId, toolName: e.toolName },
+          timestamp,
+        } satisfies CustomEvent,
+      ];
     case "pause.resumed":
       return [
         {
@@ -142,15 +151,18 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
         { type: EventType.STATE_SNAPSHOT, snapshot: e.state, timestamp } satisfies StateSnapshotEvent,
         { type: EventType.MESSAGES_SNAPSHOT, messages: e.messages.map(toAguiMessage), timestamp } satisfies MessagesSnapshotEvent,
       ];
-    case "run.paused":
+    case "run.paused": {
+      // Only pauses are interrupts; a run waiting for a browser tool finishes its transport run plainly.
+      const interrupts = e.interrupts.filter((i) => i.reason !== null).map(toInterrupt);
       return [
         {
           type: EventType.RUN_FINISHED,
           ...transport,
-          outcome: { type: "interrupt", interrupts: e.interrupts.map(toInterrupt) },
+          outcome: interrupts.length > 0 ? { type: "interrupt", interrupts } : { type: "success" },
           timestamp,
         } satisfies RunFinishedEvent,
       ];
+    }
     case "run.completed":
       return [
         {

@@ -20,6 +20,7 @@ export const CAPABILITIES = [
 
 const GREETING = /^\s*(hi|hello|hey|good (morning|afternoon|evening))\b/i;
 const SEND_EMAIL = /\bsend an email to\s+([^\s@]+@[^\s@]+\.[^\s@,;]+)\s+saying\s+(.+)$/i;
+const TIME_ZONE = /\bwhat(?:'s| is) my time ?zone\b/i;
 const TRANSFER = /\btransfer\s+[$€£]?\s*(\d[\d,]*(?:\.\d{1,2})?)\s*([a-z]{3})?\s+to\s+(\S.*)$/i;
 
 export function capabilityList(): string {
@@ -36,6 +37,7 @@ type Call = { name: string; args: Record<string, unknown> };
 /** The tool calls a user message asks for, one per matching line. */
 export function plannedCalls(text: string): Call[] {
   return text.split("\n").flatMap((line): Call[] => {
+    if (TIME_ZONE.test(line)) return [{ name: "get_browser_timezone", args: {} }];
     const email = SEND_EMAIL.exec(line.trim());
     if (email) return [{ name: "send_email", args: { to: email[1]!, body: email[2]!.trim() } }];
     const transfer = TRANSFER.exec(line.trim());
@@ -51,6 +53,9 @@ export function plannedCalls(text: string): Call[] {
 /** What to tell the user about one finished call. */
 function outcomeOf(call: { name: string; args: Record<string, unknown> }, result: TranscriptMessage | undefined): string {
   const parsed = result ? (JSON.parse(result.content) as Record<string, unknown>) : {};
+  if (call.name === "get_browser_timezone") {
+    return typeof parsed.timeZone === "string" ? `Your time zone is ${parsed.timeZone}.` : "I could not read your browser's time zone.";
+  }
   const what =
     call.name === "send_email"
       ? `the email to ${String(call.args.to)}`

@@ -1,6 +1,7 @@
 /**
- * The concierge's gated tools. Their side effect is a row in the requester's outbox, written once
- * per tool call (the outbox's unique key), after the coordinator let the call through its gate.
+ * The concierge's tools. The gated ones write a row in the requester's outbox, once per tool call
+ * (the outbox's unique key), after the coordinator let the call through its gate; the browser one
+ * is run by the user's browser.
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
@@ -57,8 +58,16 @@ export function conciergeTools(db: Database): ToolRegistry {
       return { transferred: true as const, outboxId: row.id };
     },
   });
+  const browserTimezone = tool({
+    kind: "client",
+    name: "get_browser_timezone",
+    description: "Reads the time zone the user's browser is set to.",
+    input: z.strictObject({}),
+    output: z.strictObject({ timeZone: z.string().min(1).max(100) }),
+  });
   return new Map([
     [sendEmail.name, sendEmail],
     [transferFunds.name, transferFunds],
+    [browserTimezone.name, browserTimezone],
   ]);
 }

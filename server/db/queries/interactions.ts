@@ -25,6 +25,15 @@ export async function interactionsToResolve(db: Executor, ids: readonly string[]
   return db.select().from(interactions).where(where);
 }
 
+/** The browser-tool requests of a thread that these tool calls answer (any status). */
+export async function browserRequestsFor(db: Executor, threadId: string, toolCallIds: readonly string[]): Promise<InteractionRow[]> {
+  if (toolCallIds.length === 0) return [];
+  return db
+    .select()
+    .from(interactions)
+    .where(and(eq(interactions.threadId, threadId), eq(interactions.kind, "client_tool"), inArray(interactions.toolCallId, [...toolCallIds])));
+}
+
 export async function pendingOnThread(db: Executor, threadId: string): Promise<InteractionRow[]> {
   return db
     .select()
@@ -36,7 +45,8 @@ export async function pendingOnThread(db: Executor, threadId: string): Promise<I
 export interface Claim {
   id: string;
   status: Exclude<InteractionStatus, "pending" | "lost" | "expired">;
-  decision: { approved: boolean; reason?: string };
+  /** What is kept of the answer: an approval's decision, a browser tool's output. */
+  decision: Record<string, unknown>;
 }
 
 export interface ClaimResult {

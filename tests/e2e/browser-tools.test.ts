@@ -1,0 +1,33 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
+
+const server = inject("servers")[0]!;
+const PATIENCE = { timeout: 15_000 };
+
+describe("browser tools in Chromium", () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("alice asks her time zone and the browser answers it, without a click", async () => {
+    const context = await browser.newContext({ timezoneId: "Pacific/Auckland" });
+    const page = await context.newPage();
+    await signInAs(page, server.url, "alice@acme.test");
+    const box = page.getByLabel("Message");
+    await box.fill("what is my time zone?");
+    await box.press("Enter");
+    await expect.poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE).toContain("Your time zone is Pacific/Auckland.");
+    const note = page.getByTestId("tool-note");
+    await expect.poll(() => note.getAttribute("data-status"), PATIENCE).toBe("done");
+    expect(await note.textContent()).toContain("Pacific/Auckland");
+    await expect.poll(() => box.isDisabled(), PATIENCE).toBe(false);
+    await screenshot(page, "chat-browser-tool");
+    await context.close();
+  });
+});
