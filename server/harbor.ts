@@ -23,7 +23,7 @@ async function boot(): Promise<Harbor> {
   const db = await database();
   const runtime = createRuntime({
     db,
-    agents: createAgents(db),
+    agents: createAgents(db, authSecret()),
     log,
     streamChunkMs: settings().streamChunkMs,
     approvalTtlMs: settings().approvalTtlMs,

@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useTRPC } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
 import { ClientToolHost, useClientTools } from "@/components/interactions/ClientToolHost";
+import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
 import { ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { ThreadList } from "./ThreadList";
 import { useGates } from "./useGates";
@@ -104,6 +105,14 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
               {m.toolCalls?.map((call) =>
                 clientTools.has(call.name) ? (
                   <ToolCallNote key={call.id} call={call} result={results.get(call.id)} />
+                ) : gates.byToolCall.get(call.id)?.kind === "private_input" ? (
+                  <PrivateInputForm
+                    key={call.id}
+                    interaction={gates.byToolCall.get(call.id)}
+                    busy={run.running}
+                    onSubmit={(value) => void gates.answerPrivately(call.id, { status: "resolved", payload: value })}
+                    onCancel={() => void gates.answerPrivately(call.id, { status: "cancelled" })}
+                  />
                 ) : (
                 <ApprovalCard
                   key={call.id}

@@ -18,5 +18,6 @@ export interface ChatMessage {
 export interface ResumeAnswer {
   interruptId: string;
   status: "resolved" | "cancelled";
-  payload?: { approved: boolean; reason?: string };
+  /** An approval's `{ approved, reason? }`, a private form's fields, a browser tool's output. */
+  payload?: Record<string, unknown>;
 }

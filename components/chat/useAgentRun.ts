@@ -74,11 +74,16 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
   const run = useCallback(
     async (
       id: string,
-      options: { userMessage?: ChatMessage; resume?: ResumeAnswer[]; toolResults?: ChatMessage[] },
+      options: { userMessage?: ChatMessage; resume?: ResumeAnswer[]; toolResults?: ChatMessage[]; privately?: boolean },
     ): Promise<{ delivered: boolean }> => {
       const history = [...messages.current, ...(options.userMessage ? [options.userMessage] : []), ...(options.toolResults ?? [])];
       setState((s) => ({ ...s, messages: history, running: true, error: null }));
-      const agent = new HttpAgent({ url: `/api/agents/${encodeURIComponent(agentId)}/runs`, threadId: id, initialMessages: toAgui(history) });
+      // A private answer travels alone: no messages, no state that a snapshot could echo.
+      const agent = new HttpAgent({
+        url: `/api/agents/${encodeURIComponent(agentId)}/runs`,
+        threadId: id,
+        initialMessages: options.privately ? [] : toAgui(history),
+      });
       // Once the run started, the server holds the message. A request refused before that stored
       // nothing, so its message leaves the conversation and goes back into the composer.
       let started = false;
@@ -179,9 +184,9 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
   );
 
   const resume = useCallback(
-    async (answers: ResumeAnswer[]) => {
+    async (answers: ResumeAnswer[], options: { privately?: boolean } = {}) => {
       if (!threadId) return { delivered: false };
-      return run(threadId, { resume: answers });
+      return run(threadId, { resume: answers, privately: options.privately });
     },
     [run, threadId],
   );

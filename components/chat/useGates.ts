@@ -69,6 +69,17 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
     [byToolCall, choices, mine, routed.length, run, refresh, client],
   );
 
+  /** Sends a private form's value (or its cancel) in a resume of its own, then forgets it. */
+  const answerPrivately = useCallback(
+    async (toolCallId: string, answer: Omit<ResumeAnswer, "interruptId">) => {
+      const form = byToolCall.get(toolCallId);
+      if (!form) return;
+      await run.resume([{ interruptId: form.interactionId, ...answer }], { privately: true });
+      await refresh();
+    },
+    [byToolCall, run, refresh],
+  );
+
   // Follow the run an approver must continue, until it ends (not just until the gate is decided):
   // skip what is already shown, up to the pause.
   const [followed, setFollowed] = useState<{ runId: string; interactionId: string } | null>(null);
@@ -115,5 +126,6 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
       return gate ? choices[gate.interactionId] : undefined;
     },
     decide,
+    answerPrivately,
   };
 }

@@ -5,14 +5,14 @@ import { conciergeTools } from "./concierge/tools";
 
 export const DEFAULT_AGENT_ID = "concierge";
 
-/** The agents this server offers; their tools write through `db`. */
-export function createAgents(db: Database): AgentRegistry {
+/** The agents this server offers; their tools write through `db` and seal secrets with a key from `serverSecret`. */
+export function createAgents(db: Database, serverSecret: string): AgentRegistry {
   const concierge: AgentDefinition = {
     id: DEFAULT_AGENT_ID,
     name: "Concierge",
     description: "Harbor's embedded demo agent: rule-based, no model, no network.",
     planner: conciergePlanner,
-    tools: conciergeTools(db),
+    tools: conciergeTools(db, serverSecret),
   };
   return new Map([[concierge.id, concierge]]);
 }

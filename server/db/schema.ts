@@ -240,6 +240,8 @@ export const interactions = pgTable(
     toolName: text("tool_name"),
     toolArgs: jsonb("tool_args").$type<Record<string, unknown>>(),
     message: text("message"),
+    /** JSON Schema of the answer (a private form's fields; never a value). */
+    responseSchema: jsonb("response_schema").$type<Record<string, unknown>>(),
     status: text("status").$type<InteractionStatus>().notNull(),
     /** The serving process holding the waiting invocation. */
     instanceId: text("instance_id").notNull(),
@@ -289,4 +291,22 @@ export const outbox = pgTable(
     index("outbox_user_idx").on(t.tenantId, t.userId, t.createdAt),
     check("outbox_kind_check", sql`${t.kind} in (${inList(OUTBOX_KINDS)})`),
   ],
+);
+
+/** Credentials users connect (an API key), encrypted at rest with a key derived from the server secret. */
+export const credentials = pgTable(
+  "credentials",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    provider: text("provider").notNull(),
+    /** AES-256-GCM: base64url of iv ‖ ciphertext ‖ tag. */
+    sealed: text("sealed").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.provider] })],
 );

@@ -82,6 +82,19 @@ export const ApprovalAnswer = z.strictObject({ approved: z.boolean(), reason: z.
 /** JSON Schema of `ApprovalAnswer`, sent as the interrupt's `responseSchema`. */
 export const APPROVAL_RESPONSE_SCHEMA = z.toJSONSchema(ApprovalAnswer) as Record<string, unknown>;
 
+/** The answer's JSON Schema, computed once per schema object (forms are shared by every call). */
+const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
+function responseSchemaOf(request: Parking["requests"][number]): Record<string, unknown> | undefined {
+  if (request.kind === "approval") return APPROVAL_RESPONSE_SCHEMA;
+  if (!request.answer) return undefined;
+  let schema = schemaCache.get(request.answer);
+  if (!schema) {
+    schema = z.toJSONSchema(request.answer) as Record<string, unknown>;
+    schemaCache.set(request.answer, schema);
+  }
+  return schema;
+}
+
 /** Interactions held by the serving process: a restart loses them (they are never replayed). */
 const PROCESS_LOCAL_KINDS: InteractionKind[] = ["approval", "client_tool", "private_input"];
 
@@ -119,6 +132,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         policy: r.policy,
         message: r.message,
         expiresAt: expiresAt.getTime(),
+        responseSchema: responseSchemaOf(r),
         resumeToken: await signResumeToken(deps.resumeTokenKey, {
           interactionId: r.id,
           tenantId: state.tenantId,
@@ -165,6 +179,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
             toolName: r.tool?.name,
             toolArgs: r.tool?.args,
             message: r.message,
+            responseSchema: responseSchemaOf(r),
             instanceId: deps.instanceId,
             expiresAt,
           })),
@@ -201,27 +216,37 @@ export function createCoordinator(deps: CoordinatorDeps) {
     return new HarborError("ALREADY_RESOLVED", `This request was already ${status}; the action is not repeated.`, { interactionId: id });
   }
 
-  /** Rule 5: strict answers only, by the interaction's own schema. A cancelled entry carries no payload. */
-  function toClaim(row: InteractionRow, entry: ResolutionInput, index: number): Claim {
+  /**
+   * Rule 5: strict answers only, by the interaction's own schema. A cancelled entry carries no
+   * payload. `payload` is what the run receives; the claim's `decision` is what is stored — for a
+   * private form, only that a value was submitted.
+   */
+  function toClaim(row: InteractionRow, entry: ResolutionInput, index: number): Claim & { payload: Record<string, unknown> } {
     if (entry.status === "cancelled") {
       if (entry.payload !== undefined) throw new InvalidInputError(`resume[${index}].payload`, "a cancelled entry carries no payload");
-      return { id: row.id, status: "cancelled", decision: { approved: false, reason: "cancelled" } };
+      const decision = { approved: false, reason: "cancelled" };
+      return { id: row.id, status: "cancelled", decision, payload: decision };
     }
     const invalid = (error: z.ZodError, expected: string) => {
       const issue = error.issues[0];
       const field = ["resume", index, "payload", ...(issue?.path ?? [])].join(".").replace(/\.(\d+)\./, "[$1].");
       return new InvalidInputError(field, `${issue?.message ?? "invalid"} (${expected})`);
     };
-    if (row.kind === "client_tool") {
+    if (row.kind === "client_tool" || row.kind === "private_input") {
       const schema = parked.get(row.runId)?.answers?.get(row.id);
       if (!schema) throw new HarborError("INTERACTION_LOST", LOST_MESSAGE, { interactionId: row.id });
-      const output = schema.safeParse(entry.payload);
-      if (!output.success) throw invalid(output.error, `the output of ${row.toolName ?? "the tool"} does not match its schema`);
-      return { id: row.id, status: "resolved", decision: { output: output.data } };
+      const answer = schema.safeParse(entry.payload);
+      if (row.kind === "private_input") {
+        // Zod's issue messages name what was expected, never the value received.
+        if (!answer.success) throw invalid(answer.error, "the form's fields do not match its schema");
+        return { id: row.id, status: "resolved", decision: { submitted: true }, payload: { value: answer.data } };
+      }
+      if (!answer.success) throw invalid(answer.error, `the output of ${row.toolName ?? "the tool"} does not match its schema`);
+      return { id: row.id, status: "resolved", decision: { output: answer.data }, payload: { output: answer.data } };
     }
     const parsed = ApprovalAnswer.safeParse(entry.payload);
     if (!parsed.success) throw invalid(parsed.error, "an approval answers { approved, reason? } only");
-    return { id: row.id, status: parsed.data.approved ? "resolved" : "rejected", decision: parsed.data };
+    return { id: row.id, status: parsed.data.approved ? "resolved" : "rejected", decision: parsed.data, payload: parsed.data };
   }
 
   /**
@@ -259,7 +284,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
   async function resolve(
     identity: Identity,
     entries: readonly ResolutionInput[],
-    options: { threadId?: string; via: "agui" | "trpc" | "console" },
+    options: { threadId?: string; via: "agui" | "trpc" | "console"; withTranscript?: boolean },
   ): Promise<ReadyRun[]> {
     const unknown = (id: string) =>
       options.threadId ? new HarborError("UNKNOWN_INTERRUPT", `This thread has no interrupt "${id}".`, { interruptId: id }) : new NotFoundError("Interaction");
@@ -274,6 +299,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
       return row;
     });
     for (const row of ordered) authorize(row, identity);
+    const privateForm = ordered.find((r) => r.kind === "private_input");
+    if (privateForm && options.withTranscript) {
+      throw new HarborError(
+        "PRIVATE_RESUME_HAS_TRANSCRIPT",
+        "Answer a private form with resume[] alone: messages and state would be echoed in snapshots.",
+        { interactionId: privateForm.id },
+      );
+    }
     for (const row of ordered) assertOpen(row);
 
     const overdue = ordered.filter((r) => r.expiresAt.getTime() <= Date.now());
@@ -314,7 +347,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     }
 
     // Rule 3, once: the compare-and-set decides; whoever loses the race changes nothing.
-    const won = await claimInteractions(deps.db, claims, { tenantId: identity.tenantId, userId: identity.userId, via: options.via });
+    const won = await claimInteractions(deps.db, claims.map(({ id, status, decision }) => ({ id, status, decision })), { tenantId: identity.tenantId, userId: identity.userId, via: options.via });
     if (won.ids.length !== claims.length) {
       const now = await findInteractions(deps.db, ids);
       for (const row of now) assertOpen(row);
@@ -341,7 +374,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         interactionId: claim.id,
         kind: ordered[index]!.kind,
         status: claim.status,
-        payload: claim.decision,
+        payload: claim.payload,
         actorId: identity.userId,
       } satisfies Resolution);
       if (run.waitingOn.every((id) => run.resolutions?.has(id))) {

@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   "EXPIRED",
   /** A resume must answer every open interrupt of the thread at once. */
   "INCOMPLETE_RESUME",
+  /** A private-input resume carried messages or state, which snapshots could echo: send only `resume[]`. */
+  "PRIVATE_RESUME_HAS_TRANSCRIPT",
   /** The serving process that held the interaction restarted; ask again. */
   "INTERACTION_LOST",
   /** A paused tool's live handle could not be re-attached on resume; `details.key` names it. */

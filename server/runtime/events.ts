@@ -20,6 +20,8 @@ export interface InterruptView {
   /** Milliseconds since the epoch. */
   expiresAt: number;
   resumeToken: string;
+  /** JSON Schema of the answer: an approval's decision, a private form's fields. */
+  responseSchema?: Record<string, unknown>;
   toolCallId?: string;
   tool?: { name: string; args: Record<string, unknown> };
 }

@@ -81,7 +81,7 @@ export type { IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from ".
 export type { ResolutionInput } from "./coordinator";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
 export type { InteractionQuery, InteractionView } from "./interactions";
-export { tool, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
+export { privateInputTool, tool, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
 export { hashToken, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";

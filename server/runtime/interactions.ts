@@ -37,7 +37,7 @@ export function interactionView(row: InteractionListRow) {
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
-    responseSchema: row.kind === "approval" ? APPROVAL_RESPONSE_SCHEMA : null,
+    responseSchema: row.responseSchema ?? (row.kind === "approval" ? APPROVAL_RESPONSE_SCHEMA : null),
   };
 }
 

@@ -9,7 +9,14 @@ import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
 import type { AgentDefinition } from "./planner";
 import type { RunState, TranscriptMessage } from "./state";
-import { assertPlainJson, HandleRegistry, PauseSignal, type Resolution, type ToolContext } from "./tools";
+import {
+  assertPlainJson,
+  HandleRegistry,
+  PauseSignal,
+  type PrivateInputToolDefinition,
+  type Resolution,
+  type ToolContext,
+} from "./tools";
 
 export interface RunLoopDeps {
   /**
@@ -27,7 +34,7 @@ export interface RunLoopDeps {
 /** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
 export interface PauseRequest {
   id: string;
-  kind: "approval" | "client_tool";
+  kind: "approval" | "client_tool" | "private_input";
   /** Why the run is parked; null for waits that are not pauses (a browser tool's result). */
   reason: PauseReason | null;
   policy: ResolverPolicy;
@@ -49,6 +56,8 @@ export interface PendingCall {
   paused?: { on: string; state: Record<string, unknown>; handleKeys: string[] };
   /** A browser tool's call: the request its output answers. */
   browser?: { requestId: string };
+  /** A private form's call: the request its value answers (the value itself is never checkpointed). */
+  privateInput?: { requestId: string };
 }
 
 export interface Parking {
@@ -132,7 +141,7 @@ async function say(state: RunState, text: string, deps: RunLoopDeps): Promise<Ru
 
 /** Answers to the planner's own pauses go into the state it reads; a rejection sets the outcome. */
 function recordAnswers(state: RunState, resume: ResumeInput): RunState {
-  const callGates = new Set(resume.calls.flatMap((c) => [c.gate?.id, c.paused?.on, c.browser?.requestId]));
+  const callGates = new Set(resume.calls.flatMap((c) => [c.gate?.id, c.paused?.on, c.browser?.requestId, c.privateInput?.requestId]));
   const answers = { ...state.answers };
   let outcome = state.outcome;
   for (const [id, resolution] of resume.resolutions) {
@@ -173,6 +182,19 @@ async function announceCalls(
         toolCallId,
         tool: { name: call.name, args },
         answer: definition.output,
+      });
+    } else if (definition.kind === "private_input") {
+      const requestId = deps.newId();
+      entry.privateInput = { requestId };
+      requests.push({
+        id: requestId,
+        kind: "private_input",
+        reason: "hitl",
+        policy: "owner",
+        message: definition.describe(args),
+        toolCallId,
+        tool: { name: call.name, args },
+        answer: definition.form,
       });
     } else if (definition.approval) {
       const id = deps.newId();
@@ -242,6 +264,12 @@ async function runCalls(
     const definition = agent.tools.get(call.name);
     if (!definition) throw new HarborError("TOOL_FAILED", `The tool "${call.name}" is no longer available.`);
     if (definition.kind === "client") throw new HarborError("INTERNAL", `Browser tool call ${call.toolCallId} has no request.`);
+    if (definition.kind === "private_input") {
+      if (!call.privateInput) throw new HarborError("INTERNAL", `Private input call ${call.toolCallId} has no request.`);
+      state = await deliverPrivateInput(state, definition, call, call.privateInput.requestId, resolutions, deps);
+      remaining.shift();
+      continue;
+    }
     const toolState = structuredClone(call.paused?.state ?? {});
     const handles = call.paused ? await HandleRegistry.reattach(call.paused.handleKeys, held?.get(call.toolCallId)) : new HandleRegistry();
     const ctx: ToolContext = {
@@ -305,6 +333,40 @@ async function recordBrowserResult(
     return { ...next, outcome: "cancelled" };
   }
   return recordResult(state, call, delivered.payload?.output, deps);
+}
+
+/**
+ * Hands a private value to its tool's trusted `deliver`, once; the call's result is the tool's
+ * declared response, which never sees the value. A cancel is a refusal, like a rejected gate.
+ */
+async function deliverPrivateInput(
+  state: RunState,
+  definition: PrivateInputToolDefinition,
+  call: PendingCall,
+  requestId: string,
+  resolutions: ReadonlyMap<string, Resolution>,
+  deps: RunLoopDeps,
+): Promise<RunState> {
+  const answer = resolutions.get(requestId);
+  if (!answer) throw new HarborError("INTERNAL", `Private input call ${call.toolCallId} resumed without its value.`);
+  if (answer.status !== "resolved") {
+    const next = await recordResult(state, call, { rejected: true, reason: "cancelled" }, deps);
+    return { ...next, outcome: "cancelled" };
+  }
+  try {
+    await definition.deliver(answer.payload?.value, {
+      runId: state.runId,
+      threadId: state.threadId,
+      tenantId: state.tenantId,
+      userId: state.ownerId,
+      toolCallId: call.toolCallId,
+    });
+  } catch (thrown) {
+    throw asToolFailure(call.name, thrown);
+  }
+  const response = definition.output.safeParse(definition.respond(call.args));
+  if (!response.success) throw new HarborError("TOOL_FAILED", `The tool ${call.name} declared a response outside its output schema.`);
+  return recordResult(state, call, response.data, deps);
 }
 
 function withDecision(call: PendingCall, resolutions: ReadonlyMap<string, Resolution>): PendingCall {

@@ -213,7 +213,11 @@ export function runService(deps: RunsDeps) {
     assertThreadAccess(thread, identity);
     let ready: ReadyRun[];
     try {
-      ready = await deps.coordinator.resolve(identity, request.resume ?? [], { threadId: thread.id, via: "agui" });
+      ready = await deps.coordinator.resolve(identity, request.resume ?? [], {
+        threadId: thread.id,
+        via: "agui",
+        withTranscript: request.messages.length > 0 || Object.keys(request.state ?? {}).length > 0,
+      });
     } catch (error) {
       if (HarborError.is(error)) return { refused: error };
       throw error;

@@ -13,7 +13,10 @@ export interface Resolution {
   interactionId: string;
   kind: InteractionKind;
   status: "resolved" | "rejected" | "cancelled";
-  /** The validated answer (an approval's `{ approved, reason? }`, a browser tool's `{ output }`). */
+  /**
+   * The validated answer: an approval's `{ approved, reason? }`, a browser tool's `{ output }`, a
+   * private form's `{ value }` (held in memory only, on its way to the tool's `deliver`).
+   */
   payload?: Record<string, unknown>;
   actorId: string;
 }
@@ -65,10 +68,45 @@ export interface ClientToolDefinition<Input = unknown, Output = unknown> {
   readonly output: z.ZodType<Output>;
 }
 
-export type ToolDefinition<Input = unknown, Output = unknown> = ServerToolDefinition<Input, Output> | ClientToolDefinition<Input, Output>;
+/** Where a private value is delivered: the run's identity, never a transcript. */
+export interface PrivateInputContext {
+  readonly runId: string;
+  readonly threadId: string;
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly toolCallId: string;
+}
+
+/**
+ * A private form (`@client_input`): the run parks with the form's JSON Schema; the owner's value
+ * goes once to `deliver` — trusted server code that returns nothing — and is kept nowhere else.
+ * Only `respond`'s declared answer, computed without the value, becomes the tool's result.
+ */
+export interface PrivateInputToolDefinition<Input = unknown, Output = unknown, Form = unknown> {
+  readonly kind: "private_input";
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Input>;
+  readonly form: z.ZodType<Form>;
+  readonly output: z.ZodType<Output>;
+  /** The prompt shown with the form. */
+  describe(args: Input): string;
+  deliver(value: Form, ctx: PrivateInputContext): Promise<void>;
+  respond(args: Input): Output;
+}
+
+export type ToolDefinition<Input = unknown, Output = unknown> =
+  | ServerToolDefinition<Input, Output>
+  | ClientToolDefinition<Input, Output>
+  | PrivateInputToolDefinition<Input, Output>;
 
 /** Erases a tool's types for registries; the definition still validates its own input and output. */
 export function tool<Input, Output>(definition: ToolDefinition<Input, Output>): ToolDefinition {
+  return definition as unknown as ToolDefinition;
+}
+
+/** `tool` for a private form, whose value type is the form's. */
+export function privateInputTool<Input, Output, Form>(definition: PrivateInputToolDefinition<Input, Output, Form>): ToolDefinition {
   return definition as unknown as ToolDefinition;
 }
 

@@ -52,14 +52,17 @@ export function toAguiMessage(m: TranscriptMessage): Message {
 
 /** An open interaction as an AG-UI interrupt (the wire contract in DESIGN.md). */
 export function toInterrupt(view: InterruptView): Interrupt {
+  const privateInput = view.kind === "private_input";
   return {
     id: view.id,
-    reason: view.toolCallId ? "tool_call" : "confirmation",
+    reason: privateInput ? "private_input" : view.toolCallId ? "tool_call" : "confirmation",
     message: view.message,
     ...(view.toolCallId ? { toolCallId: view.toolCallId } : {}),
-    responseSchema: APPROVAL_RESPONSE_SCHEMA,
+    responseSchema: view.responseSchema ?? APPROVAL_RESPONSE_SCHEMA,
     expiresAt: new Date(view.expiresAt).toISOString(),
     metadata: {
+      // The spec's own marker: render a private form, send its value only in resume[].payload.
+      ...(privateInput ? { harnest: { privateInput: true } } : {}),
       harbor: {
         pauseId: view.id,
         pauseReason: view.reason,

@@ -9,7 +9,7 @@ export const TEST_SECRET = "test-secret-test-secret-test-secret";
 export function testRuntime(db: Database, overrides: Partial<RuntimeDeps> = {}) {
   return createRuntime({
     db,
-    agents: createAgents(db),
+    agents: createAgents(db, TEST_SECRET),
     log: log.child({ test: true }),
     streamChunkMs: 0,
     serverSecret: TEST_SECRET,

@@ -49,6 +49,9 @@ describe("approvals that can no longer be answered", () => {
     const cookie = await signIn(first.url, "alice@acme.test");
     const { threadId, gate, turn } = await parkEmail(first.url, cookie, "restart@example.com");
     expect(customEvents(turn.events, "pause.requested")).toHaveLength(1);
+    const keyThread = randomUUID();
+    const asked = await runTurn(client, { baseUrl: first.url, auth: { cookie }, threadId: keyThread, messages: [userMessage("connect my api key")] });
+    const [form] = interruptsOf(asked.events);
     await first.stop();
 
     const second = await startServer({ HARBOR_DATA_DIR: first.dataDir }, "lifetime-restarted");
@@ -56,6 +59,16 @@ describe("approvals that can no longer be answered", () => {
     const lost = await runTurn(client, { baseUrl: second.url, auth: { cookie }, threadId, messages: [], resume: [approve(gate.id)], ends: "RUN_ERROR" });
     expect(runError(lost.events)).toMatchObject({ code: "INTERACTION_LOST", message: expect.stringMatching(/ask again/i) });
     expect((await trpcQuery<{ status: string }>(second.url, { cookie }, "interactions.get", { interactionId: gate.id })).data?.status).toBe("lost");
+    // A private value is never replayed: the form is lost too, and the user begins a new one.
+    const privateAfter = await runTurn(client, {
+      baseUrl: second.url,
+      auth: { cookie },
+      threadId: keyThread,
+      messages: [],
+      resume: [{ interruptId: form!.id, status: "resolved", payload: { apiKey: "typed-before-the-restart" } }],
+      ends: "RUN_ERROR",
+    });
+    expect(runError(privateAfter.events)).toMatchObject({ code: "INTERACTION_LOST" });
 
     const again = await runTurn(client, { baseUrl: second.url, auth: { cookie }, threadId, messages: [userMessage("send an email to restart@example.com saying hi")] });
     const [fresh] = interruptsOf(again.events);

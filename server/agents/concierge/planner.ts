@@ -20,6 +20,7 @@ export const CAPABILITIES = [
 
 const GREETING = /^\s*(hi|hello|hey|good (morning|afternoon|evening))\b/i;
 const SEND_EMAIL = /\bsend an email to\s+([^\s@]+@[^\s@]+\.[^\s@,;]+)\s+saying\s+(.+)$/i;
+const CONNECT_API_KEY = /\bconnect my api key\b/i;
 const TIME_ZONE = /\bwhat(?:'s| is) my time ?zone\b/i;
 const TRANSFER = /\btransfer\s+[$€£]?\s*(\d[\d,]*(?:\.\d{1,2})?)\s*([a-z]{3})?\s+to\s+(\S.*)$/i;
 
@@ -38,6 +39,7 @@ type Call = { name: string; args: Record<string, unknown> };
 export function plannedCalls(text: string): Call[] {
   return text.split("\n").flatMap((line): Call[] => {
     if (TIME_ZONE.test(line)) return [{ name: "get_browser_timezone", args: {} }];
+    if (CONNECT_API_KEY.test(line)) return [{ name: "connect_api_key", args: {} }];
     const email = SEND_EMAIL.exec(line.trim());
     if (email) return [{ name: "send_email", args: { to: email[1]!, body: email[2]!.trim() } }];
     const transfer = TRANSFER.exec(line.trim());
@@ -53,6 +55,7 @@ export function plannedCalls(text: string): Call[] {
 /** What to tell the user about one finished call. */
 function outcomeOf(call: { name: string; args: Record<string, unknown> }, result: TranscriptMessage | undefined): string {
   const parsed = result ? (JSON.parse(result.content) as Record<string, unknown>) : {};
+  if (call.name === "connect_api_key") return parsed.connected === true ? "API key connected." : "I did not connect an API key.";
   if (call.name === "get_browser_timezone") {
     return typeof parsed.timeZone === "string" ? `Your time zone is ${parsed.timeZone}.` : "I could not read your browser's time zone.";
   }

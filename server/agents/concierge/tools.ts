@@ -6,8 +6,10 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "@/server/db";
+import { saveCredential } from "@/server/db/queries/credentials";
 import { recordOutbox } from "@/server/db/queries/outbox";
-import { tool, type ToolContext, type ToolRegistry } from "@/server/runtime";
+import { privateInputTool, tool, type ToolContext, type ToolRegistry } from "@/server/runtime";
+import { seal, sealingKey } from "./sealing";
 
 const SendEmailInput = z.strictObject({ to: z.email(), body: z.string().min(1).max(2000) });
 const TransferInput = z.strictObject({
@@ -35,7 +37,8 @@ function outboxRow(ctx: ToolContext) {
   };
 }
 
-export function conciergeTools(db: Database): ToolRegistry {
+export function conciergeTools(db: Database, serverSecret: string): ToolRegistry {
+  const key = sealingKey(serverSecret);
   const sendEmail = tool({
     name: "send_email",
     description: "Sends an email on the user's behalf, once the user approves it.",
@@ -65,9 +68,25 @@ export function conciergeTools(db: Database): ToolRegistry {
     input: z.strictObject({}),
     output: z.strictObject({ timeZone: z.string().min(1).max(100) }),
   });
+  const connectApiKey = privateInputTool({
+    kind: "private_input",
+    name: "connect_api_key",
+    description: "Takes the user's API key through a private form and keeps it encrypted at rest.",
+    input: z.strictObject({}),
+    // writeOnly: the form shows a password field; the value is sent, never shown back.
+    form: z.strictObject({ apiKey: z.string().min(8).max(500).meta({ title: "API key", writeOnly: true }) }),
+    output: z.strictObject({ connected: z.literal(true) }),
+    describe: () => "Enter your API key. It is sent once, kept encrypted, and never shown in the conversation.",
+    async deliver(value, ctx) {
+      const associated = `${ctx.tenantId}/${ctx.userId}/api_key`;
+      await saveCredential(db, { tenantId: ctx.tenantId, userId: ctx.userId, provider: "api_key", sealed: seal(key, value.apiKey, associated) });
+    },
+    respond: () => ({ connected: true as const }),
+  });
   return new Map([
     [sendEmail.name, sendEmail],
     [transferFunds.name, transferFunds],
     [browserTimezone.name, browserTimezone],
+    [connectApiKey.name, connectApiKey],
   ]);
 }

@@ -35,6 +35,7 @@ export interface InteractionInsert {
   toolName?: string;
   toolArgs?: Record<string, unknown>;
   message: string;
+  responseSchema?: Record<string, unknown>;
   instanceId: string;
   expiresAt: Date;
 }
@@ -214,9 +215,9 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
   if (waits.length > 0) {
     ctes.push(sql`new_interactions as (
       insert into interactions (id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy,
-        tool_call_id, tool_name, tool_args, message, status, instance_id, expires_at)
+        tool_call_id, tool_name, tool_args, message, response_schema, status, instance_id, expires_at)
       select w.id, w.tenant_id, w.run_id, w.thread_id, w.owner_id, w.kind, w.pause_reason, w.policy,
-        w.tool_call_id, w.tool_name, w.tool_args, w.message, 'pending', w.instance_id, w.expires_at
+        w.tool_call_id, w.tool_name, w.tool_args, w.message, w.response_schema, 'pending', w.instance_id, w.expires_at
       from unnest(
         ${textArray(waits.map((w) => w.id))},
         ${textArray(waits.map((w) => w.tenantId))},
@@ -230,10 +231,11 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         ${sql.param(waits.map((w) => w.toolName ?? null))}::text[],
         ${sql.param(waits.map((w) => json(w.toolArgs)))}::jsonb[],
         ${textArray(waits.map((w) => w.message))},
+        ${sql.param(waits.map((w) => json(w.responseSchema)))}::jsonb[],
         ${textArray(waits.map((w) => w.instanceId))},
         ${sql.param(waits.map((w) => w.expiresAt.toISOString()))}::timestamptz[]
       ) as w(id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy, tool_call_id, tool_name,
-        tool_args, message, instance_id, expires_at))`);
+        tool_args, message, response_schema, instance_id, expires_at))`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
   await db.execute(sql`${prefix}${insertEvents(events)}`);
