@@ -49,7 +49,7 @@ export function PrivateInputForm({
     <article className={`approval-card ${toneOf(status)}`} data-testid="private-form" data-status={status ?? "loading"} aria-label="Private form">
       <header className="approval-head">
         <span className="approval-title">Private input</span>
-        <StatusBadge status={status} />
+        <StatusBadge status={status} pendingLabel="Waiting for you" />
       </header>
       {!interaction ? (
         <p className="muted small">Loading the form…</p>
@@ -89,7 +89,7 @@ export function PrivateInputForm({
       ) : (
         <p className={`small outcome ${status === "resolved" ? "ok" : "no"}`}>
           {status === "resolved"
-            ? "Sent privately"
+            ? "Sent privately · kept encrypted"
             : status === "cancelled"
               ? "Cancelled · nothing was sent"
               : status === "lost"

@@ -9,8 +9,9 @@ const LABELS: Record<InteractionView["status"], string> = {
   lost: "Lost",
 };
 
-export function StatusBadge({ status }: { status: InteractionView["status"] | undefined }) {
-  return <span className={`badge badge-${status ?? "loading"}`}>{status ? LABELS[status] : "…"}</span>;
+export function StatusBadge({ status, pendingLabel }: { status: InteractionView["status"] | undefined; pendingLabel?: string }) {
+  const label = status === "pending" && pendingLabel ? pendingLabel : status ? LABELS[status] : "…";
+  return <span className={`badge badge-${status ?? "loading"}`}>{label}</span>;
 }
 
 /** The card's accent: waiting, approved, or closed without the action. */

@@ -30,4 +30,27 @@ describe("browser tools in Chromium", () => {
     await screenshot(page, "chat-browser-tool");
     await context.close();
   });
+
+  it("alice connects an API key through the private form, which clears itself and never shows the key", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInAs(page, server.url, "alice@acme.test");
+    const box = page.getByLabel("Message");
+    await box.fill("connect my api key");
+    await box.press("Enter");
+    const form = page.getByTestId("private-form");
+    await expect.poll(() => form.getAttribute("data-status"), PATIENCE).toBe("pending");
+    const field = form.getByLabel("API key");
+    expect(await field.getAttribute("type")).toBe("password");
+    await screenshot(page, "chat-private-form");
+    const secret = `sk-e2e-${Date.now()}`;
+    await field.fill(secret);
+    await form.getByRole("button", { name: "Send privately" }).click();
+    await expect.poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE).toContain("API key connected.");
+    await expect.poll(() => form.getAttribute("data-status"), PATIENCE).toBe("resolved");
+    expect(await page.locator("body").textContent()).not.toContain(secret);
+    expect(await page.content()).not.toContain(secret);
+    await screenshot(page, "chat-private-form-sent");
+    await context.close();
+  });
 });

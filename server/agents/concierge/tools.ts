@@ -76,7 +76,7 @@ export function conciergeTools(db: Database, serverSecret: string): ToolRegistry
     // writeOnly: the form shows a password field; the value is sent, never shown back.
     form: z.strictObject({ apiKey: z.string().min(8).max(500).meta({ title: "API key", writeOnly: true }) }),
     output: z.strictObject({ connected: z.literal(true) }),
-    describe: () => "Enter your API key. It is sent once, kept encrypted, and never shown in the conversation.",
+    describe: () => "Enter your API key to connect it.",
     async deliver(value, ctx) {
       const associated = `${ctx.tenantId}/${ctx.userId}/api_key`;
       await saveCredential(db, { tenantId: ctx.tenantId, userId: ctx.userId, provider: "api_key", sealed: seal(key, value.apiKey, associated) });
