@@ -19,6 +19,10 @@ const settingsSchema = z.object({
   HARBOR_STREAM_CHUNK_MS: z.coerce.number().int().min(0).max(1000).default(15),
   /** How long an approval gate waits for its decision before it expires. */
   HARBOR_APPROVAL_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(15 * 60_000),
+  /** How long a background job's lease lasts unrenewed: how soon a dead process's job is taken over. */
+  HARBOR_JOB_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
+  /** How long the concierge's `deep_research` works, in steps. */
+  HARBOR_RESEARCH_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   /** Mounts the bare SSE baseline route used by `npm run bench`. Never on in production. */
   HARBOR_BENCH: flag,
 });
@@ -30,6 +34,8 @@ export type Settings = Readonly<{
   authSecret: string | undefined;
   streamChunkMs: number;
   approvalTtlMs: number;
+  jobLeaseMs: number;
+  researchMs: number;
   benchRoutes: boolean;
 }>;
 
@@ -54,6 +60,8 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     authSecret: s.AUTH_SECRET,
     streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,
     approvalTtlMs: s.HARBOR_APPROVAL_TTL_MS,
+    jobLeaseMs: s.HARBOR_JOB_LEASE_MS,
+    researchMs: s.HARBOR_RESEARCH_MS,
     benchRoutes: s.HARBOR_BENCH ?? false,
   };
 }

@@ -23,10 +23,11 @@ async function boot(): Promise<Harbor> {
   const db = await database();
   const runtime = createRuntime({
     db,
-    agents: createAgents(db, authSecret()),
+    agents: createAgents(db, authSecret(), { researchMs: settings().researchMs }),
     log,
     streamChunkMs: settings().streamChunkMs,
     approvalTtlMs: settings().approvalTtlMs,
+    jobLeaseMs: settings().jobLeaseMs,
     serverSecret: authSecret(),
   });
   // What an earlier process held cannot be answered any more: say so before serving anyone.

@@ -1,6 +1,7 @@
 import { interactionsRouter } from "./routers/interactions";
 import { meRouter } from "./routers/me";
 import { outboxRouter } from "./routers/outbox";
+import { responsesRouter } from "./routers/responses";
 import { runsRouter } from "./routers/runs";
 import { threadsRouter } from "./routers/threads";
 import { tokensRouter } from "./routers/tokens";
@@ -10,6 +11,7 @@ export const appRouter = createTRPCRouter({
   me: meRouter,
   interactions: interactionsRouter,
   outbox: outboxRouter,
+  responses: responsesRouter,
   runs: runsRouter,
   threads: threadsRouter,
   tokens: tokensRouter,

@@ -310,3 +310,45 @@ export const credentials = pgTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.provider] })],
 );
+
+export const JOB_STATUSES = ["in_progress", "completed", "failed", "cancelled"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/**
+ * Durable background work of external tools (a response, polled by its id). Taken by one serving
+ * process at a time under a lease it renews while working; a lease that runs out (its process died)
+ * lets another take the job over, and completion is a compare-and-set, so a result lands once.
+ */
+export const jobs = pgTable(
+  "jobs",
+  {
+    /** The response id clients poll; also the id of the job's `external_wait` interaction. */
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    ownerId: text("owner_id").notNull(),
+    threadId: text("thread_id").notNull(),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    toolCallId: text("tool_call_id").notNull(),
+    toolName: text("tool_name").notNull(),
+    args: jsonb("args").$type<Record<string, unknown>>().notNull(),
+    status: text("status").$type<JobStatus>().notNull(),
+    progress: jsonb("progress").$type<{ step: number; total: number; label: string }>(),
+    output: jsonb("output").$type<unknown>(),
+    error: jsonb("error").$type<{ code: string; message: string }>(),
+    leaseOwner: text("lease_owner"),
+    leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+    attempts: integer("attempts").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    index("jobs_due_idx").on(t.status, t.leaseUntil),
+    check("jobs_status_check", sql`${t.status} in (${inList(JOB_STATUSES)})`),
+  ],
+);

@@ -95,6 +95,9 @@ function responseSchemaOf(request: Parking["requests"][number]): Record<string, 
   return schema;
 }
 
+/** External work ends by itself; its interaction only records the wait (a week bounds a forgotten one). */
+const EXTERNAL_WAIT_TTL_MS = 7 * 24 * 3600_000;
+
 /** Interactions held by the serving process: a restart loses them (they are never replayed). */
 const PROCESS_LOCAL_KINDS: InteractionKind[] = ["approval", "client_tool", "private_input"];
 
@@ -107,6 +110,8 @@ export interface CoordinatorDeps {
   approvalTtlMs: number;
   resumeTokenKey: Uint8Array;
   bus: EventBus;
+  /** A pause stored jobs (external work): the runner should look for them now. */
+  onJobsStarted?: () => void;
 }
 
 export function createCoordinator(deps: CoordinatorDeps) {
@@ -149,16 +154,20 @@ export function createCoordinator(deps: CoordinatorDeps) {
         (v): RunEvent =>
           v.kind === "client_tool"
             ? { type: "client_tool.requested", requestId: v.id, toolCallId: v.toolCallId ?? "", toolName: v.tool?.name ?? "" }
-            : { type: "pause.requested", ...v },
+            : v.kind === "external_wait"
+              ? { type: "external_wait.started", responseId: v.id, toolCallId: v.toolCallId ?? "" }
+              : { type: "pause.requested", ...v },
       ),
       { type: "snapshot", state: state.sharedState, messages: state.transcript },
       { type: "run.paused", interrupts: views },
     ];
+    // External work is held by its job, durably, not by this process: nothing to keep in memory.
+    const held = views.filter((v) => v.kind !== "external_wait");
     // Held before the write commits, so a resolution racing the commit finds the invocation.
     const answers = new Map(parking.requests.flatMap((r) => (r.answer ? [[r.id, r.answer] as const] : [])));
-    parked.set(state.runId, {
+    if (held.length > 0) parked.set(state.runId, {
       journal,
-      waitingOn: views.map((v) => v.id),
+      waitingOn: held.map((v) => v.id),
       expiresAt: expiresAt.getTime(),
       handles: parking.handles.size > 0 ? parking.handles : undefined,
       answers: answers.size > 0 ? answers : undefined,
@@ -181,8 +190,20 @@ export function createCoordinator(deps: CoordinatorDeps) {
             message: r.message,
             responseSchema: responseSchemaOf(r),
             instanceId: deps.instanceId,
-            expiresAt,
+            expiresAt: r.kind === "external_wait" ? new Date(Date.now() + EXTERNAL_WAIT_TTL_MS) : expiresAt,
           })),
+          jobs: parking.requests
+            .filter((r) => r.kind === "external_wait")
+            .map((r) => ({
+              id: r.id,
+              tenantId: state.tenantId,
+              ownerId: state.ownerId,
+              threadId: state.threadId,
+              agentId: state.agentId,
+              toolCallId: r.toolCallId ?? "",
+              toolName: r.tool?.name ?? "",
+              args: r.tool?.args ?? {},
+            })),
         },
       });
     } catch (error) {
@@ -192,6 +213,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     notify(
       views.map((v) => ({ tenantId: state.tenantId, interactionId: v.id, runId: state.runId, ownerId: state.ownerId, policy: v.policy, status: "pending" })),
     );
+    if (parking.requests.some((r) => r.kind === "external_wait")) deps.onJobsStarted?.();
   }
 
   /** Rule 1, identity and policy: other tenants see nothing; within the tenant, the policy decides. */
@@ -299,6 +321,10 @@ export function createCoordinator(deps: CoordinatorDeps) {
       return row;
     });
     for (const row of ordered) authorize(row, identity);
+    const background = ordered.find((r) => r.kind === "external_wait");
+    if (background) {
+      throw new ForbiddenError("This work completes by itself: poll its response instead of answering it.");
+    }
     const privateForm = ordered.find((r) => r.kind === "private_input");
     if (privateForm && options.withTranscript) {
       throw new HarborError(
@@ -324,7 +350,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const orphaned = ordered.filter((r) => !parked.has(r.runId));
     if (orphaned.length > 0) await closeAndRefuse("lost", orphaned);
     if (options.threadId) {
-      const missing = loaded.filter((r) => r.status === "pending" && r.threadId === options.threadId && !rows.has(r.id));
+      const missing = loaded.filter(
+        (r) => r.status === "pending" && r.kind !== "external_wait" && r.threadId === options.threadId && !rows.has(r.id),
+      );
       if (missing.length > 0) {
         throw new HarborError(
           "INCOMPLETE_RESUME",

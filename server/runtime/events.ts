@@ -37,6 +37,8 @@ export type RunEvent =
   | ({ type: "pause.requested" } & InterruptView)
   /** A browser tool must run: the owner's client delivers its output (AG-UI `CUSTOM harnest.client_tool`). */
   | { type: "client_tool.requested"; requestId: string; toolCallId: string; toolName: string }
+  /** Durable work started; its response id is polled (AG-UI `CUSTOM harnest.external_wait`). */
+  | { type: "external_wait.started"; responseId: string; toolCallId: string }
   | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
   | { type: "snapshot"; state: Record<string, unknown>; messages: TranscriptMessage[] }
   /** The run waits: its transport run ends (with these interrupts, for pauses); the invocation waits. */

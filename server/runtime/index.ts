@@ -8,6 +8,7 @@ import { accountService } from "./api-tokens";
 import { createCoordinator } from "./coordinator";
 import { EventBus } from "./event-bus";
 import { interactionService } from "./interactions";
+import { createJobRunner, responseService } from "./jobs";
 import type { AgentRegistry } from "./planner";
 import { resumeTokenKey } from "./resume-token";
 import { runFeed } from "./run-feed";
@@ -28,6 +29,9 @@ export interface RuntimeDeps {
   maxSteps?: number;
   /** How often parked runs are checked for expiry (default 5 s). */
   sweepIntervalMs?: number;
+  /** Background jobs: lease length (how soon a dead process's job is taken over) and poll interval. */
+  jobLeaseMs?: number;
+  jobPollMs?: number;
 }
 
 export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
@@ -35,6 +39,16 @@ export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
 export function createRuntime(deps: RuntimeDeps) {
   const bus = new EventBus();
   const instanceId = randomUUID();
+  const jobs = createJobRunner({
+    db: deps.db,
+    agents: deps.agents,
+    bus,
+    log: deps.log,
+    instanceId,
+    leaseMs: deps.jobLeaseMs ?? 10_000,
+    pollMs: deps.jobPollMs ?? 1_000,
+    maxConcurrent: 50,
+  });
   const coordinator = createCoordinator({
     db: deps.db,
     log: deps.log,
@@ -42,6 +56,7 @@ export function createRuntime(deps: RuntimeDeps) {
     approvalTtlMs: deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     resumeTokenKey: resumeTokenKey(deps.serverSecret),
     bus,
+    onJobsStarted: () => jobs.kick(),
   });
   const runs = runService({ ...deps, bus, coordinator, maxSteps: deps.maxSteps ?? 100 });
   const sweep = setInterval(() => {
@@ -55,16 +70,30 @@ export function createRuntime(deps: RuntimeDeps) {
     threads: threadService(deps.db),
     interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange),
     startRun: runs.startRun,
-    /** Marks interactions an earlier process held as lost; call once at start-up, before serving. */
-    recover: () => coordinator.recover(),
+    responses: responseService(deps.db),
+    /**
+     * Marks interactions an earlier process held as lost and starts working on background jobs;
+     * call once at start-up, before serving.
+     */
+    recover: async () => {
+      const lost = await coordinator.recover();
+      jobs.start();
+      return lost;
+    },
     /** Live events of one run, from now until its transport run ends. */
     follow: (runId: string) => bus.follow(runId),
     /** A run's logged events after `afterSeq`, then live ones until it ends (owner or tenant admin). */
     watchRun: runFeed(deps.db, bus).watch,
     parkedCount: () => coordinator.parkedCount,
-    idle: runs.idle,
-    /** Stops background work (the expiry sweep). */
-    close: () => clearInterval(sweep),
+    idle: async () => {
+      await runs.idle();
+      await jobs.idle();
+    },
+    /** Stops background work (the expiry sweep, taking new jobs). */
+    close: () => {
+      clearInterval(sweep);
+      void jobs.stop();
+    },
   };
 }
 
@@ -81,7 +110,7 @@ export type { IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from ".
 export type { ResolutionInput } from "./coordinator";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
 export type { InteractionQuery, InteractionView } from "./interactions";
-export { privateInputTool, tool, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
+export { privateInputTool, tool, type JobProgress, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
 export { hashToken, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";

@@ -34,7 +34,7 @@ export interface RunLoopDeps {
 /** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
 export interface PauseRequest {
   id: string;
-  kind: "approval" | "client_tool" | "private_input";
+  kind: "approval" | "client_tool" | "private_input" | "external_wait";
   /** Why the run is parked; null for waits that are not pauses (a browser tool's result). */
   reason: PauseReason | null;
   policy: ResolverPolicy;
@@ -183,6 +183,17 @@ async function announceCalls(
         tool: { name: call.name, args },
         answer: definition.output,
       });
+    } else if (definition.kind === "external") {
+      // Durable work: the job finishes the call (and the run) by itself; nobody answers it.
+      requests.push({
+        id: deps.newId(),
+        kind: "external_wait",
+        reason: null,
+        policy: "owner",
+        message: `${call.name} works in the background`,
+        toolCallId,
+        tool: { name: call.name, args },
+      });
     } else if (definition.kind === "private_input") {
       const requestId = deps.newId();
       entry.privateInput = { requestId };
@@ -263,7 +274,9 @@ async function runCalls(
     }
     const definition = agent.tools.get(call.name);
     if (!definition) throw new HarborError("TOOL_FAILED", `The tool "${call.name}" is no longer available.`);
-    if (definition.kind === "client") throw new HarborError("INTERNAL", `Browser tool call ${call.toolCallId} has no request.`);
+    if (definition.kind === "client" || definition.kind === "external") {
+      throw new HarborError("INTERNAL", `Tool call ${call.toolCallId} of ${call.name} cannot run in the loop.`);
+    }
     if (definition.kind === "private_input") {
       if (!call.privateInput) throw new HarborError("INTERNAL", `Private input call ${call.toolCallId} has no request.`);
       state = await deliverPrivateInput(state, definition, call, call.privateInput.requestId, resolutions, deps);

@@ -95,10 +95,34 @@ export interface PrivateInputToolDefinition<Input = unknown, Output = unknown, F
   respond(args: Input): Output;
 }
 
+/** How far an external tool's work has come; shown to whoever polls its response. */
+export interface JobProgress {
+  step: number;
+  total: number;
+  label: string;
+}
+
+/**
+ * Durable background work (an external wait): the run announces the call and finishes its
+ * transport run; the work goes on in a job that survives restarts (it may run again from the start
+ * after a crash, so `work` must be safe to repeat); its result is appended to the thread once.
+ */
+export interface ExternalToolDefinition<Input = unknown, Output = unknown> {
+  readonly kind: "external";
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Input>;
+  readonly output: z.ZodType<Output>;
+  work(args: Input, progress: (step: JobProgress) => Promise<void>): Promise<Output>;
+  /** The assistant's message once the work is done. */
+  report(output: Output, args: Input): string;
+}
+
 export type ToolDefinition<Input = unknown, Output = unknown> =
   | ServerToolDefinition<Input, Output>
   | ClientToolDefinition<Input, Output>
-  | PrivateInputToolDefinition<Input, Output>;
+  | PrivateInputToolDefinition<Input, Output>
+  | ExternalToolDefinition<Input, Output>;
 
 /** Erases a tool's types for registries; the definition still validates its own input and output. */
 export function tool<Input, Output>(definition: ToolDefinition<Input, Output>): ToolDefinition {

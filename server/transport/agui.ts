@@ -140,6 +140,15 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
           timestamp,
         } satisfies CustomEvent,
       ];
+    case "external_wait.started":
+      return [
+        {
+          type: EventType.CUSTOM,
+          name: "harnest.external_wait",
+          value: { responseId: e.responseId, toolCallId: e.toolCallId },
+          timestamp,
+        } satisfies CustomEvent,
+      ];
     case "pause.resumed":
       return [
         {
@@ -157,11 +166,14 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
     case "run.paused": {
       // Only pauses are interrupts; a run waiting for a browser tool finishes its transport run plainly.
       const interrupts = e.interrupts.filter((i) => i.reason !== null).map(toInterrupt);
+      // Work in the background: the client detaches and polls the response id.
+      const background = e.interrupts.find((i) => i.kind === "external_wait");
       return [
         {
           type: EventType.RUN_FINISHED,
           ...transport,
           outcome: interrupts.length > 0 ? { type: "interrupt", interrupts } : { type: "success" },
+          ...(background && interrupts.length === 0 ? { result: { status: "in_progress", responseId: background.id } } : {}),
           timestamp,
         } satisfies RunFinishedEvent,
       ];

@@ -14,6 +14,8 @@ export interface RunningServer {
   logFile: string;
   pid: number;
   stop(): Promise<void>;
+  /** Kills the process without letting it clean up (a crash). */
+  kill(): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -80,5 +82,9 @@ export async function startServer(env: Record<string, string> = {}, label = "ser
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { url, dataDir, logFile, pid: child.pid ?? -1, stop };
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await exited(child);
+  };
+  return { url, dataDir, logFile, pid: child.pid ?? -1, stop, kill };
 }

@@ -19,10 +19,12 @@ export interface ServerInfo {
 export default async function setup(project: TestProject) {
   if (!fs.existsSync(".next/BUILD_ID")) throw new Error("Run `next build` before the protocol and e2e tests.");
   const chunkMs = project.name === "e2e" ? "15" : "1";
+  // Research long enough for the e2e to watch its progress bar, short enough for protocol tests.
+  const researchMs = project.name === "e2e" ? "2500" : "600";
   const started: RunningServer[] = [];
   const cleanups: (() => Promise<void>)[] = [];
   const servers: ServerInfo[] = [];
-  const embedded = await startServer({ HARBOR_STREAM_CHUNK_MS: chunkMs }, `${project.name}-pglite`);
+  const embedded = await startServer({ HARBOR_STREAM_CHUNK_MS: chunkMs, HARBOR_RESEARCH_MS: researchMs }, `${project.name}-pglite`);
   started.push(embedded);
   servers.push({ name: "pglite", url: embedded.url, logFile: embedded.logFile, dataDir: embedded.dataDir });
 
@@ -36,6 +38,7 @@ export default async function setup(project: TestProject) {
         HARBOR_SEED_DEMO: "1",
         AUTH_SECRET: randomBytes(32).toString("base64url"),
         HARBOR_STREAM_CHUNK_MS: chunkMs,
+        HARBOR_RESEARCH_MS: researchMs,
       },
       `${project.name}-postgres`,
     );

@@ -20,6 +20,7 @@ export const CAPABILITIES = [
 
 const GREETING = /^\s*(hi|hello|hey|good (morning|afternoon|evening))\b/i;
 const SEND_EMAIL = /\bsend an email to\s+([^\s@]+@[^\s@]+\.[^\s@,;]+)\s+saying\s+(.+)$/i;
+const RESEARCH = /^\s*research\s+(\S.*)$/i;
 const CONNECT_API_KEY = /\bconnect my api key\b/i;
 const TIME_ZONE = /\bwhat(?:'s| is) my time ?zone\b/i;
 const TRANSFER = /\btransfer\s+[$€£]?\s*(\d[\d,]*(?:\.\d{1,2})?)\s*([a-z]{3})?\s+to\s+(\S.*)$/i;
@@ -40,6 +41,8 @@ export function plannedCalls(text: string): Call[] {
   return text.split("\n").flatMap((line): Call[] => {
     if (TIME_ZONE.test(line)) return [{ name: "get_browser_timezone", args: {} }];
     if (CONNECT_API_KEY.test(line)) return [{ name: "connect_api_key", args: {} }];
+    const research = RESEARCH.exec(line);
+    if (research) return [{ name: "deep_research", args: { topic: research[1]!.trim().replace(/[.!?]$/, "").slice(0, 200) } }];
     const email = SEND_EMAIL.exec(line.trim());
     if (email) return [{ name: "send_email", args: { to: email[1]!, body: email[2]!.trim() } }];
     const transfer = TRANSFER.exec(line.trim());

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { Database } from "@/server/db";
 import { saveCredential } from "@/server/db/queries/credentials";
 import { recordOutbox } from "@/server/db/queries/outbox";
-import { privateInputTool, tool, type ToolContext, type ToolRegistry } from "@/server/runtime";
+import { HarborError, privateInputTool, tool, type ToolContext, type ToolRegistry } from "@/server/runtime";
 import { seal, sealingKey } from "./sealing";
 
 const SendEmailInput = z.strictObject({ to: z.email(), body: z.string().min(1).max(2000) });
@@ -19,6 +19,9 @@ const TransferInput = z.strictObject({
 });
 const Sent = z.strictObject({ sent: z.literal(true), outboxId: z.string() });
 const Transferred = z.strictObject({ transferred: z.literal(true), outboxId: z.string() });
+
+const RESEARCH_STEPS = ["Searching", "Reading sources", "Cross-checking", "Drafting", "Polishing"] as const;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export type TransferArgs = z.infer<typeof TransferInput>;
 
@@ -37,7 +40,7 @@ function outboxRow(ctx: ToolContext) {
   };
 }
 
-export function conciergeTools(db: Database, serverSecret: string): ToolRegistry {
+export function conciergeTools(db: Database, serverSecret: string, researchMs: number): ToolRegistry {
   const key = sealingKey(serverSecret);
   const sendEmail = tool({
     name: "send_email",
@@ -83,7 +86,27 @@ export function conciergeTools(db: Database, serverSecret: string): ToolRegistry
     },
     respond: () => ({ connected: true as const }),
   });
+  const deepResearch = tool({
+    kind: "external",
+    name: "deep_research",
+    description: "Researches a topic in the background, in steps; the report is added to the conversation.",
+    input: z.strictObject({ topic: z.string().min(1).max(200) }),
+    output: z.strictObject({ topic: z.string(), report: z.string(), sources: z.array(z.string()) }),
+    async work({ topic }, progress) {
+      for (const [index, label] of RESEARCH_STEPS.entries()) {
+        await progress({ step: index, total: RESEARCH_STEPS.length, label });
+        await sleep(researchMs / RESEARCH_STEPS.length);
+        // The demo's failure: there is nothing to find about nothing.
+        if (index === 0 && /^nothing$/i.test(topic.trim())) throw new HarborError("TOOL_FAILED", `No sources found for “${topic}”.`);
+      }
+      await progress({ step: RESEARCH_STEPS.length, total: RESEARCH_STEPS.length, label: "Done" });
+      const sources = [`https://en.wikipedia.org/wiki/${encodeURIComponent(topic.replaceAll(" ", "_"))}`, "https://scholar.example/search"];
+      return { topic, sources, report: `Three findings on ${topic}: it is well documented, sources broadly agree, and open questions remain.` };
+    },
+    report: ({ topic, report, sources }) => `Research on ${topic} is done. ${report} Sources: ${sources.join(", ")}`,
+  });
   return new Map([
+    [deepResearch.name, deepResearch],
     [sendEmail.name, sendEmail],
     [transferFunds.name, transferFunds],
     [browserTimezone.name, browserTimezone],

@@ -3,7 +3,7 @@
  * writes its audit entry, and every resolution is a compare-and-set on `status = 'pending'`, so
  * concurrent submissions cannot both win.
  */
-import { aliasedTable, and, desc, eq, getTableColumns, inArray, or, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, desc, eq, getTableColumns, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { continuationOf, type Continuation } from "./runs";
 import { interactions, users, type InteractionKind, type InteractionStatus, type ResolverPolicy } from "../schema";
@@ -34,11 +34,12 @@ export async function browserRequestsFor(db: Executor, threadId: string, toolCal
     .where(and(eq(interactions.threadId, threadId), eq(interactions.kind, "client_tool"), inArray(interactions.toolCallId, [...toolCallIds])));
 }
 
+/** What the thread waits on that someone must answer (background work is not among them). */
 export async function pendingOnThread(db: Executor, threadId: string): Promise<InteractionRow[]> {
   return db
     .select()
     .from(interactions)
-    .where(and(eq(interactions.threadId, threadId), eq(interactions.status, "pending")))
+    .where(and(eq(interactions.threadId, threadId), eq(interactions.status, "pending"), ne(interactions.kind, "external_wait")))
     .orderBy(interactions.createdAt);
 }
 

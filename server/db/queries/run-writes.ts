@@ -118,7 +118,8 @@ export async function beginRun(
       insert into threads (id, tenant_id, owner_id, title, state)
       select ${thread.id}, ${thread.tenantId}, ${thread.ownerId}, ${thread.title}, coalesce(${state}::jsonb, '{}'::jsonb)
       -- New input waits until the thread's open interactions are answered.
-      where not exists (select 1 from interactions where thread_id = ${thread.id} and status = 'pending')
+      -- (Background work does not: it finishes by itself, and its result is appended when it does.)
+      where not exists (select 1 from interactions where thread_id = ${thread.id} and status = 'pending' and kind <> 'external_wait')
       on conflict (id) do update set updated_at = now(), state = coalesce(${state}::jsonb, threads.state)
         -- Another owner's thread is neither changed nor returned, so nothing below is written.
         where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id
@@ -153,8 +154,22 @@ export async function beginRun(
   };
 }
 
+/** An external tool's job, stored with the pause that starts it. */
+export interface JobInsert {
+  id: string;
+  tenantId: string;
+  ownerId: string;
+  threadId: string;
+  agentId: string;
+  toolCallId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+}
+
 /** What commits together with a batch of events. */
 export interface Alongside {
+  /** Jobs the events start. */
+  jobs?: readonly JobInsert[];
   /** Messages appended to the run's thread. */
   messages?: { threadId: string; rows: readonly MessageInsert[] };
   /** Interactions the events announce (a pause). */
@@ -190,6 +205,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
   });
   const updates = entries.flatMap((e) => (e.alongside?.run ? [{ runId: e.runId, ...e.alongside.run }] : []));
   const waits = entries.flatMap((e) => (e.alongside?.interactions ?? []).map((i) => ({ runId: e.runId, ...i })));
+  const work = entries.flatMap((e) => (e.alongside?.jobs ?? []).map((j) => ({ runId: e.runId, ...j })));
 
   const ctes: SQL[] = [];
   if (messages.length > 0) ctes.push(sql`new_messages as (${insertMessages(messages)})`);
@@ -236,6 +252,22 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         ${sql.param(waits.map((w) => w.expiresAt.toISOString()))}::timestamptz[]
       ) as w(id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy, tool_call_id, tool_name,
         tool_args, message, response_schema, instance_id, expires_at))`);
+  }
+  if (work.length > 0) {
+    ctes.push(sql`new_jobs as (
+      insert into jobs (id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args, status)
+      select j.id, j.tenant_id, j.owner_id, j.thread_id, j.run_id, j.agent_id, j.tool_call_id, j.tool_name, j.args, 'in_progress'
+      from unnest(
+        ${textArray(work.map((j) => j.id))},
+        ${textArray(work.map((j) => j.tenantId))},
+        ${textArray(work.map((j) => j.ownerId))},
+        ${textArray(work.map((j) => j.threadId))},
+        ${textArray(work.map((j) => j.runId))},
+        ${textArray(work.map((j) => j.agentId))},
+        ${textArray(work.map((j) => j.toolCallId))},
+        ${textArray(work.map((j) => j.toolName))},
+        ${sql.param(work.map((j) => JSON.stringify(j.args)))}::jsonb[]
+      ) as j(id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args))`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
   await db.execute(sql`${prefix}${insertEvents(events)}`);

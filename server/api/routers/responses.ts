@@ -1,0 +1,10 @@
+import { z } from "zod";
+import { id } from "../inputs";
+import { createTRPCRouter, protectedProcedure } from "../trpc";
+
+export const responsesRouter = createTRPCRouter({
+  /** The same answer as `GET /api/responses/{responseId}`. */
+  get: protectedProcedure
+    .input(z.strictObject({ responseId: id }))
+    .query(({ ctx, input }) => ctx.harbor.runtime.responses.get(ctx.identity, input.responseId)),
+});

@@ -1,0 +1,143 @@
+/**
+ * Jobs of external tools: claimed under a lease, renewed while they work, finished with one
+ * compare-and-set statement that also appends the result to the run's thread and log.
+ */
+import { eq, sql } from "drizzle-orm";
+import type { Executor } from "../client";
+import { jobs, type JobStatus } from "../schema";
+import type { EventRow, MessageInsert } from "./run-writes";
+
+export type JobRow = typeof jobs.$inferSelect;
+
+const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+
+interface RawJob {
+  id: string;
+  tenant_id: string;
+  owner_id: string;
+  thread_id: string;
+  run_id: string;
+  agent_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  args: Record<string, unknown>;
+  attempts: number;
+}
+
+export interface ClaimedJob {
+  id: string;
+  tenantId: string;
+  ownerId: string;
+  threadId: string;
+  runId: string;
+  agentId: string;
+  toolCallId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  attempts: number;
+}
+
+/** Takes up to `limit` jobs nobody holds (never leased, or their lease ran out) for `owner`. */
+export async function claimDueJobs(db: Executor, owner: string, leaseMs: number, limit: number): Promise<ClaimedJob[]> {
+  const result = await db.execute(sql`
+    update jobs set lease_owner = ${owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond',
+      attempts = attempts + 1, updated_at = now()
+    where id in (
+      select id from jobs
+      where status = 'in_progress' and (lease_until is null or lease_until < now())
+      order by created_at
+      limit ${limit}
+      for update skip locked
+    )
+    returning id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args, attempts`);
+  return rowsOf<RawJob>(result).map((r) => ({
+    id: r.id,
+    tenantId: r.tenant_id,
+    ownerId: r.owner_id,
+    threadId: r.thread_id,
+    runId: r.run_id,
+    agentId: r.agent_id,
+    toolCallId: r.tool_call_id,
+    toolName: r.tool_name,
+    args: r.args,
+    attempts: r.attempts,
+  }));
+}
+
+/** Extends the lease (and records progress); false when the job is no longer this owner's to work on. */
+export async function renewLease(
+  db: Executor,
+  job: { id: string; owner: string; leaseMs: number },
+  progress?: { step: number; total: number; label: string },
+): Promise<boolean> {
+  const result = await db.execute(sql`
+    update jobs set lease_until = now() + ${job.leaseMs} * interval '1 millisecond',
+      progress = coalesce(${progress ? JSON.stringify(progress) : null}::jsonb, progress), updated_at = now()
+    where id = ${job.id} and lease_owner = ${job.owner} and status = 'in_progress'
+    returning id`);
+  return rowsOf(result).length > 0;
+}
+
+export interface JobOutcome {
+  status: Extract<JobStatus, "completed" | "failed">;
+  output?: unknown;
+  error?: { code: string; message: string };
+  /** The thread's new messages (the tool result, the assistant's report). */
+  messages: MessageInsert[];
+  /** The run's closing events, numbered after its last one by the statement. */
+  events: Omit<EventRow, "seq">[];
+}
+
+/**
+ * Finishes a job once: only while `owner` still holds it. In the same statement it resolves the
+ * job's interaction, appends the messages to the thread and the events to the run's log, and ends
+ * the run. Returns the seq of the first appended event, or undefined when the job was not ours.
+ */
+export async function finishJob(db: Executor, job: { id: string; owner: string }, outcome: JobOutcome): Promise<number | undefined> {
+  const result = await db.execute(sql`
+    with done as (
+      update jobs set status = ${outcome.status}, output = ${JSON.stringify(outcome.output ?? null)}::jsonb,
+        error = ${outcome.error ? JSON.stringify(outcome.error) : null}::jsonb, finished_at = now(), updated_at = now(),
+        lease_owner = null, lease_until = null
+      where id = ${job.id} and lease_owner = ${job.owner} and status = 'in_progress'
+      returning id, thread_id, run_id
+    ),
+    resolved as (
+      update interactions set status = 'resolved', resolved_at = now(),
+        decision = jsonb_build_object('status', ${outcome.status}::text)
+      where id in (select id from done) and status = 'pending'
+    ),
+    base as (select coalesce(max(seq), 0) as seq from run_events where run_id = (select run_id from done)),
+    said as (
+      insert into messages (id, thread_id, run_id, role, content, tool_call_id)
+      select m.id, d.thread_id, d.run_id, m.role, m.content, m.tool_call_id
+      from done d, unnest(
+        ${sql.param(outcome.messages.map((m) => m.id))}::text[],
+        ${sql.param(outcome.messages.map((m) => m.role))}::text[],
+        ${sql.param(outcome.messages.map((m) => m.content))}::text[],
+        ${sql.param(outcome.messages.map((m) => m.toolCallId ?? null))}::text[]
+      ) with ordinality as m(id, role, content, tool_call_id, ord)
+      order by m.ord
+    ),
+    logged as (
+      insert into run_events (run_id, seq, type, data)
+      select d.run_id, (select seq from base) + e.ord, e.type, e.data
+      from done d, unnest(
+        ${sql.param(outcome.events.map((e) => e.type))}::text[],
+        ${sql.param(outcome.events.map((e) => JSON.stringify(e.data)))}::jsonb[]
+      ) with ordinality as e(type, data, ord)
+    ),
+    ended as (
+      update runs set status = ${outcome.status === "completed" ? "completed" : "failed"}, pause_reason = null,
+        error = ${outcome.error ? JSON.stringify(outcome.error) : null}::jsonb, finished_at = now(), updated_at = now()
+      where id in (select run_id from done) and status = 'paused'
+    )
+    select (select seq from base) + 1 as first_seq from done`);
+  const [row] = rowsOf<{ first_seq: number | string }>(result);
+  return row ? Number(row.first_seq) : undefined;
+}
+
+export async function findJob(db: Executor, id: string): Promise<JobRow | undefined> {
+  const [row] = await db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
+  return row;
+}

@@ -1,0 +1,165 @@
+/**
+ * The job runner: works on external tools' jobs in the background, durably. Each serving process
+ * takes due jobs under a lease and renews it while working; a job whose process died is taken over
+ * once its lease runs out, and runs again from the start (external tools' work must be safe to
+ * repeat). Finishing is one compare-and-set statement that appends the result to the thread and
+ * ends the run, so a result lands exactly once, whoever ran the job how often.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { Database } from "@/server/db";
+import { claimDueJobs, finishJob, findJob, renewLease, type ClaimedJob, type JobOutcome } from "@/server/db/queries/jobs";
+import { asHarborError, HarborError, NotFoundError } from "./errors";
+import type { EventBus } from "./event-bus";
+import type { RunEvent } from "./events";
+import type { Identity } from "./identity";
+import type { AgentRegistry } from "./planner";
+import { chunkText } from "./run-loop";
+import type { ExternalToolDefinition, JobProgress } from "./tools";
+
+export interface JobRunnerDeps {
+  db: Database;
+  agents: AgentRegistry;
+  bus: EventBus;
+  log: Logger;
+  instanceId: string;
+  /** How long a lease lasts without renewal: how soon a dead process's job is taken over. */
+  leaseMs: number;
+  /** How often due jobs are looked for (new jobs of this process are picked up at once). */
+  pollMs: number;
+  maxConcurrent: number;
+}
+
+export function createJobRunner(deps: JobRunnerDeps) {
+  const running = new Map<string, Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = true;
+  let ticking: Promise<void> | undefined;
+
+  function schedule(ms: number) {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void tick(), ms);
+    timer.unref();
+  }
+
+  function tick(): Promise<void> {
+    ticking ??= (async () => {
+      try {
+        const free = deps.maxConcurrent - running.size;
+        if (free <= 0) return;
+        const due = await claimDueJobs(deps.db, deps.instanceId, deps.leaseMs, free);
+        for (const job of due) {
+          const work = run(job).finally(() => running.delete(job.id));
+          running.set(job.id, work);
+        }
+      } catch (error) {
+        deps.log.error({ err: error }, "could not take due jobs");
+      } finally {
+        ticking = undefined;
+        schedule(deps.pollMs);
+      }
+    })();
+    return ticking;
+  }
+
+  function toolOf(job: ClaimedJob): ExternalToolDefinition {
+    const tool = deps.agents.get(job.agentId)?.tools.get(job.toolName);
+    if (!tool || tool.kind !== "external") throw new HarborError("TOOL_FAILED", `The tool ${job.toolName} is not available here.`);
+    return tool;
+  }
+
+  async function run(job: ClaimedJob): Promise<void> {
+    const log = deps.log.child({ jobId: job.id, runId: job.runId, tool: job.toolName, attempt: job.attempts });
+    const lease = { id: job.id, owner: deps.instanceId, leaseMs: deps.leaseMs };
+    let lost = false;
+    const keepAlive = setInterval(() => {
+      renewLease(deps.db, lease).then(
+        (held) => (lost ||= !held),
+        (error: unknown) => log.warn({ err: error }, "could not renew a job's lease"),
+      );
+    }, Math.max(100, Math.floor(deps.leaseMs / 3)));
+    keepAlive.unref();
+    let outcome: JobOutcome;
+    try {
+      const tool = toolOf(job);
+      const args = tool.input.parse(job.args);
+      const produced = await tool.work(args, async (progress: JobProgress) => {
+        if (!(await renewLease(deps.db, lease, progress))) lost = true;
+      });
+      const output = tool.output.parse(produced);
+      outcome = finished(job, { status: "completed", output }, tool.report(output, args));
+    } catch (thrown) {
+      const error = asHarborError(thrown);
+      if (!HarborError.is(thrown)) log.error({ err: thrown }, "job failed");
+      const failure = { code: error.code === "INTERNAL" ? "TOOL_FAILED" : error.code, message: error.message };
+      outcome = finished(job, { status: "failed", error: failure }, `The ${job.toolName.replaceAll("_", " ")} did not finish: ${failure.message}`);
+    } finally {
+      clearInterval(keepAlive);
+    }
+    if (lost) log.warn("the job's lease was lost meanwhile; its result is left to whoever holds it now");
+    const firstSeq = await finishJob(deps.db, lease, outcome);
+    if (firstSeq === undefined) return;
+    const at = Date.now();
+    outcome.events.forEach((event, index) =>
+      deps.bus.publish({ runId: job.runId, seq: firstSeq + index, at, event: event.data as unknown as RunEvent }),
+    );
+  }
+
+  return {
+    start() {
+      stopped = false;
+      schedule(0);
+    },
+    /** New work of this process: look now rather than at the next poll. */
+    kick() {
+      schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await ticking;
+    },
+    /** Resolves once the jobs this process is working on are done (tests, shutdown). */
+    async idle() {
+      while (running.size > 0 || ticking) await Promise.allSettled([...running.values(), ticking]);
+    },
+  };
+}
+
+/** The thread's new messages and the run's closing events for a finished job. */
+function finished(job: ClaimedJob, result: { status: "completed"; output: unknown } | { status: "failed"; error: { code: string; message: string } }, report: string): JobOutcome {
+  const toolMessage = { id: randomUUID(), role: "tool" as const, toolCallId: job.toolCallId, content: JSON.stringify(result.status === "completed" ? result.output : { error: result.error }) };
+  const reply = { id: randomUUID(), role: "assistant" as const, content: report };
+  const events: RunEvent[] = [
+    { type: "tool.result", messageId: toolMessage.id, toolCallId: job.toolCallId, content: toolMessage.content },
+    { type: "text.started", messageId: reply.id },
+    ...chunkText(report).map((delta): RunEvent => ({ type: "text.delta", messageId: reply.id, delta })),
+    { type: "text.ended", messageId: reply.id },
+    result.status === "completed" ? { type: "run.completed" } : { type: "run.failed", code: "TOOL_FAILED", message: result.error.message },
+  ];
+  return {
+    status: result.status,
+    ...(result.status === "completed" ? { output: result.output } : { error: result.error }),
+    messages: [toolMessage, reply],
+    events: events.map((event) => ({ type: event.type, data: event as unknown as Record<string, unknown> })),
+  };
+}
+
+/** Responses (jobs) as their owner polls them; anyone else gets not found. */
+export function responseService(db: Database) {
+  return {
+    async get(identity: Identity, responseId: string) {
+      const job = await findJob(db, responseId);
+      if (!job || job.tenantId !== identity.tenantId || job.ownerId !== identity.userId) throw new NotFoundError("Response");
+      return {
+        id: job.id,
+        status: job.status,
+        threadId: job.threadId,
+        ...(job.progress ? { progress: job.progress } : {}),
+        ...(job.status === "completed" ? { output: job.output } : {}),
+        ...(job.error ? { error: job.error } : {}),
+      };
+    },
+  };
+}
