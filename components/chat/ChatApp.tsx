@@ -1,11 +1,12 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { Fragment, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { Fragment, useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useRouter } from "next/navigation";
 import { useTRPC } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
 import { ClientToolHost, useClientTools } from "@/components/interactions/ClientToolHost";
+import { ExternalWaitStatus } from "@/components/interactions/ExternalWaitStatus";
 import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
 import { ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { ThreadList } from "./ThreadList";
@@ -40,6 +41,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   const [draft, setDraft] = useState("");
   const clientTools = useClientTools();
   const run = useAgentRun(AGENT_ID, threadId, initialMessages, clientTools);
+  const { replaceMessages } = run;
   const gates = useGates(threadId, viewerId, run);
   const bottom = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
@@ -51,6 +53,22 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   useEffect(() => {
     if (!run.running) input.current?.focus();
   }, [run.running]);
+
+  /** Background work appended its result to the thread: show the server's record. */
+  const reloadConversation = useCallback(async () => {
+    if (!threadId) return;
+    const { messages } = await queryClient.fetchQuery({ ...trpc.threads.get.queryOptions({ threadId }), staleTime: 0 });
+    replaceMessages(
+      messages.map(({ id, role, content, toolCalls, toolCallId }) => ({
+        id,
+        role,
+        content,
+        ...(toolCalls ? { toolCalls } : {}),
+        ...(toolCallId ? { toolCallId } : {}),
+      })),
+    );
+    await queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
+  }, [threadId, queryClient, trpc, replaceMessages]);
 
   async function submit(event?: FormEvent) {
     event?.preventDefault();
@@ -105,6 +123,14 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
               {m.toolCalls?.map((call) =>
                 clientTools.has(call.name) ? (
                   <ToolCallNote key={call.id} call={call} result={results.get(call.id)} />
+                ) : gates.byToolCall.get(call.id)?.kind === "external_wait" ? (
+                  <ExternalWaitStatus
+                    key={call.id}
+                    call={call}
+                    responseId={gates.byToolCall.get(call.id)!.interactionId}
+                    settled={results.has(call.id)}
+                    onSettled={reloadConversation}
+                  />
                 ) : gates.byToolCall.get(call.id)?.kind === "private_input" ? (
                   <PrivateInputForm
                     key={call.id}

@@ -217,10 +217,16 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     });
   }, []);
 
+  /** Replaces the conversation with the server's record (after background work appended to it). */
+  const replaceMessages = useCallback((next: ChatMessage[]) => {
+    messages.current = next;
+    setState((s) => ({ ...s, messages: next }));
+  }, []);
+
   /** Shows a failure that happened outside a run (a decision sent through tRPC). */
   const report = useCallback((failure: RunFailure) => setState((s) => ({ ...s, error: failure })), []);
 
-  return { ...state, send, resume, apply, report };
+  return { ...state, send, resume, apply, report, replaceMessages };
 }
 
 function describe(error: unknown): RunFailure {

@@ -3,6 +3,8 @@ const TOOL_TITLES: Record<string, string> = {
   send_email: "Send an email",
   transfer_funds: "Transfer funds",
   get_browser_timezone: "Time zone",
+  deep_research: "Deep research",
+  connect_api_key: "Connect API key",
 };
 
 const ARG_LABELS: Record<string, string> = { to: "To", body: "Message", amount: "Amount", currency: "Currency", timeZone: "time zone" };

@@ -53,4 +53,24 @@ describe("browser tools in Chromium", () => {
     await screenshot(page, "chat-private-form-sent");
     await context.close();
   });
+
+  it("alice starts research and watches the progress bar until the report appears", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInAs(page, server.url, "alice@acme.test");
+    const box = page.getByLabel("Message");
+    await box.fill("research coral reefs");
+    await box.press("Enter");
+    const status = page.getByTestId("external-wait");
+    await expect.poll(() => status.getAttribute("data-status"), PATIENCE).toBe("in_progress");
+    // The conversation stays open while the work goes on.
+    await expect.poll(() => box.isDisabled(), PATIENCE).toBe(false);
+    const bar = status.getByRole("progressbar");
+    await expect.poll(async () => Number(await bar.getAttribute("aria-valuenow")), PATIENCE).toBeGreaterThan(0);
+    await screenshot(page, "chat-research-progress");
+    await expect.poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE).toContain("Research on coral reefs is done.");
+    await expect.poll(() => status.getAttribute("data-status"), PATIENCE).toBe("completed");
+    await screenshot(page, "chat-research-done");
+    await context.close();
+  });
 });
