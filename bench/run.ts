@@ -17,6 +17,7 @@ import { replyTo } from "../server/agents/concierge/planner";
 import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
 import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
+import { measureClientToolRoundTrips, measurePolling, startWaits, type PollingLoad, type RoundTrip } from "./tools-and-waits";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const TARGET_RATIO = 0.8;
@@ -40,6 +41,7 @@ async function postgresReachable(): Promise<boolean> {
 }
 
 const PARKED = Number(process.env.BENCH_PARKED ?? 10_000);
+const WAITS = Number(process.env.BENCH_WAITS ?? 1_000);
 const PARKED_HEAP_TARGET = 2048;
 const FLOOR_SHARE_TARGET = 0.5;
 const HTTP_CYCLES_TARGET = 100;
@@ -47,14 +49,17 @@ const HTTP_CYCLES_TARGET = 100;
 interface EngineResults {
   turns: LoadResult[];
   httpCycles: CycleResult[];
+  toolTrips: RoundTrip[];
+  polling: PollingLoad[];
   inProcess: CycleResult[];
   heap: { count: number; bytesPerRun: number };
 }
 
 /** Chat turns and the bare route on one server (`engine` picks its database), at 1 and 50 clients; then park → resume cycles over HTTP. */
-async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "turns" | "httpCycles">> {
+async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "turns" | "httpCycles" | "toolTrips" | "polling">> {
   const database = engine === "postgres" ? await createPostgresDatabase(POSTGRES_URL) : undefined;
-  const env: Record<string, string> = { HARBOR_BENCH: "1", HARBOR_STREAM_CHUNK_MS: "0", LOG_LEVEL: "warn" };
+  // Research that outlasts the measurement, so every started wait stays in progress while polled.
+  const env: Record<string, string> = { HARBOR_BENCH: "1", HARBOR_STREAM_CHUNK_MS: "0", LOG_LEVEL: "warn", HARBOR_RESEARCH_MS: "600000" };
   if (database) Object.assign(env, { DATABASE_URL: database.url, HARBOR_SEED_DEMO: "1", AUTH_SECRET: randomBytes(32).toString("hex") });
   const server = await startServer(env, `bench-${engine}`);
   try {
@@ -93,7 +98,17 @@ async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<E
       await measureOverHttp(server.url, token, inFlight, 1);
       httpCycles.push(await measureOverHttp(server.url, token, inFlight, SECONDS));
     }
-    return { turns: results, httpCycles };
+    const toolTrips: RoundTrip[] = [];
+    for (const inFlight of [1, 50]) {
+      await measureClientToolRoundTrips(server.url, token, inFlight, 1);
+      toolTrips.push(await measureClientToolRoundTrips(server.url, token, inFlight, SECONDS));
+    }
+    const waits = await startWaits(server.url, token, WAITS);
+    const polling = [
+      await measurePolling(server.url, token, "bare route (/api/health)", ["/api/health"], SECONDS, waits.length),
+      await measurePolling(server.url, token, "poll responses", waits.map((id) => `/api/responses/${id}`), SECONDS, waits.length),
+    ];
+    return { turns: results, httpCycles, toolTrips, polling };
   } finally {
     await server.stop();
     await database?.drop();
@@ -172,6 +187,23 @@ function printTurns(engine: string, turns: LoadResult[]) {
   console.log();
 }
 
+function printToolsAndWaits(engine: string, results: EngineResults) {
+  console.log(`Browser-tool round trip on ${engine} over HTTP (tool message → continuation finished), against the bare SSE route`);
+  console.log("clients  round trips/s   p50 ms   p99 ms  failures   bare SSE p50/p99 ms");
+  for (const r of results.toolTrips) {
+    const bare = results.turns.find((t) => t.connections === r.inFlight && t.label.startsWith("bare"));
+    console.log(`${String(r.inFlight).padStart(7)} ${fmt(r.roundTripsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)} ${String(r.failures).padStart(9)}   ${bare ? `${bare.p50}/${bare.p99}` : "?"}`);
+  }
+  console.log(`External waits in progress at once while 50 clients poll (on ${engine})`);
+  console.log("target                     in progress  polls/s    p50 ms   p99 ms  failures");
+  for (const p of results.polling) {
+    console.log(`${p.label.padEnd(26)} ${String(p.inProgress).padStart(11)} ${fmt(p.pollsPerSecond)} ${fmt(p.p50)} ${fmt(p.p99)} ${String(p.failures).padStart(9)}`);
+  }
+  const [bare, polled] = results.polling;
+  if (bare && polled) console.log(`polling / bare = ${(polled.pollsPerSecond / bare.pollsPerSecond).toFixed(2)}`);
+  console.log();
+}
+
 function printCycles(engine: "pglite" | "postgres", results: EngineResults, floor: FloorResult[]) {
   console.log(`Park → resume cycles on ${engine}. "in-process" and "over HTTP": a chat turn asking for a gated email, parked`);
   console.log(`(interaction, checkpoint, events), approved, sent and answered. "gate only": a waiting run answered, parking again at once.`);
@@ -220,6 +252,7 @@ async function main() {
   }
   console.log();
   for (const engine of engines) printCycles(engine, results.get(engine)!, floor);
+  for (const engine of engines) printToolsAndWaits(engine, results.get(engine)!);
 }
 
 main().catch((error) => {
