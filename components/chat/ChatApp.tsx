@@ -54,6 +54,17 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
     if (!run.running) input.current?.focus();
   }, [run.running]);
 
+  // A browser tool still waiting when the page loaded (or asked for by a run followed from
+  // elsewhere) is answered by this browser at once, as if the request had just arrived.
+  const { answerPending } = run;
+  const waitingForBrowser = gates.pending.filter((i) => i.kind === "client_tool" && i.tool && clientTools.has(i.tool.name));
+  const waitingKey = waitingForBrowser.map((i) => i.interactionId).join(",");
+  useEffect(() => {
+    if (run.running || waitingForBrowser.length === 0) return;
+    answerPending(waitingForBrowser.map((i) => ({ requestId: i.interactionId, toolCallId: i.toolCallId ?? "", toolName: i.tool!.name })));
+    // Deps: keyed by the waiting ids
+  }, [waitingKey, run.running, answerPending]);
+
   /** Background work appended its result to the thread: show the server's record. */
   const reloadConversation = useCallback(async () => {
     if (!threadId) return;
@@ -129,7 +140,11 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                     call={call}
                     responseId={gates.byToolCall.get(call.id)!.interactionId}
                     settled={results.has(call.id)}
-                    onSettled={reloadConversation}
+                    onSettled={() =>
+                      void reloadConversation().catch((error: unknown) =>
+                        run.report({ message: `Could not load the result: ${error instanceof Error ? error.message : String(error)}` }),
+                      )
+                    }
                   />
                 ) : gates.byToolCall.get(call.id)?.kind === "private_input" ? (
                   <PrivateInputForm

@@ -2,6 +2,7 @@
 
 import { HttpAgent, type Message } from "@ag-ui/client";
 import { useCallback, useRef, useState } from "react";
+import { z } from "zod";
 import type { RunEvent } from "@/server/runtime";
 import type { ClientToolRegistry } from "@/components/interactions/ClientToolHost";
 import type { ChatMessage, ResumeAnswer } from "./types";
@@ -21,6 +22,9 @@ export interface RunFailure {
   /** What the user can do about it: sign in again (the session ended), or reload what was saved. */
   remedy?: "sign-in" | "reload";
 }
+
+/** What `CUSTOM harnest.client_tool` carries. */
+const BrowserRequest = z.object({ requestId: z.string(), toolCallId: z.string(), toolName: z.string() });
 
 function fromAgui(messages: readonly Message[]): ChatMessage[] {
   return messages.flatMap((m): ChatMessage[] => {
@@ -70,6 +74,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
   const [state, setState] = useState<AgentRunState>({ messages: initialMessages, streaming: null, running: false, error: null });
   const messages = useRef(state.messages);
   messages.current = state.messages;
+  const answered = useRef(new Set<string>());
 
   const run = useCallback(
     async (
@@ -127,7 +132,8 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
               setState((s) => ({ ...s, messages: messages.current }));
             },
             onCustomEvent: ({ event }) => {
-              if (event.name === "harnest.client_tool") browserRequests.push(event.value as (typeof browserRequests)[number]);
+              const request = event.name === "harnest.client_tool" ? BrowserRequest.safeParse(event.value) : undefined;
+              if (request?.success) browserRequests.push(request.data);
             },
             onRunErrorEvent: ({ event }) => {
               ended = true;
@@ -160,7 +166,11 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
    * Runs the browser tools a run asked for, at once, and continues the run with their outputs as
    * standard tool messages. A tool this browser cannot run is cancelled, so the run does not wait.
    */
-  async function answerBrowserTools(id: string, requests: { requestId: string; toolCallId: string; toolName: string }[]) {
+  async function answerBrowserTools(id: string, all: { requestId: string; toolCallId: string; toolName: string }[]) {
+    // Each request is answered once from this page, however it was noticed (the run's events, or a reload).
+    const requests = all.filter((r) => !answered.current.has(r.requestId));
+    if (requests.length === 0) return;
+    for (const r of requests) answered.current.add(r.requestId);
     const results: ChatMessage[] = [];
     for (const request of requests) {
       const handler = clientTools.get(request.toolName);
@@ -226,7 +236,16 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
   /** Shows a failure that happened outside a run (a decision sent through tRPC). */
   const report = useCallback((failure: RunFailure) => setState((s) => ({ ...s, error: failure })), []);
 
-  return { ...state, send, resume, apply, report, replaceMessages };
+  /** Browser-tool requests still open when the page loaded: the browser answers them now. */
+  const answerPending = useCallback(
+    (requests: { requestId: string; toolCallId: string; toolName: string }[]) => {
+      if (threadId) void answerBrowserTools(threadId, requests);
+    },
+    // Deps: answerBrowserTools only reads refs and stable callbacks
+    [threadId],
+  );
+
+  return { ...state, send, resume, apply, report, replaceMessages, answerPending };
 }
 
 function describe(error: unknown): RunFailure {

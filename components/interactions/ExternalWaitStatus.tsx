@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 import type { ChatToolCall } from "@/components/chat/types";
 import { useTRPC } from "@/components/trpc/client";
 import { toolTitle } from "./tools";
@@ -33,8 +33,12 @@ export function ExternalWaitStatus({
   );
   const status = settled ? "completed" : response.data?.status;
   const finished = status !== undefined && status !== "in_progress";
+  // Told once: the conversation reloads the thread, after which `settled` holds.
+  const told = useRef(false);
   useEffect(() => {
-    if (finished && !settled) onSettled();
+    if (!finished || settled || told.current) return;
+    told.current = true;
+    onSettled();
   }, [finished, settled, onSettled]);
 
   const progress = response.data?.progress;

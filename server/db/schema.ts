@@ -246,8 +246,11 @@ export const interactions = pgTable(
     /** The serving process holding the waiting invocation. */
     instanceId: text("instance_id").notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
-    /** What is kept of the answer: an approval's `{ approved, reason? }`, a browser tool's `{ output }`. */
-    decision: jsonb("decision").$type<{ approved?: boolean; reason?: string; output?: unknown }>(),
+    /**
+     * What is kept of the answer: an approval's `{ approved, reason? }`, a browser tool's
+     * `{ output }`, a private form's `{ submitted: true }` (never the value), a job's `{ status }`.
+     */
+    decision: jsonb("decision").$type<{ approved?: boolean; reason?: string; output?: unknown; submitted?: true; status?: string }>(),
     resolvedBy: text("resolved_by"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true, mode: "date" }),
     createdAt: createdAt(),

@@ -17,6 +17,9 @@ import type { AgentRegistry } from "./planner";
 import { chunkText } from "./run-loop";
 import type { ExternalToolDefinition, JobProgress } from "./tools";
 
+/** A job that keeps killing its process is not taken again forever. */
+const MAX_ATTEMPTS = 5;
+
 export interface JobRunnerDeps {
   db: Database;
   agents: AgentRegistry;
@@ -48,9 +51,11 @@ export function createJobRunner(deps: JobRunnerDeps) {
       try {
         const free = deps.maxConcurrent - running.size;
         if (free <= 0) return;
-        const due = await claimDueJobs(deps.db, deps.instanceId, deps.leaseMs, free);
+        const due = await claimDueJobs(deps.db, deps.instanceId, deps.leaseMs, free, [...running.keys()]);
         for (const job of due) {
-          const work = run(job).finally(() => running.delete(job.id));
+          const work = run(job)
+            .catch((error: unknown) => deps.log.error({ err: error, jobId: job.id }, "job runner failed; the job waits for its lease to run out"))
+            .finally(() => running.delete(job.id));
           running.set(job.id, work);
         }
       } catch (error) {
@@ -82,10 +87,18 @@ export function createJobRunner(deps: JobRunnerDeps) {
     keepAlive.unref();
     let outcome: JobOutcome;
     try {
+      if (job.attempts > MAX_ATTEMPTS) {
+        throw new HarborError("TOOL_FAILED", `The work was started ${MAX_ATTEMPTS} times without finishing; it was given up.`);
+      }
       const tool = toolOf(job);
       const args = tool.input.parse(job.args);
       const produced = await tool.work(args, async (progress: JobProgress) => {
-        if (!(await renewLease(deps.db, lease, progress))) lost = true;
+        // Progress is best effort: a failed write must not fail the work (the lease renews anyway).
+        try {
+          if (!(await renewLease(deps.db, lease, progress))) lost = true;
+        } catch (error) {
+          log.warn({ err: error }, "could not record a job's progress");
+        }
       });
       const output = tool.output.parse(produced);
       outcome = finished(job, { status: "completed", output }, tool.report(output, args));
@@ -149,9 +162,11 @@ function finished(job: ClaimedJob, result: { status: "completed"; output: unknow
 /** Responses (jobs) as their owner polls them; anyone else gets not found. */
 export function responseService(db: Database) {
   return {
-    async get(identity: Identity, responseId: string) {
+    /** With `threadId` (the session the wait began in), a response of another thread is not found either. */
+    async get(identity: Identity, responseId: string, threadId?: string) {
       const job = await findJob(db, responseId);
-      if (!job || job.tenantId !== identity.tenantId || job.ownerId !== identity.userId) throw new NotFoundError("Response");
+      const mine = job && job.tenantId === identity.tenantId && job.ownerId === identity.userId;
+      if (!job || !mine || (threadId !== undefined && job.threadId !== threadId)) throw new NotFoundError("Response");
       return {
         id: job.id,
         status: job.status,

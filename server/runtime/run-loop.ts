@@ -159,6 +159,7 @@ async function announceCalls(
   calls: readonly { name: string; args: Record<string, unknown> }[],
   deps: RunLoopDeps,
 ): Promise<{ state: RunState; calls: PendingCall[]; requests: PauseRequest[] }> {
+  assertOneKindOfWait(agent, calls);
   const pending: PendingCall[] = [];
   const requests: PauseRequest[] = [];
   for (const call of calls) {
@@ -234,6 +235,24 @@ async function announceCalls(
     { message, defer: requests.length > 0 },
   );
   return { state: { ...state, transcript: [...state.transcript, message] }, calls: pending, requests };
+}
+
+/**
+ * One step waits for one kind of answer: approvals together, or browser tools together; a private
+ * form or background work is the step's only call. Mixed, a client could never answer the step at
+ * once (a private answer travels without a transcript; background work is answered by nobody).
+ */
+function assertOneKindOfWait(agent: AgentDefinition, calls: readonly { name: string }[]): void {
+  const kinds = calls.map((c) => {
+    const definition = agent.tools.get(c.name);
+    if (definition?.kind === "client" || definition?.kind === "private_input" || definition?.kind === "external") return definition.kind;
+    return definition && "approval" in definition && definition.approval ? "approval" : "server";
+  });
+  const waits = new Set(kinds.filter((k) => k !== "server"));
+  const alone = kinds.some((k) => k === "private_input" || k === "external");
+  if (waits.size > 1 || (alone && calls.length > 1)) {
+    throw new HarborError("TOOL_FAILED", "The planner combined calls that cannot wait together; a private form or background work must be a step's only call.");
+  }
 }
 
 /** Runs pending calls in order; a call that pauses itself parks the run with the calls after it. */
@@ -374,8 +393,10 @@ async function deliverPrivateInput(
       userId: state.ownerId,
       toolCallId: call.toolCallId,
     });
-  } catch (thrown) {
-    throw asToolFailure(call.name, thrown);
+  } catch {
+    // The handler's own error may quote the value it was given: neither its text nor its cause goes
+    // anywhere. The run fails with a fixed message.
+    throw new HarborError("TOOL_FAILED", `The tool ${call.name} could not take the private value.`);
   }
   const response = definition.output.safeParse(definition.respond(call.args));
   if (!response.success) throw new HarborError("TOOL_FAILED", `The tool ${call.name} declared a response outside its output schema.`);

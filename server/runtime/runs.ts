@@ -50,6 +50,11 @@ export interface StartRunRequest {
   state?: Record<string, unknown>;
   /** Answers to the thread's open interrupts (AG-UI `resume[]`): continues the waiting run. */
   resume?: readonly ResolutionInput[];
+  /**
+   * The request carried a transcript (any message, or non-empty state), as sent: a private form's
+   * answer must travel without one. Defaults to what `messages` and `state` show.
+   */
+  carriesTranscript?: boolean;
   /** The request that started the run, so its log lines can be found together. */
   requestId?: string;
 }
@@ -216,7 +221,7 @@ export function runService(deps: RunsDeps) {
       ready = await deps.coordinator.resolve(identity, request.resume ?? [], {
         threadId: thread.id,
         via: "agui",
-        withTranscript: request.messages.length > 0 || Object.keys(request.state ?? {}).length > 0,
+        withTranscript: request.carriesTranscript ?? (request.messages.length > 0 || Object.keys(request.state ?? {}).length > 0),
       });
     } catch (error) {
       if (HarborError.is(error)) return { refused: error };
@@ -268,7 +273,7 @@ export function runService(deps: RunsDeps) {
             type: "pause.resumed",
             pauseId: r.interactionId,
             runId,
-            decision: r.status === "resolved" ? (r.payload?.approved === false ? "rejected" : "approved") : r.status,
+            decision: r.status !== "resolved" ? r.status : r.kind === "approval" ? (r.payload?.approved === false ? "rejected" : "approved") : "resolved",
             actorId: r.actorId,
           }),
         ),

@@ -54,6 +54,12 @@ function toIncoming(messages: readonly Message[]): IncomingMessage[] {
   });
 }
 
+function isEmptyState(state: unknown): boolean {
+  if (state === undefined || state === null) return true;
+  if (Array.isArray(state)) return state.length === 0;
+  return typeof state === "object" && Object.keys(state).length === 0;
+}
+
 async function* aguiStream(batches: AsyncIterableIterator<LoggedEvent[]>, transport: TransportRun): AsyncGenerator<BaseEvent[]> {
   for await (const batch of batches) yield batch.flatMap((logged) => toAguiEvents(logged, transport));
 }
@@ -93,6 +99,8 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
       messages: toIncoming(input.messages),
       state: input.state && typeof input.state === "object" && !Array.isArray(input.state) ? input.state : undefined,
       resume: input.resume?.map((entry) => ({ interactionId: entry.interruptId, status: entry.status, payload: entry.payload })),
+      // As sent, before anything is dropped or reshaped: a private answer must come without either.
+      carriesTranscript: input.messages.length > 0 || !isEmptyState(input.state),
       requestId,
     });
     if ("refused" in started) {

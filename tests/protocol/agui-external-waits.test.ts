@@ -83,6 +83,8 @@ describe.each(inject("servers"))("external waits on the $name server", (server) 
       expect((await trpcQuery(server.url, other, "responses.get", { responseId: wait.responseId })).error?.data.code).toBe("NOT_FOUND");
     }
     expect((await fetch(`${server.url}/api/responses/${wait.responseId}`)).status).toBe(401);
+    // Asked from another thread (session), even its owner gets nothing.
+    expect((await fetch(`${server.url}/api/responses/${wait.responseId}?threadId=${randomUUID()}`, { headers: authHeaders(alice) })).status).toBe(404);
     // The thread stays open for conversation while the work goes on.
     await poll(server.url, alice, wait.responseId);
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, interruptsOf, runError, runTurn, streamedText, userMessage, type AguiClient, type ResumeEntry } from "../helpers/agui";
+import { AGUI_CLIENTS, interruptsOf, postRun, runError, runInput, runTurn, streamedText, userMessage, type AguiClient, type ResumeEntry } from "../helpers/agui";
 import { createToken, signIn, trpcQuery, type Auth } from "../helpers/http";
 
 describe.each(inject("servers"))("private input over AG-UI on the $name server", (server) => {
@@ -56,6 +56,9 @@ describe.each(inject("servers"))("private input over AG-UI on the $name server",
     (stated as unknown as { state: Record<string, unknown> }).state = { draft: "something" };
     const withState = await runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: [], agent: stated, resume: [entry], ends: "RUN_ERROR" });
     expect(runError(withState.events)).toMatchObject({ code: "PRIVATE_RESUME_HAS_TRANSCRIPT" });
+    // Any state counts, even one that is not an object.
+    const arrayState = await postRun(server.url, alice, runInput(threadId, [], { state: ["draft"], resume: [entry] }));
+    expect(await arrayState.text()).toContain('"code":"PRIVATE_RESUME_HAS_TRANSCRIPT"');
     const stored = await trpcQuery<{ status: string }>(server.url, alice, "interactions.get", { interactionId: form.id });
     expect(stored.data?.status).toBe("pending");
   });

@@ -25,6 +25,17 @@ const CONNECT_API_KEY = /\bconnect my api key\b/i;
 const TIME_ZONE = /\bwhat(?:'s| is) my time ?zone\b/i;
 const TRANSFER = /\btransfer\s+[$€£]?\s*(\d[\d,]*(?:\.\d{1,2})?)\s*([a-z]{3})?\s+to\s+(\S.*)$/i;
 
+/** What each of the concierge's tools waits for; requests of different kinds go in separate messages. */
+const WAIT_KIND: Record<string, string> = {
+  get_browser_timezone: "browser",
+  connect_api_key: "private",
+  deep_research: "background",
+};
+/** Requests that must be a message's only one. */
+const ALONE = new Set(["connect_api_key", "deep_research"]);
+const ONE_AT_A_TIME =
+  "I can plan several emails and transfers together, but please ask for your time zone, your API key or research in a message of its own.";
+
 export function capabilityList(): string {
   return `Here is what I can do:\n${CAPABILITIES.map((c) => `- ${c}`).join("\n")}`;
 }
@@ -88,6 +99,10 @@ export const conciergePlanner: Planner = {
     // Answer the user's latest turn once; anything else means the run is done.
     if (!last || last.role !== "user") return { type: "finish" };
     const calls = plannedCalls(last.content);
+    const kinds = new Set(calls.map((c) => WAIT_KIND[c.name] ?? "approval"));
+    if (calls.length > 1 && (kinds.size > 1 || calls.some((c) => ALONE.has(c.name)))) {
+      return { type: "say", text: ONE_AT_A_TIME };
+    }
     if (calls.length > 0) return { type: "call_tools", calls };
     return { type: "say", text: replyTo(last.content) };
   },

@@ -5,6 +5,6 @@ import { createTRPCRouter, protectedProcedure } from "../trpc";
 export const responsesRouter = createTRPCRouter({
   /** The same answer as `GET /api/responses/{responseId}`. */
   get: protectedProcedure
-    .input(z.strictObject({ responseId: id }))
-    .query(({ ctx, input }) => ctx.harbor.runtime.responses.get(ctx.identity, input.responseId)),
+    .input(z.strictObject({ responseId: id, threadId: id.optional() }))
+    .query(({ ctx, input }) => ctx.harbor.runtime.responses.get(ctx.identity, input.responseId, input.threadId)),
 });

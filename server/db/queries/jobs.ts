@@ -37,14 +37,18 @@ export interface ClaimedJob {
   attempts: number;
 }
 
-/** Takes up to `limit` jobs nobody holds (never leased, or their lease ran out) for `owner`. */
-export async function claimDueJobs(db: Executor, owner: string, leaseMs: number, limit: number): Promise<ClaimedJob[]> {
+/**
+ * Takes up to `limit` jobs nobody holds (never leased, or their lease ran out) for `owner`, except
+ * those it is already working on (`busy`).
+ */
+export async function claimDueJobs(db: Executor, owner: string, leaseMs: number, limit: number, busy: readonly string[] = []): Promise<ClaimedJob[]> {
   const result = await db.execute(sql`
     update jobs set lease_owner = ${owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond',
       attempts = attempts + 1, updated_at = now()
     where id in (
       select id from jobs
       where status = 'in_progress' and (lease_until is null or lease_until < now())
+        and id <> all(${sql.param([...busy])}::text[])
       order by created_at
       limit ${limit}
       for update skip locked
@@ -90,28 +94,41 @@ export interface JobOutcome {
 
 /**
  * Finishes a job once: only while `owner` still holds it. In the same statement it resolves the
- * job's interaction, appends the messages to the thread and the events to the run's log, and ends
- * the run. Returns the seq of the first appended event, or undefined when the job was not ours.
+ * job's interaction (with its audit entry), appends the messages to the thread and the events to
+ * the run's log, and ends the run — only if the interaction was still waiting: a run that ended
+ * meanwhile (its wait closed as expired) gets nothing appended, and the job is `cancelled`.
+ * Returns the seq of the first appended event, or undefined when nothing was appended.
  */
 export async function finishJob(db: Executor, job: { id: string; owner: string }, outcome: JobOutcome): Promise<number | undefined> {
   const result = await db.execute(sql`
-    with done as (
-      update jobs set status = ${outcome.status}, output = ${JSON.stringify(outcome.output ?? null)}::jsonb,
+    with waiting as (
+      select id from interactions where id = ${job.id} and status = 'pending' for update
+    ),
+    done as (
+      update jobs set
+        status = case when exists (select 1 from waiting) then ${outcome.status} else 'cancelled' end,
+        output = ${JSON.stringify(outcome.output ?? null)}::jsonb,
         error = ${outcome.error ? JSON.stringify(outcome.error) : null}::jsonb, finished_at = now(), updated_at = now(),
         lease_owner = null, lease_until = null
       where id = ${job.id} and lease_owner = ${job.owner} and status = 'in_progress'
-      returning id, thread_id, run_id
+      returning id, tenant_id, thread_id, run_id, exists (select 1 from waiting) as appended
     ),
     resolved as (
       update interactions set status = 'resolved', resolved_at = now(),
         decision = jsonb_build_object('status', ${outcome.status}::text)
-      where id in (select id from done) and status = 'pending'
+      where id in (select id from done where appended) and status = 'pending'
+      returning id, tenant_id, run_id
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, null, 'interaction.resolve', 'interaction', id, ${outcome.status}, jsonb_build_object('runId', run_id, 'via', 'job')
+      from resolved
     ),
     base as (select coalesce(max(seq), 0) as seq from run_events where run_id = (select run_id from done)),
     said as (
       insert into messages (id, thread_id, run_id, role, content, tool_call_id)
       select m.id, d.thread_id, d.run_id, m.role, m.content, m.tool_call_id
-      from done d, unnest(
+      from (select * from done where appended) d, unnest(
         ${sql.param(outcome.messages.map((m) => m.id))}::text[],
         ${sql.param(outcome.messages.map((m) => m.role))}::text[],
         ${sql.param(outcome.messages.map((m) => m.content))}::text[],
@@ -122,7 +139,7 @@ export async function finishJob(db: Executor, job: { id: string; owner: string }
     logged as (
       insert into run_events (run_id, seq, type, data)
       select d.run_id, (select seq from base) + e.ord, e.type, e.data
-      from done d, unnest(
+      from (select * from done where appended) d, unnest(
         ${sql.param(outcome.events.map((e) => e.type))}::text[],
         ${sql.param(outcome.events.map((e) => JSON.stringify(e.data)))}::jsonb[]
       ) with ordinality as e(type, data, ord)
@@ -130,9 +147,9 @@ export async function finishJob(db: Executor, job: { id: string; owner: string }
     ended as (
       update runs set status = ${outcome.status === "completed" ? "completed" : "failed"}, pause_reason = null,
         error = ${outcome.error ? JSON.stringify(outcome.error) : null}::jsonb, finished_at = now(), updated_at = now()
-      where id in (select run_id from done) and status = 'paused'
+      where id in (select run_id from done where appended) and status = 'paused'
     )
-    select (select seq from base) + 1 as first_seq from done`);
+    select (select seq from base) + 1 as first_seq from done where appended`);
   const [row] = rowsOf<{ first_seq: number | string }>(result);
   return row ? Number(row.first_seq) : undefined;
 }
