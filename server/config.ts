@@ -21,6 +21,8 @@ const settingsSchema = z.object({
   HARBOR_APPROVAL_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(15 * 60_000),
   /** How long a background job's lease lasts unrenewed: how soon a dead process's job is taken over. */
   HARBOR_JOB_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
+  /** The pause between numbers of the concierge's `count slowly to <n>`. */
+  HARBOR_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** How long the concierge's `deep_research` works, in steps. */
   HARBOR_RESEARCH_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   /** Mounts the bare SSE baseline route used by `npm run bench`. Never on in production. */
@@ -36,6 +38,7 @@ export type Settings = Readonly<{
   approvalTtlMs: number;
   jobLeaseMs: number;
   researchMs: number;
+  stepMs: number;
   benchRoutes: boolean;
 }>;
 
@@ -62,6 +65,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     approvalTtlMs: s.HARBOR_APPROVAL_TTL_MS,
     jobLeaseMs: s.HARBOR_JOB_LEASE_MS,
     researchMs: s.HARBOR_RESEARCH_MS,
+    stepMs: s.HARBOR_STEP_MS,
     benchRoutes: s.HARBOR_BENCH ?? false,
   };
 }

@@ -23,7 +23,7 @@ async function boot(): Promise<Harbor> {
   const db = await database();
   const runtime = createRuntime({
     db,
-    agents: createAgents(db, authSecret(), { researchMs: settings().researchMs }),
+    agents: createAgents(db, authSecret(), { researchMs: settings().researchMs, stepMs: settings().stepMs }),
     log,
     streamChunkMs: settings().streamChunkMs,
     approvalTtlMs: settings().approvalTtlMs,

@@ -26,6 +26,8 @@ const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = 
   PRIVATE_RESUME_HAS_TRANSCRIPT: { http: 400, trpc: "BAD_REQUEST" },
   ERR_TOOL_CONTEXT_LOST: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   ERR_TOOL_STATE_NOT_SERIALIZABLE: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
+  RUN_ENDED: { http: 409, trpc: "CONFLICT" },
+  RUN_STATE_CONFLICT: { http: 409, trpc: "CONFLICT" },
   TOOL_FAILED: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   STEP_LIMIT: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   INTERNAL: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },

@@ -51,8 +51,11 @@ export type PauseReason = (typeof PAUSE_REASONS)[number];
 export const INTERACTION_STATUSES = ["pending", "resolved", "rejected", "expired", "cancelled", "lost"] as const;
 export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
 
-/** Who may resolve an interaction: its owner, or the tenant's approvers other than the requester. */
-export const RESOLVER_POLICIES = ["owner", "approvers"] as const;
+/**
+ * Who may resolve an interaction: its owner; the tenant's approvers other than the requester; or
+ * the tenant's admins (an operator's pause).
+ */
+export const RESOLVER_POLICIES = ["owner", "approvers", "admins"] as const;
 export type ResolverPolicy = (typeof RESOLVER_POLICIES)[number];
 
 const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));

@@ -38,6 +38,8 @@ export interface Checkpoint {
   calls: PendingCall[];
   answers?: RunState["answers"];
   outcome?: RunState["outcome"];
+  goal?: RunState["goal"];
+  context?: RunState["context"];
 }
 
 /** A parked invocation, as the serving process holds it: small, because thousands may wait. */
@@ -95,7 +97,7 @@ function responseSchemaOf(request: Parking["requests"][number]): Record<string, 
   return schema;
 }
 
-/** External work ends by itself; its interaction only records the wait (a week bounds a forgotten one). */
+/** External work ends by itself and an operator resumes when ready: a week bounds a forgotten one. */
 const EXTERNAL_WAIT_TTL_MS = 7 * 24 * 3600_000;
 
 /** Interactions held by the serving process: a restart loses them (they are never replayed). */
@@ -112,6 +114,8 @@ export interface CoordinatorDeps {
   bus: EventBus;
   /** A pause stored jobs (external work): the runner should look for them now. */
   onJobsStarted?: () => void;
+  /** A journal continuing a run's log from its last stored event (taking over a durable pause). */
+  journalFor(runId: string): Promise<RunJournal>;
 }
 
 export function createCoordinator(deps: CoordinatorDeps) {
@@ -190,7 +194,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
             message: r.message,
             responseSchema: responseSchemaOf(r),
             instanceId: deps.instanceId,
-            expiresAt: r.kind === "external_wait" ? new Date(Date.now() + EXTERNAL_WAIT_TTL_MS) : expiresAt,
+            expiresAt: r.kind === "external_wait" || r.kind === "operator" ? new Date(Date.now() + EXTERNAL_WAIT_TTL_MS) : expiresAt,
           })),
           jobs: parking.requests
             .filter((r) => r.kind === "external_wait")
@@ -220,6 +224,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
   function authorize(row: InteractionRow, identity: Identity): void {
     if (row.policy === "owner" && row.ownerId !== identity.userId) {
       throw new ForbiddenError("Only the person who started this run can answer it.");
+    }
+    if (row.policy === "admins" && !hasRole(identity, "admin")) {
+      throw new ForbiddenError("An operator paused this run: only an admin of the tenant can resume it.");
     }
     if (row.policy === "approvers") {
       if (row.ownerId === identity.userId) throw new ForbiddenError("You cannot approve your own request: another approver must decide.");
@@ -254,6 +261,10 @@ export function createCoordinator(deps: CoordinatorDeps) {
       const field = ["resume", index, "payload", ...(issue?.path ?? [])].join(".").replace(/\.(\d+)\./, "[$1].");
       return new InvalidInputError(field, `${issue?.message ?? "invalid"} (${expected})`);
     };
+    if (row.kind === "operator") {
+      if (entry.payload !== undefined) throw new InvalidInputError(`resume[${index}].payload`, "an operator's pause is resumed without a payload");
+      return { id: row.id, status: "resolved", decision: { resumed: true }, payload: {} };
+    }
     if (row.kind === "client_tool" || row.kind === "private_input") {
       const schema = parked.get(row.runId)?.answers?.get(row.id);
       if (!schema) throw new HarborError("INTERACTION_LOST", LOST_MESSAGE, { interactionId: row.id });
@@ -275,12 +286,13 @@ export function createCoordinator(deps: CoordinatorDeps) {
    * Ends pending interactions that can no longer be answered, with their runs; tells live readers
    * (the run's final event) and inboxes.
    */
-  async function closeWhere(to: "expired" | "lost", where: SQL, failure: { code: ErrorCode; message: string }) {
+  async function closeWhere(to: "expired" | "lost" | "cancelled", where: SQL, failure?: { code: ErrorCode; message: string }) {
     const closed = await closeInteractions(deps.db, to, where, failure);
     const at = Date.now();
+    const final: RunEvent = failure ? { type: "run.failed", ...failure } : { type: "run.completed", status: "cancelled" };
     for (const c of closed) {
       parked.delete(c.runId);
-      if (c.finalSeq !== null) deps.bus.publish({ runId: c.runId, seq: c.finalSeq, at, event: { type: "run.failed", ...failure } });
+      if (c.finalSeq !== null) deps.bus.publish({ runId: c.runId, seq: c.finalSeq, at, event: final });
     }
     notify(closed.map((c) => ({ ...c, interactionId: c.id, status: to })));
     return closed;
@@ -339,7 +351,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
     if (overdue.length > 0) await closeAndRefuse("expired", overdue);
     // Held by another process: this one cannot answer it (forwarding between processes comes with
     // scale-out), and must not close what that process still holds.
-    const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId);
+    // An operator's pause is durable: whichever process answers it takes the run over from its checkpoint.
+    for (const row of ordered) {
+      if (row.kind !== "operator" || parked.has(row.runId)) continue;
+      parked.set(row.runId, { journal: await deps.journalFor(row.runId), waitingOn: [row.id], expiresAt: row.expiresAt.getTime() });
+    }
+    const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && r.kind !== "operator");
     if (elsewhere) {
       throw new HarborError(
         "INTERACTION_LOST",
@@ -422,9 +439,16 @@ export function createCoordinator(deps: CoordinatorDeps) {
     });
   }
 
+  /** Cancels a parked run: its open interactions close as `cancelled`, the run ends `cancelled`. */
+  async function cancel(runId: string): Promise<boolean> {
+    const closed = await closeWhere("cancelled", sql`run_id = ${runId}`);
+    return closed.length > 0;
+  }
+
   return {
     park,
     resolve,
+    cancel,
     sweepExpired,
     /** At start-up: what an earlier process held is gone; say so instead of leaving it pending. */
     async recover(): Promise<number> {

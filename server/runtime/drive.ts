@@ -11,13 +11,16 @@ import type { Coordinator } from "./coordinator";
 import { asHarborError, NotFoundError, type HarborError } from "./errors";
 import type { RunJournal } from "./journal";
 import type { AgentRegistry } from "./planner";
-import { runLoop, type ResumeInput } from "./run-loop";
+import { runLoop, type ResumeInput, type SafePoint } from "./run-loop";
+import type { RunEvent } from "./events";
+import type { Mailboxes } from "./steering";
 import type { RunState, TranscriptMessage } from "./state";
 
 export interface DriveDeps {
   db: Database;
   agents: AgentRegistry;
   coordinator: Coordinator;
+  mailboxes: Mailboxes;
   streamChunkMs: number;
   maxSteps: number;
 }
@@ -33,6 +36,59 @@ export function toTranscript(rows: readonly Pick<MessageRow, "id" | "role" | "co
 }
 
 export function createDriver(deps: DriveDeps) {
+  /** Runs this process is executing right now (their steering goes through the mailbox). */
+  const executing = new Set<string>();
+
+  /** Applies the steering that waited for this safe point, recording each in the run's log. */
+  async function safePoint(state: RunState, journal: RunJournal): Promise<SafePoint> {
+    const queued = deps.mailboxes.take(state.runId);
+    if (queued.length === 0) return { type: "continue", state };
+    let next = state;
+    let stop: "cancel" | "pause" | undefined;
+    const events: RunEvent[] = [];
+    const said: TranscriptMessage[] = [];
+    for (const { instruction, actorId } of queued) {
+      switch (instruction.type) {
+        case "INJECT_CONTEXT":
+          next = { ...next, context: [...(next.context ?? []), instruction.context] };
+          events.push({ type: "steer.applied", instruction: instruction.type, actorId, detail: instruction.context });
+          break;
+        case "REDIRECT":
+          next = { ...next, goal: instruction.goal };
+          events.push({ type: "steer.applied", instruction: instruction.type, actorId, detail: instruction.goal });
+          break;
+        case "USER_MESSAGE": {
+          const message: TranscriptMessage = { id: randomUUID(), role: "user", content: instruction.message };
+          said.push(message);
+          next = { ...next, transcript: [...next.transcript, message] };
+          events.push({ type: "steer.applied", instruction: instruction.type, actorId, detail: instruction.message });
+          break;
+        }
+        case "CANCEL":
+          stop = "cancel";
+          events.push({ type: "steer.applied", instruction: instruction.type, actorId });
+          break;
+        case "PAUSE":
+          stop ??= "pause";
+          events.push({ type: "steer.applied", instruction: instruction.type, actorId });
+          break;
+      }
+    }
+    const alongside = said.length > 0 ? { messages: { threadId: state.threadId, rows: said } } : undefined;
+    // Stopping or parking writes next anyway: the instructions ride with that write.
+    if (stop) journal.defer(events, alongside);
+    else await journal.append(events, { alongside });
+    if (stop === "cancel") return { type: "cancel", state: next };
+    if (stop === "pause") {
+      return {
+        type: "pause",
+        state: next,
+        request: { id: randomUUID(), kind: "operator", reason: "operator", policy: "admins", message: "Paused by an operator" },
+      };
+    }
+    return { type: "continue", state: next };
+  }
+
   /** Runs the loop; parks, completes or fails the run. Never throws. */
   async function drive(
     base: RunState,
@@ -40,6 +96,7 @@ export function createDriver(deps: DriveDeps) {
     log: Logger,
     options: { loadTranscript: boolean; resume?: ResumeInput },
   ): Promise<void> {
+    executing.add(base.runId);
     try {
       const initial = options.loadTranscript
         ? { ...base, transcript: toTranscript(await listMessages(deps.db, base.threadId)) }
@@ -58,6 +115,7 @@ export function createDriver(deps: DriveDeps) {
           newId: randomUUID,
           streamChunkMs: deps.streamChunkMs,
           maxSteps: deps.maxSteps,
+          safePoint: (state) => safePoint(state, journal),
         },
         options.resume,
       );
@@ -68,6 +126,8 @@ export function createDriver(deps: DriveDeps) {
           calls: result.parking.calls,
           answers: final.answers,
           outcome: final.outcome,
+          goal: final.goal,
+          context: final.context,
         });
         return;
       }
@@ -83,6 +143,8 @@ export function createDriver(deps: DriveDeps) {
       const error = asHarborError(thrown);
       log.error({ err: thrown, code: error.code }, "run failed");
       await fail(journal, error, log);
+    } finally {
+      executing.delete(base.runId);
     }
   }
 
@@ -101,5 +163,5 @@ export function createDriver(deps: DriveDeps) {
     }
   }
 
-  return { drive, fail };
+  return { drive, fail, isExecuting: (runId: string) => executing.has(runId) };
 }

@@ -36,6 +36,10 @@ export const ERROR_CODES = [
   "ERR_TOOL_CONTEXT_LOST",
   /** A tool's `ctx.state` holds something that is not plain JSON; `details.path` names it. */
   "ERR_TOOL_STATE_NOT_SERIALIZABLE",
+  /** The run already ended: there is nothing left to steer. */
+  "RUN_ENDED",
+  /** The instruction needs a run in another state (pausing a paused run, resuming a running one). */
+  "RUN_STATE_CONFLICT",
   /** A tool failed, or answered outside its declared output schema. */
   "TOOL_FAILED",
   /** An unexpected failure inside Harbor; the log has the details under the request id. */

@@ -6,6 +6,7 @@
 import type { InteractionKind, PauseReason, ResolverPolicy } from "@/server/db/schema";
 import type { ErrorCode } from "./errors";
 import type { TranscriptMessage } from "./state";
+import type { SteeringType } from "./steering";
 
 /** An open interaction as clients see it: enough to render the decision and to answer it. */
 export interface InterruptView {
@@ -40,6 +41,8 @@ export type RunEvent =
   /** Durable work started; its response id is polled (AG-UI `CUSTOM harnest.external_wait`). */
   | { type: "external_wait.started"; responseId: string; toolCallId: string }
   | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
+  /** Steering honored at a safe point (or decided on a parked run); `detail` is what it said. */
+  | { type: "steer.applied"; instruction: SteeringType; actorId: string; detail?: string }
   | { type: "snapshot"; state: Record<string, unknown>; messages: TranscriptMessage[] }
   /** The run waits: its transport run ends (with these interrupts, for pauses); the invocation waits. */
   | { type: "run.paused"; interrupts: InterruptView[] }

@@ -4,13 +4,19 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
+import { appendRunEvents, type RunEventsEntry } from "@/server/db/queries/run-writes";
+import { lastSeq } from "@/server/db/queries/runs";
 import { accountService } from "./api-tokens";
+import { groupCommit } from "./group-commit";
+import { RunJournal, type EventStore } from "./journal";
+import { Mailboxes } from "./steering";
 import { createCoordinator } from "./coordinator";
 import { EventBus } from "./event-bus";
 import { interactionService } from "./interactions";
 import { createJobRunner, responseService } from "./jobs";
 import type { AgentRegistry } from "./planner";
 import { resumeTokenKey } from "./resume-token";
+import { runAccess } from "./run-access";
 import { runFeed } from "./run-feed";
 import { runService } from "./runs";
 import { threadService } from "./threads";
@@ -49,6 +55,10 @@ export function createRuntime(deps: RuntimeDeps) {
     pollMs: deps.jobPollMs ?? 1_000,
     maxConcurrent: 50,
   });
+  // Concurrent runs share their event writes (see group-commit.ts).
+  const writeEvents = groupCommit((entries: readonly RunEventsEntry[]) => appendRunEvents(deps.db, entries));
+  const store: EventStore = { insert: (runId, events, alongside) => writeEvents({ runId, events, alongside }) };
+  const mailboxes = new Mailboxes();
   const coordinator = createCoordinator({
     db: deps.db,
     log: deps.log,
@@ -57,8 +67,9 @@ export function createRuntime(deps: RuntimeDeps) {
     resumeTokenKey: resumeTokenKey(deps.serverSecret),
     bus,
     onJobsStarted: () => jobs.kick(),
+    journalFor: async (runId) => new RunJournal(runId, store, bus, await lastSeq(deps.db, runId)),
   });
-  const runs = runService({ ...deps, bus, coordinator, maxSteps: deps.maxSteps ?? 100 });
+  const runs = runService({ ...deps, bus, coordinator, store, mailboxes, maxSteps: deps.maxSteps ?? 100 });
   const sweep = setInterval(() => {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
   }, deps.sweepIntervalMs ?? 5_000);
@@ -70,6 +81,7 @@ export function createRuntime(deps: RuntimeDeps) {
     threads: threadService(deps.db),
     interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange),
     startRun: runs.startRun,
+    runs: runAccess(deps.db, runs.steer),
     responses: responseService(deps.db),
     /**
      * Marks interactions an earlier process held as lost and starts working on background jobs;
@@ -108,6 +120,7 @@ export type { AgentDefinition, AgentRegistry, Planner, PlannerDecision } from ".
 export type { RunState, TranscriptMessage } from "./state";
 export type { IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from "./runs";
 export type { ResolutionInput } from "./coordinator";
+export { SteeringInstruction, STEERING_TYPES } from "./steering";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
 export type { InteractionQuery, InteractionView } from "./interactions";
 export { privateInputTool, tool, type JobProgress, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";

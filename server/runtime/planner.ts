@@ -6,8 +6,8 @@ import type { RunState } from "./state";
 import type { ToolRegistry } from "./tools";
 
 export type PlannerDecision =
-  /** Say this text to the user as one assistant message (streamed in chunks). */
-  | { type: "say"; text: string }
+  /** Say this text to the user as one assistant message (streamed in chunks), then wait `thenWaitMs`. */
+  | { type: "say"; text: string; thenWaitMs?: number }
   /** Call tools, in order; calls whose tool has an approval policy are gated before any runs. */
   | { type: "call_tools"; calls: { name: string; args: Record<string, unknown> }[] }
   /**

@@ -29,12 +29,19 @@ export interface RunLoopDeps {
   streamChunkMs: number;
   /** Upper bound on planner steps, so a planner bug cannot spin forever. */
   maxSteps: number;
+  /**
+   * A safe point (before each planner step and each tool): applies steering that arrived meanwhile.
+   * Returns the state to go on with, or says to stop (cancelled) or to park (an operator's pause).
+   */
+  safePoint?(state: RunState): Promise<SafePoint>;
 }
+
+export type SafePoint = { type: "continue"; state: RunState } | { type: "cancel"; state: RunState } | { type: "pause"; state: RunState; request: PauseRequest };
 
 /** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
 export interface PauseRequest {
   id: string;
-  kind: "approval" | "client_tool" | "private_input" | "external_wait";
+  kind: "approval" | "client_tool" | "private_input" | "external_wait" | "operator";
   /** Why the run is parked; null for waits that are not pauses (a browser tool's result). */
   reason: PauseReason | null;
   policy: ResolverPolicy;
@@ -99,6 +106,12 @@ export async function runLoop(
     state = result.state;
   }
   for (;;) {
+    const point = deps.safePoint ? await deps.safePoint(state) : undefined;
+    if (point) {
+      state = point.state;
+      if (point.type === "cancel") return { type: "finished", state: { ...state, outcome: "cancelled" } };
+      if (point.type === "pause") return { type: "paused", state, parking: { requests: [point.request], calls: [], handles: new Map() } };
+    }
     if (state.step >= deps.maxSteps) {
       throw new HarborError("STEP_LIMIT", `The run stopped after ${deps.maxSteps} planner steps.`);
     }
@@ -109,6 +122,7 @@ export async function runLoop(
         return { type: "finished", state };
       case "say":
         state = await say(state, decision.text, deps);
+        if (decision.thenWaitMs) await new Promise((resolve) => setTimeout(resolve, decision.thenWaitMs));
         break;
       case "request_pause": {
         const request: PauseRequest = { id: deps.newId(), kind: "approval", reason: "hitl", policy: "owner", message: decision.message };
@@ -268,6 +282,12 @@ async function runCalls(
   // Gate decisions are copied into the calls first, so a later pause keeps them in its checkpoint.
   const remaining = calls.map((call) => withDecision(call, resolutions));
   while (remaining.length > 0) {
+    const point = deps.safePoint ? await deps.safePoint(state) : undefined;
+    if (point) {
+      state = point.state;
+      if (point.type === "cancel") return { type: "finished", state: { ...state, outcome: "cancelled" } };
+      if (point.type === "pause") return { type: "paused", state, parking: { requests: [point.request], calls: [...remaining], handles: new Map() } };
+    }
     const call = remaining[0]!;
     const decision = call.gate?.decision;
     if (call.gate && !decision) throw new HarborError("INTERNAL", `The gate of tool call ${call.toolCallId} has no decision.`);

@@ -6,18 +6,19 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
-import { loadContinuation, type Continuation } from "@/server/db/queries/runs";
-import { appendRunEvents, beginRun, type RunEventsEntry } from "@/server/db/queries/run-writes";
+import { appendAudit } from "@/server/db/queries/audit";
+import { childRunIds, findRun, loadContinuation, setPriority, type Continuation } from "@/server/db/queries/runs";
+import { beginRun } from "@/server/db/queries/run-writes";
 import { findThread } from "@/server/db/queries/threads";
-import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interactions";
+import { browserRequestsFor, pendingOfRun, pendingOnThread } from "@/server/db/queries/interactions";
 import type { Checkpoint, Coordinator, ReadyRun, ResolutionInput } from "./coordinator";
 import { createDriver, toTranscript } from "./drive";
-import { asHarborError, HarborError, NotFoundError } from "./errors";
+import { asHarborError, ForbiddenError, HarborError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
-import type { Identity } from "./identity";
+import { hasRole, type Identity } from "./identity";
 import { RunJournal, toStoredRows, type EventStore } from "./journal";
-import { groupCommit } from "./group-commit";
+import { OWNER_INSTRUCTIONS, type Mailboxes, type SteeringInstruction } from "./steering";
 import type { AgentRegistry } from "./planner";
 import type { RunState, TranscriptMessage } from "./state";
 import { assertThreadAccess, titleFrom } from "./threads";
@@ -28,6 +29,8 @@ export interface RunsDeps {
   bus: EventBus;
   log: Logger;
   coordinator: Coordinator;
+  store: EventStore;
+  mailboxes: Mailboxes;
   streamChunkMs: number;
   maxSteps: number;
 }
@@ -74,6 +77,8 @@ export interface RefusedRun {
   refused: HarborError;
 }
 
+const TERMINAL_RUN = new Set(["completed", "failed", "cancelled", "rejected", "expired", "lost"]);
+
 /** Tool message content is a string; a JSON string is decoded before it is checked. */
 function decodeToolContent(content: string): unknown {
   try {
@@ -85,10 +90,8 @@ function decodeToolContent(content: string): unknown {
 }
 
 export function runService(deps: RunsDeps) {
-  // Concurrent runs share their event writes (see group-commit.ts).
-  const writeEvents = groupCommit((entries: readonly RunEventsEntry[]) => appendRunEvents(deps.db, entries));
-  const store: EventStore = { insert: (runId, events, alongside) => writeEvents({ runId, events, alongside }) };
-  const { drive, fail } = createDriver(deps);
+  const { store } = deps;
+  const { drive, fail, isExecuting } = createDriver(deps);
   const active = new Set<Promise<void>>();
 
   function track(execution: Promise<void>) {
@@ -290,6 +293,8 @@ export function runService(deps: RunsDeps) {
       sharedState: loaded.threadState,
       answers: checkpoint.answers,
       outcome: checkpoint.outcome,
+      goal: checkpoint.goal,
+      context: checkpoint.context,
     };
     await drive(state, journal, log, {
       loadTranscript: false,
@@ -297,8 +302,96 @@ export function runService(deps: RunsDeps) {
     });
   }
 
+  /**
+   * One of the nine instructions on a live run. Other tenants get NOT_FOUND; owners may send
+   * USER_MESSAGE and CANCEL; APPROVE/REJECT go to the coordinator, whose policy decides; admins may
+   * send all nine. Every attempt is audited with its outcome.
+   */
+  async function steer(identity: Identity, runId: string, instruction: SteeringInstruction): Promise<{ accepted: true }> {
+    const run = await findRun(deps.db, runId);
+    if (!run || run.tenantId !== identity.tenantId) throw new NotFoundError("Run");
+    const audit = (outcome: string, details: Record<string, unknown> = {}) =>
+      appendAudit(deps.db, {
+        tenantId: identity.tenantId,
+        actorId: identity.userId,
+        action: "run.steer",
+        subjectType: "run",
+        subjectId: runId,
+        outcome,
+        details: { instruction: instruction.type, ...details },
+      });
+    try {
+      const decides = instruction.type === "APPROVE" || instruction.type === "REJECT";
+      const allowed = hasRole(identity, "admin") || decides || (run.ownerId === identity.userId && OWNER_INSTRUCTIONS.has(instruction.type));
+      if (!allowed) throw new ForbiddenError(`You may not send ${instruction.type} to this run.`);
+      if (TERMINAL_RUN.has(run.status)) throw new HarborError("RUN_ENDED", `The run already ended (${run.status}).`);
+      await apply(identity, run, instruction);
+      await audit("accepted");
+      return { accepted: true };
+    } catch (error) {
+      if (HarborError.is(error)) await audit("refused", { code: error.code });
+      throw error;
+    }
+  }
+
+  async function apply(identity: Identity, run: NonNullable<Awaited<ReturnType<typeof findRun>>>, instruction: SteeringInstruction) {
+    const actorId = identity.userId;
+    switch (instruction.type) {
+      case "APPROVE":
+      case "REJECT": {
+        const interactionId = instruction.interactionId ?? (await openOf(run.id, "approval"));
+        if (interactionId === undefined) throw new HarborError("RUN_STATE_CONFLICT", "This run has no open approval gate.");
+        await resolveInteractions(
+          identity,
+          [{ interactionId, status: "resolved", payload: { approved: instruction.type === "APPROVE", ...(instruction.reason ? { reason: instruction.reason } : {}) } }],
+          "console",
+        );
+        return;
+      }
+      case "RESUME": {
+        const interactionId = await openOf(run.id, "operator");
+        if (interactionId === undefined) throw new HarborError("RUN_STATE_CONFLICT", "This run is not paused by an operator.");
+        await resolveInteractions(identity, [{ interactionId, status: "resolved" }], "console");
+        return;
+      }
+      case "PRIORITIZE":
+        await setPriority(deps.db, run.id, instruction.priority);
+        return;
+      case "CANCEL": {
+        const targets = instruction.mode === "isolate" ? [run.id] : [run.id, ...(await childRunIds(deps.db, run.id))];
+        for (const target of targets) await cancelOne(target, actorId);
+        return;
+      }
+      case "PAUSE":
+        if (run.status === "paused") throw new HarborError("RUN_STATE_CONFLICT", "The run is already paused.");
+        deps.mailboxes.post(run.id, { instruction, actorId });
+        return;
+      case "INJECT_CONTEXT":
+      case "REDIRECT":
+      case "USER_MESSAGE":
+        // Honored at the run's next safe point (a paused run's, when it goes on).
+        deps.mailboxes.post(run.id, { instruction, actorId });
+        return;
+    }
+  }
+
+  /** Cancels one run: at its next safe point if it is executing here, at once if it is parked. */
+  async function cancelOne(runId: string, actorId: string) {
+    if (isExecuting(runId)) {
+      deps.mailboxes.post(runId, { instruction: { type: "CANCEL" }, actorId });
+      return;
+    }
+    if (await deps.coordinator.cancel(runId)) deps.mailboxes.drop(runId);
+  }
+
+  async function openOf(runId: string, kind: "approval" | "operator"): Promise<string | undefined> {
+    const open = (await pendingOfRun(deps.db, runId)).filter((i) => i.kind === kind);
+    return open.length === 1 ? open[0]!.id : undefined;
+  }
+
   return {
     startRun,
+    steer,
     resolveInteractions,
     /** Resolves once every run executing in this process has finished (tests, shutdown). */
     idle: async () => {

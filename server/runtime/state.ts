@@ -30,4 +30,8 @@ export interface RunState {
   answers?: Record<string, { status: string; payload?: Record<string, unknown> }>;
   /** Set once a gate was rejected or cancelled: the run then ends with that status. */
   outcome?: "rejected" | "cancelled";
+  /** The run's goal when an operator redirected it (the planner prefers it to the user's request). */
+  goal?: string;
+  /** Context injected into the running loop, oldest first. */
+  context?: string[];
 }

@@ -53,12 +53,14 @@ export function toAguiMessage(m: TranscriptMessage): Message {
 /** An open interaction as an AG-UI interrupt (the wire contract in DESIGN.md). */
 export function toInterrupt(view: InterruptView): Interrupt {
   const privateInput = view.kind === "private_input";
+  const operator = view.kind === "operator";
   return {
     id: view.id,
-    reason: privateInput ? "private_input" : view.toolCallId ? "tool_call" : "confirmation",
+    reason: operator ? "operator_pause" : privateInput ? "private_input" : view.toolCallId ? "tool_call" : "confirmation",
     message: view.message,
     ...(view.toolCallId ? { toolCallId: view.toolCallId } : {}),
-    responseSchema: view.responseSchema ?? APPROVAL_RESPONSE_SCHEMA,
+    // An operator's pause has no answer the user could give: an admin resumes it.
+    ...(operator ? {} : { responseSchema: view.responseSchema ?? APPROVAL_RESPONSE_SCHEMA }),
     expiresAt: new Date(view.expiresAt).toISOString(),
     metadata: {
       // The spec's own marker: render a private form, send its value only in resume[].payload.
@@ -146,6 +148,15 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
           type: EventType.CUSTOM,
           name: "harnest.external_wait",
           value: { responseId: e.responseId, toolCallId: e.toolCallId },
+          timestamp,
+        } satisfies CustomEvent,
+      ];
+    case "steer.applied":
+      return [
+        {
+          type: EventType.CUSTOM,
+          name: "steer.applied",
+          value: { instruction: e.instruction, ...(e.detail ? { detail: e.detail } : {}) },
           timestamp,
         } satisfies CustomEvent,
       ];

@@ -92,18 +92,58 @@ function report(transcript: readonly TranscriptMessage[]): string {
   return (calling?.toolCalls ?? []).map((call) => outcomeOf(call, results.get(call.id))).join("\n");
 }
 
-export const conciergePlanner: Planner = {
-  next(state: Readonly<RunState>): PlannerDecision {
-    const last = state.transcript.at(-1);
-    if (last?.role === "tool") return { type: "say", text: report(state.transcript) };
-    // Answer the user's latest turn once; anything else means the run is done.
-    if (!last || last.role !== "user") return { type: "finish" };
-    const calls = plannedCalls(last.content);
-    const kinds = new Set(calls.map((c) => WAIT_KIND[c.name] ?? "approval"));
-    if (calls.length > 1 && (kinds.size > 1 || calls.some((c) => ALONE.has(c.name)))) {
-      return { type: "say", text: ONE_AT_A_TIME };
-    }
-    if (calls.length > 0) return { type: "call_tools", calls };
-    return { type: "say", text: replyTo(last.content) };
-  },
-};
+const COUNT = /\bcount slowly to (\d{1,4})\b/i;
+
+/**
+ * The counting run — a long run to steer: one number per step. Its goal is the operator's REDIRECT
+ * if any, else the user's latest "count slowly to <n>"; it goes on from the last number it said;
+ * injected context and in-band user messages are acknowledged at the next step.
+ */
+function countingStep(state: Readonly<RunState>, stepMs: number): PlannerDecision | undefined {
+  const transcript = state.transcript;
+  const asked = transcript.findLastIndex((m) => m.role === "user" && COUNT.test(m.content));
+  const goal = state.goal ?? transcript[asked]?.content;
+  const target = goal ? Number(COUNT.exec(goal)?.[1]) : NaN;
+  if (asked === -1 || !Number.isFinite(target)) return undefined;
+  const since = transcript.slice(asked + 1);
+  // A finished count is history: later messages are answered as usual.
+  if (since.some((m) => m.role === "assistant" && m.content.startsWith("Done counting to "))) return undefined;
+  for (const note of state.context ?? []) {
+    if (!since.some((m) => m.role === "assistant" && m.content === `Noted: ${note}`)) return { type: "say", text: `Noted: ${note}` };
+  }
+  for (const message of since.filter((m) => m.role === "user")) {
+    const reply = `You said: “${message.content}”. Counting on.`;
+    if (!since.some((m) => m.role === "assistant" && m.content === reply)) return { type: "say", text: reply };
+  }
+  const said = since.filter((m) => m.role === "assistant" && /^\d+$/.test(m.content));
+  const next = said.length > 0 ? Number(said.at(-1)!.content) + 1 : 1;
+  if (next > target) {
+    return { type: "say", text: `Done counting to ${target}.` };
+  }
+  return { type: "say", text: String(next), thenWaitMs: stepMs };
+}
+
+export function conciergePlanner(options: { stepMs?: number } = {}): Planner {
+  const stepMs = options.stepMs ?? 500;
+  return {
+    next: (state) => {
+      const counting = countingStep(state, stepMs);
+      return counting ?? answer(state);
+    },
+  };
+}
+
+/** Everything but counting: tool results reported, the user's latest turn answered once. */
+function answer(state: Readonly<RunState>): PlannerDecision {
+  const last = state.transcript.at(-1);
+  if (last?.role === "tool") return { type: "say", text: report(state.transcript) };
+  // Answer the user's latest turn once; anything else means the run is done.
+  if (!last || last.role !== "user") return { type: "finish" };
+  const calls = plannedCalls(last.content);
+  const kinds = new Set(calls.map((c) => WAIT_KIND[c.name] ?? "approval"));
+  if (calls.length > 1 && (kinds.size > 1 || calls.some((c) => ALONE.has(c.name)))) {
+    return { type: "say", text: ONE_AT_A_TIME };
+  }
+  if (calls.length > 0) return { type: "call_tools", calls };
+  return { type: "say", text: replyTo(last.content) };
+}

@@ -1,9 +1,26 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
+import { PAUSE_REASONS, RUN_STATUSES } from "@/server/db/schema";
+import { SteeringInstruction } from "@/server/runtime";
 import { id } from "../inputs";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const runsRouter = createTRPCRouter({
+  list: protectedProcedure
+    .input(z.strictObject({ status: z.enum(RUN_STATUSES).optional(), reason: z.enum(PAUSE_REASONS).optional() }).optional())
+    .query(({ ctx, input }) => ctx.harbor.runtime.runs.list(ctx.identity, input ?? {})),
+
+  get: protectedProcedure.input(z.strictObject({ runId: id })).query(({ ctx, input }) => ctx.harbor.runtime.runs.get(ctx.identity, input.runId)),
+
+  timeline: protectedProcedure
+    .input(z.strictObject({ runId: id, afterSeq: z.number().int().min(0).optional() }))
+    .query(({ ctx, input }) => ctx.harbor.runtime.runs.timeline(ctx.identity, input.runId, input.afterSeq)),
+
+  /** One of the nine instructions; anything else is refused by the closed union. */
+  steer: protectedProcedure
+    .input(z.strictObject({ runId: id, instruction: SteeringInstruction }))
+    .mutation(({ ctx, input }) => ctx.harbor.runtime.runs.steer(ctx.identity, input.runId, input.instruction)),
+
   /**
    * A run's events (each `tracked` by its seq, so a reconnecting client resumes with
    * `Last-Event-ID`), from `afterSeq` through the run's end. Owners follow their runs, admins any

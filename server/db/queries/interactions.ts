@@ -34,6 +34,14 @@ export async function browserRequestsFor(db: Executor, threadId: string, toolCal
     .where(and(eq(interactions.threadId, threadId), eq(interactions.kind, "client_tool"), inArray(interactions.toolCallId, [...toolCallIds])));
 }
 
+/** A run's open interactions. */
+export async function pendingOfRun(db: Executor, runId: string): Promise<InteractionRow[]> {
+  return db
+    .select()
+    .from(interactions)
+    .where(and(eq(interactions.runId, runId), eq(interactions.status, "pending")));
+}
+
 /** What the thread waits on that someone must answer (background work is not among them). */
 export async function pendingOnThread(db: Executor, threadId: string): Promise<InteractionRow[]> {
   return db
@@ -121,10 +129,12 @@ export async function claimInteractions(
  */
 export async function closeInteractions(
   db: Executor,
-  to: "expired" | "lost",
+  to: "expired" | "lost" | "cancelled",
   where: SQL,
-  failure: { code: string; message: string },
+  /** Why, for `expired` and `lost` (the run fails with it); none for `cancelled` (the run is cancelled). */
+  failure?: { code: string; message: string },
 ): Promise<ClosedInteraction[]> {
+  const finalEvent = failure ? { type: "run.failed", code: failure.code, message: failure.message } : { type: "run.completed", status: "cancelled" };
   const result = await db.execute(sql`
     with closed as (
       update interactions set status = ${to}, resolved_at = now()
@@ -132,15 +142,14 @@ export async function closeInteractions(
       returning id, run_id, tenant_id, owner_id, policy
     ),
     ended_runs as (
-      update runs set status = ${to}, pause_reason = null, error = ${JSON.stringify(failure)}::jsonb,
+      update runs set status = ${to}, pause_reason = null, error = ${failure ? JSON.stringify(failure) : null}::jsonb,
         finished_at = now(), updated_at = now()
       where id in (select run_id from closed) and status = 'paused'
       returning id
     ),
     final_events as (
       insert into run_events (run_id, seq, type, data)
-      select r.id, (select coalesce(max(seq), 0) + 1 from run_events e where e.run_id = r.id), 'run.failed',
-        jsonb_build_object('type', 'run.failed', 'code', ${failure.code}::text, 'message', ${failure.message}::text)
+      select r.id, (select coalesce(max(seq), 0) + 1 from run_events e where e.run_id = r.id), ${finalEvent.type}, ${JSON.stringify(finalEvent)}::jsonb
       from ended_runs r
       returning run_id, seq
     ),

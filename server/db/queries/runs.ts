@@ -52,3 +52,81 @@ export async function loadContinuation(db: Executor, runId: string): Promise<Con
   const [row] = (result as unknown as { rows: { continuation: Continuation | null }[] }).rows;
   return row?.continuation ?? undefined;
 }
+
+/** The seq of a run's last stored event (0 when it has none). */
+export async function lastSeq(db: Executor, runId: string): Promise<number> {
+  const result = await db.execute(sql`select coalesce(max(seq), 0) as seq from run_events where run_id = ${runId}`);
+  return Number((result as unknown as { rows: { seq: number | string }[] }).rows[0]?.seq ?? 0);
+}
+
+/** A run's children (started by it), for cascading a cancel. */
+export async function childRunIds(db: Executor, runId: string): Promise<string[]> {
+  const result = await db.execute(sql`
+    with recursive tree as (
+      select id from runs where parent_run_id = ${runId}
+      union
+      select r.id from runs r join tree t on r.parent_run_id = t.id
+    )
+    select id from tree`);
+  return (result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
+}
+
+export async function setPriority(db: Executor, runId: string, priority: number): Promise<void> {
+  await db.execute(sql`update runs set priority = ${priority}, updated_at = now() where id = ${runId}`);
+}
+
+export interface RunListFilter {
+  tenantId: string;
+  status?: string;
+  reason?: string;
+  /** Only this owner's runs (a member's view); all of the tenant's otherwise. */
+  ownerId?: string;
+  runId?: string;
+  limit?: number;
+}
+
+/** Runs of a tenant, newest first, with their owner's name and how many children each started. */
+export async function listRuns(db: Executor, filter: RunListFilter) {
+  const result = await db.execute(sql`
+    select r.id, r.thread_id, r.owner_id, u.name as owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
+      r.parent_run_id, r.created_at, r.updated_at, r.finished_at,
+      (select count(*) from runs c where c.parent_run_id = r.id)::int as child_count
+    from runs r left join users u on u.id = r.owner_id
+    where r.tenant_id = ${filter.tenantId}
+      and (${filter.status ?? null}::text is null or r.status = ${filter.status ?? null})
+      and (${filter.reason ?? null}::text is null or r.pause_reason = ${filter.reason ?? null})
+      and (${filter.ownerId ?? null}::text is null or r.owner_id = ${filter.ownerId ?? null})
+      and (${filter.runId ?? null}::text is null or r.id = ${filter.runId ?? null})
+    order by r.created_at desc
+    limit ${filter.limit ?? 200}`);
+  type Row = {
+    id: string;
+    thread_id: string;
+    owner_id: string;
+    owner_name: string | null;
+    agent_id: string;
+    status: string;
+    pause_reason: string | null;
+    priority: number;
+    parent_run_id: string | null;
+    created_at: Date | string;
+    updated_at: Date | string;
+    finished_at: Date | string | null;
+    child_count: number;
+  };
+  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
+    runId: r.id,
+    threadId: r.thread_id,
+    ownerId: r.owner_id,
+    ownerName: r.owner_name,
+    agentId: r.agent_id,
+    status: r.status,
+    pauseReason: r.pause_reason,
+    priority: r.priority,
+    parentRunId: r.parent_run_id,
+    childCount: r.child_count,
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+    finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+  }));
+}

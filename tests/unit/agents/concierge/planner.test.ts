@@ -13,6 +13,8 @@ const state = (transcript: TranscriptMessage[]): RunState => ({
   sharedState: {},
 });
 
+const planner = conciergePlanner({ stepMs: 0 });
+
 describe("the concierge planner", () => {
   it("greets back and lists what it can do", () => {
     expect(replyTo("Hello there")).toMatch(/^Hello! I'm the Harbor concierge\./);
@@ -27,13 +29,13 @@ describe("the concierge planner", () => {
 
   it("answers the user's latest message once, then finishes", async () => {
     const user: TranscriptMessage = { id: "1", role: "user", content: "hey" };
-    expect(await conciergePlanner.next(state([user]))).toEqual({ type: "say", text: replyTo("hey") });
+    expect(await planner.next(state([user]))).toEqual({ type: "say", text: replyTo("hey") });
     const answered = [user, { id: "2", role: "assistant" as const, content: "…" }];
-    expect(await conciergePlanner.next(state(answered))).toEqual({ type: "finish" });
-    expect(await conciergePlanner.next(state([]))).toEqual({ type: "finish" });
+    expect(await planner.next(state(answered))).toEqual({ type: "finish" });
+    expect(await planner.next(state([]))).toEqual({ type: "finish" });
   });
 
-  const ask = (content: string) => conciergePlanner.next(state([{ id: "1", role: "user", content }]));
+  const ask = (content: string) => planner.next(state([{ id: "1", role: "user", content }]));
 
   it("maps each capability phrase to its tool", async () => {
     expect(await ask("send an email to bob@example.com saying hi")).toEqual({

@@ -1,0 +1,2 @@
+ALTER TABLE "interactions" DROP CONSTRAINT "interactions_policy_check";--> statement-breakpoint
+ALTER TABLE "interactions" ADD CONSTRAINT "interactions_policy_check" CHECK ("interactions"."policy" in ('owner', 'approvers', 'admins'));

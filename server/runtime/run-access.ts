@@ -1,0 +1,31 @@
+/**
+ * Runs as people and programs see them: listings, one run, its timeline, and steering. Members see
+ * their own runs; admins every run of their tenant; other tenants nothing.
+ */
+import type { Database } from "@/server/db";
+import { listRunEvents, listRuns } from "@/server/db/queries/runs";
+import { NotFoundError } from "./errors";
+import { hasRole, type Identity } from "./identity";
+import type { RunEvent } from "./events";
+import type { SteeringInstruction } from "./steering";
+
+export function runAccess(db: Database, steer: (identity: Identity, runId: string, instruction: SteeringInstruction) => Promise<{ accepted: true }>) {
+  const scope = (identity: Identity) => ({ tenantId: identity.tenantId, ...(hasRole(identity, "admin") ? {} : { ownerId: identity.userId }) });
+
+  async function get(identity: Identity, runId: string) {
+    const [run] = await listRuns(db, { ...scope(identity), runId, limit: 1 });
+    if (!run) throw new NotFoundError("Run");
+    return run;
+  }
+
+  return {
+    list: (identity: Identity, filter: { status?: string; reason?: string } = {}) => listRuns(db, { ...scope(identity), ...filter }),
+    get,
+    /** The run's event log after `afterSeq` (private values never enter it). */
+    timeline: async (identity: Identity, runId: string, afterSeq = 0) => {
+      await get(identity, runId);
+      return (await listRunEvents(db, runId, afterSeq)).map((e) => ({ seq: e.seq, at: e.createdAt.toISOString(), event: e.data as unknown as RunEvent }));
+    },
+    steer,
+  };
+}

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgents } from "@/server/agents";
+import { listAudit } from "@/server/db/queries/audit";
+import { findRun } from "@/server/db/queries/runs";
+import { SteeringInstruction, type Identity, type LoggedEvent, type Runtime, type StartRunRequest } from "@/server/runtime";
+import { testBackends, useSeededDatabase } from "../../helpers/backends";
+import { refused, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+
+const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
+const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
+const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
+
+let counter = 0;
+const request = (threadId: string, text: string): StartRunRequest => ({
+  agentId: "concierge",
+  threadId,
+  transportRunId: `t-${++counter}`,
+  messages: [{ id: `m-${counter}`, role: "user", content: text }],
+});
+
+/** Reads a run's log (stored, then live) until `until` holds; returns everything seen. */
+async function watchUntil(runtime: Runtime, runId: string, until: (e: LoggedEvent["event"]) => boolean): Promise<LoggedEvent["event"][]> {
+  const seen: LoggedEvent["event"][] = [];
+  const controller = new AbortController();
+  for await (const logged of await runtime.watchRun(carol, runId, 0, controller.signal)) {
+    seen.push(logged.event);
+    if (until(logged.event)) break;
+  }
+  controller.abort();
+  return seen;
+}
+
+const said = (events: LoggedEvent["event"][]) =>
+  events.flatMap((e) => (e.type === "text.delta" ? [e.delta] : e.type === "text.ended" ? ["|"] : [])).join("").split("|").filter(Boolean);
+
+describe.each(testBackends())("steering live runs on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  let runtime: Runtime;
+  beforeAll(() => {
+    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 40 }) });
+  });
+  afterAll(async () => {
+    runtime.close();
+    await runtime.idle();
+  });
+
+  const count = async (threadId: string, to: number) => started(await runtime.startRun(alice, request(threadId, `count slowly to ${to}`)));
+  const saidNumber = (n: number) => (e: LoggedEvent["event"]) => e.type === "text.delta" && e.delta === String(n);
+
+  it("counts one number per step and finishes", async () => {
+    const run = await count("s-count", 3);
+    const events = await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
+    expect(said(events)).toEqual(["1", "2", "3", "Done counting to 3."]);
+  });
+
+  it("REDIRECT changes the goal mid-flight, INJECT_CONTEXT and USER_MESSAGE reach the next step", async () => {
+    const run = await count("s-redirect", 40);
+    await watchUntil(runtime, run.runId, saidNumber(2));
+    await runtime.runs.steer(carol, run.runId, { type: "INJECT_CONTEXT", context: "the user is in a hurry" });
+    await runtime.runs.steer(alice, run.runId, { type: "USER_MESSAGE", message: "faster please" });
+    await runtime.runs.steer(carol, run.runId, { type: "REDIRECT", goal: "count slowly to 5" });
+    const events = await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
+    const lines = said(events);
+    expect(lines).toContain("Noted: the user is in a hurry");
+    expect(lines).toContain("You said: “faster please”. Counting on.");
+    expect(lines.at(-1)).toBe("Done counting to 5.");
+    expect(lines.filter((l) => /^\d+$/.test(l)).at(-1)).toBe("5");
+    expect(events.filter((e) => e.type === "steer.applied").map((e) => (e.type === "steer.applied" ? e.instruction : ""))).toEqual([
+      "INJECT_CONTEXT",
+      "USER_MESSAGE",
+      "REDIRECT",
+    ]);
+    const { messages } = await runtime.threads.get(alice, "s-redirect");
+    expect(messages.some((m) => m.role === "user" && m.content === "faster please")).toBe(true);
+  });
+
+  it("CANCEL stops the run: it ends cancelled and its stream finishes", async () => {
+    const run = await count("s-cancel", 40);
+    await watchUntil(runtime, run.runId, saidNumber(1));
+    await runtime.runs.steer(alice, run.runId, { type: "CANCEL" });
+    const events = await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
+    expect(events.at(-1)).toEqual({ type: "run.completed", status: "cancelled" });
+    expect(await findRun(database.db, run.runId)).toMatchObject({ status: "cancelled" });
+    await expect(runtime.runs.steer(alice, run.runId, { type: "CANCEL" })).rejects.toMatchObject({ code: "RUN_ENDED" });
+  });
+
+  it("PAUSE parks the run for an operator; new input waits; only an admin resumes it, and it goes on where it stopped", async () => {
+    const run = await count("s-pause", 6);
+    await watchUntil(runtime, run.runId, saidNumber(2));
+    await runtime.runs.steer(carol, run.runId, { type: "PAUSE" });
+    const paused = await watchUntil(runtime, run.runId, (e) => e.type === "run.paused");
+    expect(paused.at(-1)).toMatchObject({ type: "run.paused", interrupts: [{ kind: "operator", reason: "operator", policy: "admins" }] });
+    expect(await findRun(database.db, run.runId)).toMatchObject({ status: "paused", pauseReason: "operator" });
+    expect(refused(await runtime.startRun(alice, request("s-pause", "hello?")))).toMatchObject({ code: "PENDING_INTERACTION" });
+    await expect(runtime.runs.steer(alice, run.runId, { type: "RESUME" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(runtime.runs.steer(carol, run.runId, { type: "PAUSE" })).rejects.toMatchObject({ code: "RUN_STATE_CONFLICT" });
+
+    await runtime.runs.steer(carol, run.runId, { type: "RESUME" });
+    const events = await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
+    expect(said(events).filter((l) => /^\d+$/.test(l))).toEqual(["1", "2", "3", "4", "5", "6"]);
+  });
+
+  it("keeps an operator's pause across a restart: resumed by the next process, the run continues from its checkpoint", async () => {
+    const run = await count("s-durable", 5);
+    await watchUntil(runtime, run.runId, saidNumber(2));
+    await runtime.runs.steer(carol, run.runId, { type: "PAUSE" });
+    await watchUntil(runtime, run.runId, (e) => e.type === "run.paused");
+
+    const next = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 10 }) });
+    await next.recover();
+    await next.runs.steer(carol, run.runId, { type: "RESUME" });
+    const events = await watchUntil(next, run.runId, (e) => e.type === "run.completed");
+    expect(said(events).filter((l) => /^\d+$/.test(l))).toEqual(["1", "2", "3", "4", "5"]);
+    expect(await findRun(database.db, run.runId)).toMatchObject({ status: "completed" });
+    next.close();
+    await next.idle();
+  });
+
+  it("APPROVE and REJECT decide a gate through the same function as the inbox (reject stays terminal)", async () => {
+    const transfer = started(await runtime.startRun(alice, request("s-gate", "transfer 9 EUR to X-9")));
+    await watchUntil(runtime, transfer.runId, (e) => e.type === "run.paused");
+    await expect(runtime.runs.steer(alice, transfer.runId, { type: "APPROVE" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await runtime.runs.steer(bob, transfer.runId, { type: "REJECT", reason: "not today" });
+    const events = await watchUntil(runtime, transfer.runId, (e) => e.type === "run.completed");
+    expect(events.at(-1)).toEqual({ type: "run.completed", status: "rejected" });
+  });
+
+  it("refuses steering it does not allow, changing nothing, and audits every attempt", async () => {
+    const run = await count("s-auth", 30);
+    await watchUntil(runtime, run.runId, saidNumber(1));
+    await expect(runtime.runs.steer(bob, run.runId, { type: "USER_MESSAGE", message: "hi" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(runtime.runs.steer(alice, run.runId, { type: "REDIRECT", goal: "count slowly to 2" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(runtime.runs.steer(mallory, run.runId, { type: "CANCEL" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(SteeringInstruction.safeParse({ type: "EXPLODE" }).success).toBe(false);
+    expect(SteeringInstruction.safeParse({ type: "CANCEL", mode: "everything" }).success).toBe(false);
+    await runtime.runs.steer(carol, run.runId, { type: "PRIORITIZE", priority: 7 });
+    expect(await findRun(database.db, run.runId)).toMatchObject({ status: "running", priority: 7 });
+    await runtime.runs.steer(carol, run.runId, { type: "CANCEL" });
+    await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
+    const audit = await listAudit(database.db, "tenant-acme", { type: "run", id: run.runId });
+    expect(audit.map((a) => `${a.actorId}:${(a.details as { instruction: string }).instruction}:${a.outcome}`).reverse()).toEqual([
+      "user-bob:USER_MESSAGE:refused",
+      "user-alice:REDIRECT:refused",
+      "user-carol:PRIORITIZE:accepted",
+      "user-carol:CANCEL:accepted",
+    ]);
+  });
+});
