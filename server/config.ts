@@ -21,6 +21,8 @@ const settingsSchema = z.object({
   HARBOR_APPROVAL_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(15 * 60_000),
   /** How long a background job's lease lasts unrenewed: how soon a dead process's job is taken over. */
   HARBOR_JOB_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
+  /** How many runs execute at once per process; more wait in the scheduler's queue by priority, then age. */
+  HARBOR_MAX_ACTIVE_RUNS: z.coerce.number().int().min(1).max(10_000).default(100),
   /** The pause between numbers of the concierge's `count slowly to <n>`. */
   HARBOR_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** How long the concierge's `deep_research` works, in steps. */
@@ -39,6 +41,7 @@ export type Settings = Readonly<{
   jobLeaseMs: number;
   researchMs: number;
   stepMs: number;
+  maxActiveRuns: number;
   benchRoutes: boolean;
 }>;
 
@@ -66,6 +69,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     jobLeaseMs: s.HARBOR_JOB_LEASE_MS,
     researchMs: s.HARBOR_RESEARCH_MS,
     stepMs: s.HARBOR_STEP_MS,
+    maxActiveRuns: s.HARBOR_MAX_ACTIVE_RUNS,
     benchRoutes: s.HARBOR_BENCH ?? false,
   };
 }

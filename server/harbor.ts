@@ -28,6 +28,7 @@ async function boot(): Promise<Harbor> {
     streamChunkMs: settings().streamChunkMs,
     approvalTtlMs: settings().approvalTtlMs,
     jobLeaseMs: settings().jobLeaseMs,
+    maxActiveRuns: settings().maxActiveRuns,
     serverSecret: authSecret(),
   });
   // What an earlier process held cannot be answered any more: say so before serving anyone.

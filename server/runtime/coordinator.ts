@@ -40,6 +40,7 @@ export interface Checkpoint {
   outcome?: RunState["outcome"];
   goal?: RunState["goal"];
   context?: RunState["context"];
+  children?: RunState["children"];
 }
 
 /** A parked invocation, as the serving process holds it: small, because thousands may wait. */

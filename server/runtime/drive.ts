@@ -7,7 +7,9 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { listMessages, type MessageRow } from "@/server/db/queries/threads";
+import { setRunStatus } from "@/server/db/queries/runs";
 import type { Coordinator } from "./coordinator";
+import type { Scheduler } from "./scheduler";
 import { asHarborError, NotFoundError, type HarborError } from "./errors";
 import type { RunJournal } from "./journal";
 import type { AgentRegistry } from "./planner";
@@ -21,6 +23,9 @@ export interface DriveDeps {
   agents: AgentRegistry;
   coordinator: Coordinator;
   mailboxes: Mailboxes;
+  scheduler: Scheduler;
+  /** Starts child runs of a run (see runs.ts). */
+  spawn(parent: RunState, requests: readonly string[]): Promise<string[]>;
   streamChunkMs: number;
   maxSteps: number;
 }
@@ -94,10 +99,17 @@ export function createDriver(deps: DriveDeps) {
     base: RunState,
     journal: RunJournal,
     log: Logger,
-    options: { loadTranscript: boolean; resume?: ResumeInput },
+    options: { loadTranscript: boolean; resume?: ResumeInput; priority?: number },
   ): Promise<void> {
+    let queued = false;
     executing.add(base.runId);
     try {
+      // Waits for a slot when the process already runs as many as it may (HARBOR_MAX_ACTIVE_RUNS).
+      await deps.scheduler.acquire(base.runId, options.priority ?? 0, async () => {
+        await setRunStatus(deps.db, base.runId, "queued");
+        queued = true;
+      });
+      if (queued) await setRunStatus(deps.db, base.runId, "running");
       const initial = options.loadTranscript
         ? { ...base, transcript: toTranscript(await listMessages(deps.db, base.threadId)) }
         : base;
@@ -116,6 +128,7 @@ export function createDriver(deps: DriveDeps) {
           streamChunkMs: deps.streamChunkMs,
           maxSteps: deps.maxSteps,
           safePoint: (state) => safePoint(state, journal),
+          spawn: (state, requests) => deps.spawn(state, requests),
         },
         options.resume,
       );
@@ -128,6 +141,7 @@ export function createDriver(deps: DriveDeps) {
           outcome: final.outcome,
           goal: final.goal,
           context: final.context,
+          children: final.children,
         });
         return;
       }
@@ -144,6 +158,7 @@ export function createDriver(deps: DriveDeps) {
       log.error({ err: thrown, code: error.code }, "run failed");
       await fail(journal, error, log);
     } finally {
+      deps.scheduler.release(base.runId);
       executing.delete(base.runId);
     }
   }

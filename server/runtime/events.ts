@@ -43,6 +43,7 @@ export type RunEvent =
   | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
   /** Steering honored at a safe point (or decided on a parked run); `detail` is what it said. */
   | { type: "steer.applied"; instruction: SteeringType; actorId: string; detail?: string }
+  | { type: "children.started"; runIds: string[] }
   | { type: "snapshot"; state: Record<string, unknown>; messages: TranscriptMessage[] }
   /** The run waits: its transport run ends (with these interrupts, for pauses); the invocation waits. */
   | { type: "run.paused"; interrupts: InterruptView[] }

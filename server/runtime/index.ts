@@ -9,6 +9,7 @@ import { lastSeq } from "@/server/db/queries/runs";
 import { accountService } from "./api-tokens";
 import { groupCommit } from "./group-commit";
 import { RunJournal, type EventStore } from "./journal";
+import { Scheduler } from "./scheduler";
 import { Mailboxes } from "./steering";
 import { createCoordinator } from "./coordinator";
 import { EventBus } from "./event-bus";
@@ -35,6 +36,8 @@ export interface RuntimeDeps {
   maxSteps?: number;
   /** How often parked runs are checked for expiry (default 5 s). */
   sweepIntervalMs?: number;
+  /** How many runs execute at once in this process; more wait in the scheduler's queue (default 100). */
+  maxActiveRuns?: number;
   /** Background jobs: lease length (how soon a dead process's job is taken over) and poll interval. */
   jobLeaseMs?: number;
   jobPollMs?: number;
@@ -59,6 +62,7 @@ export function createRuntime(deps: RuntimeDeps) {
   const writeEvents = groupCommit((entries: readonly RunEventsEntry[]) => appendRunEvents(deps.db, entries));
   const store: EventStore = { insert: (runId, events, alongside) => writeEvents({ runId, events, alongside }) };
   const mailboxes = new Mailboxes();
+  const scheduler = new Scheduler(deps.maxActiveRuns ?? 100);
   const coordinator = createCoordinator({
     db: deps.db,
     log: deps.log,
@@ -69,7 +73,7 @@ export function createRuntime(deps: RuntimeDeps) {
     onJobsStarted: () => jobs.kick(),
     journalFor: async (runId) => new RunJournal(runId, store, bus, await lastSeq(deps.db, runId)),
   });
-  const runs = runService({ ...deps, bus, coordinator, store, mailboxes, maxSteps: deps.maxSteps ?? 100 });
+  const runs = runService({ ...deps, bus, coordinator, store, mailboxes, scheduler, maxSteps: deps.maxSteps ?? 100 });
   const sweep = setInterval(() => {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
   }, deps.sweepIntervalMs ?? 5_000);
@@ -97,6 +101,8 @@ export function createRuntime(deps: RuntimeDeps) {
     /** A run's logged events after `afterSeq`, then live ones until it ends (owner or tenant admin). */
     watchRun: runFeed(deps.db, bus).watch,
     parkedCount: () => coordinator.parkedCount,
+    /** The scheduler's queue, for operators. */
+    schedulerQueue: () => scheduler.snapshot(),
     idle: async () => {
       await runs.idle();
       await jobs.idle();

@@ -15,6 +15,11 @@ export type PlannerDecision =
    * answer appears in `state.answers` under the interaction id.
    */
   | { type: "request_pause"; message: string }
+  /**
+   * Start child runs of the same agent, each on a thread of its own with this request; they run on
+   * their own (the parent does not wait), and a cascading CANCEL of the parent reaches them.
+   */
+  | { type: "spawn"; requests: string[] }
   /** Nothing more to do: the run completes. */
   | { type: "finish" };
 

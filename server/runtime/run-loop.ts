@@ -34,6 +34,8 @@ export interface RunLoopDeps {
    * Returns the state to go on with, or says to stop (cancelled) or to park (an operator's pause).
    */
   safePoint?(state: RunState): Promise<SafePoint>;
+  /** Starts child runs (one per request); returns their run ids. */
+  spawn?(state: RunState, requests: readonly string[]): Promise<string[]>;
 }
 
 export type SafePoint = { type: "continue"; state: RunState } | { type: "cancel"; state: RunState } | { type: "pause"; state: RunState; request: PauseRequest };
@@ -124,6 +126,13 @@ export async function runLoop(
         state = await say(state, decision.text, deps);
         if (decision.thenWaitMs) await new Promise((resolve) => setTimeout(resolve, decision.thenWaitMs));
         break;
+      case "spawn": {
+        if (!deps.spawn) throw new HarborError("INTERNAL", "This runtime cannot start child runs.");
+        const children = await deps.spawn(state, decision.requests);
+        await deps.append([{ type: "children.started", runIds: children }]);
+        state = { ...state, children: [...(state.children ?? []), ...children] };
+        break;
+      }
       case "request_pause": {
         const request: PauseRequest = { id: deps.newId(), kind: "approval", reason: "hitl", policy: "owner", message: decision.message };
         return { type: "paused", state, parking: { requests: [request], calls: [], handles: new Map() } };

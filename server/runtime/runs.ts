@@ -18,6 +18,7 @@ import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 import { RunJournal, toStoredRows, type EventStore } from "./journal";
+import type { Scheduler } from "./scheduler";
 import { OWNER_INSTRUCTIONS, type Mailboxes, type SteeringInstruction } from "./steering";
 import type { AgentRegistry } from "./planner";
 import type { RunState, TranscriptMessage } from "./state";
@@ -31,6 +32,7 @@ export interface RunsDeps {
   coordinator: Coordinator;
   store: EventStore;
   mailboxes: Mailboxes;
+  scheduler: Scheduler;
   streamChunkMs: number;
   maxSteps: number;
 }
@@ -60,6 +62,10 @@ export interface StartRunRequest {
   carriesTranscript?: boolean;
   /** The request that started the run, so its log lines can be found together. */
   requestId?: string;
+  /** The run that started this one (child runs). */
+  parentRunId?: string;
+  /** The new thread's title, when not the message's first line. */
+  title?: string;
 }
 
 export interface StartedRun {
@@ -91,7 +97,28 @@ function decodeToolContent(content: string): unknown {
 
 export function runService(deps: RunsDeps) {
   const { store } = deps;
-  const { drive, fail, isExecuting } = createDriver(deps);
+  const { drive, fail, isExecuting } = createDriver({ ...deps, spawn: (parent, requests) => spawn(parent, requests) });
+
+  /** Child runs: same agent and owner, each on a new thread with the request as its message. */
+  async function spawn(parent: RunState, requests: readonly string[]): Promise<string[]> {
+    const owner: Identity = { tenantId: parent.tenantId, userId: parent.ownerId, roles: ["member"] };
+    const ids: string[] = [];
+    for (const [index, text] of requests.entries()) {
+      const child = await startRun(owner, {
+        agentId: parent.agentId,
+        threadId: randomUUID(),
+        transportRunId: randomUUID(),
+        messages: [{ id: randomUUID(), role: "user", content: text }],
+        parentRunId: parent.runId,
+        title: `Helper ${index + 1}: ${text}`,
+      });
+      if ("refused" in child) throw child.refused;
+      // Nobody reads a child's live stream here: it is followed through its log (runs.events).
+      void child.events.return?.();
+      ids.push(child.runId);
+    }
+    return ids;
+  }
   const active = new Set<Promise<void>>();
 
   function track(execution: Promise<void>) {
@@ -125,11 +152,11 @@ export function runService(deps: RunsDeps) {
         id: request.threadId,
         tenantId: identity.tenantId,
         ownerId: identity.userId,
-        title: titleFrom(userMessages.at(-1)?.content),
+        title: request.title ?? titleFrom(userMessages.at(-1)?.content),
         state: request.state && Object.keys(request.state).length > 0 ? request.state : undefined,
       },
       messages: userMessages,
-      run: { id: runId, agentId: agent.id, transportRunId: request.transportRunId },
+      run: { id: runId, agentId: agent.id, transportRunId: request.transportRunId, parentRunId: request.parentRunId },
       events: toStoredRows(started),
     });
     if (!thread) {
@@ -295,6 +322,7 @@ export function runService(deps: RunsDeps) {
       outcome: checkpoint.outcome,
       goal: checkpoint.goal,
       context: checkpoint.context,
+      children: checkpoint.children,
     };
     await drive(state, journal, log, {
       loadTranscript: false,
@@ -355,7 +383,9 @@ export function runService(deps: RunsDeps) {
         return;
       }
       case "PRIORITIZE":
+        // Stored for the record and the console; a run waiting for a slot moves in the queue at once.
         await setPriority(deps.db, run.id, instruction.priority);
+        deps.scheduler.reprioritize(run.id, instruction.priority);
         return;
       case "CANCEL": {
         const targets = instruction.mode === "isolate" ? [run.id] : [run.id, ...(await childRunIds(deps.db, run.id))];

@@ -34,4 +34,6 @@ export interface RunState {
   goal?: string;
   /** Context injected into the running loop, oldest first. */
   context?: string[];
+  /** Child runs this run started. */
+  children?: string[];
 }

@@ -151,6 +151,8 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
           timestamp,
         } satisfies CustomEvent,
       ];
+    case "children.started":
+      return [{ type: EventType.CUSTOM, name: "children.started", value: { runIds: e.runIds }, timestamp } satisfies CustomEvent];
     case "steer.applied":
       return [
         {

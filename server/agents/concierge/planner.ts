@@ -93,6 +93,8 @@ function report(transcript: readonly TranscriptMessage[]): string {
 }
 
 const COUNT = /\bcount slowly to (\d{1,4})\b/i;
+const WITH_HELPERS = /\bwith helpers\b/i;
+const HELPERS = 2;
 
 /**
  * The counting run — a long run to steer: one number per step. Its goal is the operator's REDIRECT
@@ -108,6 +110,10 @@ function countingStep(state: Readonly<RunState>, stepMs: number): PlannerDecisio
   const since = transcript.slice(asked + 1);
   // A finished count is history: later messages are answered as usual.
   if (since.some((m) => m.role === "assistant" && m.content.startsWith("Done counting to "))) return undefined;
+  // Helpers first: child runs that count too, so cascading and isolated cancels can be seen.
+  if (WITH_HELPERS.test(goal!) && (state.children ?? []).length === 0) {
+    return { type: "spawn", requests: Array.from({ length: HELPERS }, () => `count slowly to ${target}`) };
+  }
   for (const note of state.context ?? []) {
     if (!since.some((m) => m.role === "assistant" && m.content === `Noted: ${note}`)) return { type: "say", text: `Noted: ${note}` };
   }

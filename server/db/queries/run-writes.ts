@@ -107,7 +107,7 @@ export async function beginRun(
   input: {
     thread: { id: string; tenantId: string; ownerId: string; title: string; state?: Record<string, unknown> };
     messages: readonly MessageInsert[];
-    run: { id: string; agentId: string; transportRunId: string };
+    run: { id: string; agentId: string; transportRunId: string; parentRunId?: string };
     events: readonly EventRow[];
   },
 ): Promise<(ThreadRow & { created: boolean }) | undefined> {
@@ -130,8 +130,8 @@ export async function beginRun(
       sql`exists (select 1 from thread)`,
     )}),
     new_run as (
-      insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id)
-      select ${run.id}, thread.tenant_id, thread.id, thread.owner_id, ${run.agentId}, 'running', ${run.transportRunId}
+      insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id)
+      select ${run.id}, thread.tenant_id, thread.id, thread.owner_id, ${run.agentId}, 'running', ${run.transportRunId}, ${run.parentRunId ?? null}::text
       from thread
       returning id
     ),

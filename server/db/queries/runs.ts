@@ -130,3 +130,8 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
   }));
 }
+
+/** Marks a run queued (waiting for a slot) or running again; only while it is not finished. */
+export async function setRunStatus(db: Executor, runId: string, status: "queued" | "running"): Promise<void> {
+  await db.execute(sql`update runs set status = ${status}, updated_at = now() where id = ${runId} and status in ('queued', 'running')`);
+}

@@ -147,3 +147,53 @@ describe.each(testBackends())("steering live runs on $name", (backend) => {
     ]);
   });
 });
+
+describe.each(testBackends())("child runs and the scheduler on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+
+  it("cancels a run with its helpers (cascade), or alone (isolate)", async () => {
+    const runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 40 }) });
+    const parent = started(await runtime.startRun(alice, request("c-helpers", "count slowly to 50 with helpers")));
+    const spawned = await watchUntil(runtime, parent.runId, (e) => e.type === "children.started");
+    const children = spawned.flatMap((e) => (e.type === "children.started" ? e.runIds : []));
+    expect(children).toHaveLength(2);
+    expect((await runtime.runs.get(carol, parent.runId)).childCount).toBe(2);
+    await runtime.runs.steer(carol, parent.runId, { type: "CANCEL" });
+    await watchUntil(runtime, parent.runId, (e) => e.type === "run.completed");
+    for (const child of children) await watchUntil(runtime, child, (e) => e.type === "run.completed");
+    for (const id of [parent.runId, ...children]) expect(await findRun(database.db, id)).toMatchObject({ status: "cancelled" });
+
+    const isolated = started(await runtime.startRun(alice, request("c-isolate", "count slowly to 50 with helpers")));
+    const helpers = (await watchUntil(runtime, isolated.runId, (e) => e.type === "children.started")).flatMap((e) =>
+      e.type === "children.started" ? e.runIds : [],
+    );
+    await runtime.runs.steer(carol, isolated.runId, { type: "CANCEL", mode: "isolate" });
+    await watchUntil(runtime, isolated.runId, (e) => e.type === "run.completed");
+    expect(await findRun(database.db, isolated.runId)).toMatchObject({ status: "cancelled" });
+    for (const id of helpers) expect((await findRun(database.db, id))?.status).toBe("running");
+    for (const id of helpers) await runtime.runs.steer(carol, id, { type: "CANCEL" });
+    runtime.close();
+    await runtime.idle();
+  });
+
+  it("bounds how many runs execute at once and takes queued runs by priority, then age", async () => {
+    const runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 20 }), maxActiveRuns: 1 });
+    const first = started(await runtime.startRun(alice, request("q-1", "count slowly to 3")));
+    const second = started(await runtime.startRun(alice, request("q-2", "count slowly to 1")));
+    const third = started(await runtime.startRun(alice, request("q-3", "count slowly to 1")));
+    await expect.poll(async () => (await findRun(database.db, third.runId))?.status).toBe("queued");
+    expect(runtime.schedulerQueue()).toMatchObject({ active: 1, maxActive: 1, queue: [{ runId: second.runId }, { runId: third.runId }] });
+    await runtime.runs.steer(carol, third.runId, { type: "PRIORITIZE", priority: 5 });
+    expect(runtime.schedulerQueue().queue.map((q) => q.runId)).toEqual([third.runId, second.runId]);
+    const finished: string[] = [];
+    await Promise.all(
+      [first, second, third].map(async (run) => {
+        await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
+        finished.push(run.runId);
+      }),
+    );
+    expect(finished).toEqual([first.runId, third.runId, second.runId]);
+    runtime.close();
+    await runtime.idle();
+  });
+});

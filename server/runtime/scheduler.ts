@@ -1,0 +1,65 @@
+/**
+ * The scheduler: at most `maxActive` runs execute at once in this process; the others wait in a
+ * queue taken by priority (higher first), then age. PRIORITIZE reorders a queued run; a running
+ * run keeps its slot.
+ */
+export interface QueuedRun {
+  runId: string;
+  priority: number;
+  queuedAt: number;
+}
+
+export class Scheduler {
+  private readonly active = new Set<string>();
+  private readonly waiting: (QueuedRun & { admit: () => void })[] = [];
+
+  constructor(private readonly maxActive: number) {}
+
+  /**
+   * Resolves when the run may execute. `onQueued` is called (once) if it has to wait first, so the
+   * caller can show the run as queued.
+   */
+  async acquire(runId: string, priority: number, onQueued?: () => Promise<void>): Promise<void> {
+    if (this.active.size < this.maxActive && this.waiting.length === 0) {
+      this.active.add(runId);
+      return;
+    }
+    const admitted = new Promise<void>((admit) => this.waiting.push({ runId, priority, queuedAt: Date.now(), admit }));
+    await onQueued?.();
+    this.admitNext();
+    await admitted;
+  }
+
+  release(runId: string): void {
+    if (this.active.delete(runId)) this.admitNext();
+  }
+
+  /** A queued run's new priority; false when it is not waiting here (running, or elsewhere). */
+  reprioritize(runId: string, priority: number): boolean {
+    const entry = this.waiting.find((w) => w.runId === runId);
+    if (entry) entry.priority = priority;
+    return entry !== undefined;
+  }
+
+  /** The queue in the order it will be taken, and how many run. */
+  snapshot(): { active: number; maxActive: number; queue: QueuedRun[] } {
+    return {
+      active: this.active.size,
+      maxActive: this.maxActive,
+      queue: this.ordered().map(({ runId, priority, queuedAt }) => ({ runId, priority, queuedAt })),
+    };
+  }
+
+  private ordered() {
+    return [...this.waiting].sort((a, b) => b.priority - a.priority || a.queuedAt - b.queuedAt);
+  }
+
+  private admitNext(): void {
+    while (this.active.size < this.maxActive && this.waiting.length > 0) {
+      const next = this.ordered()[0]!;
+      this.waiting.splice(this.waiting.indexOf(next), 1);
+      this.active.add(next.runId);
+      next.admit();
+    }
+  }
+}
