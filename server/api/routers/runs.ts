@@ -3,7 +3,7 @@ import { z } from "zod";
 import { PAUSE_REASONS, RUN_STATUSES } from "@/server/db/schema";
 import { SteeringInstruction } from "@/server/runtime";
 import { id } from "../inputs";
-import { createTRPCRouter, protectedProcedure } from "../trpc";
+import { adminProcedure, createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const runsRouter = createTRPCRouter({
   list: protectedProcedure
@@ -15,6 +15,9 @@ export const runsRouter = createTRPCRouter({
   timeline: protectedProcedure
     .input(z.strictObject({ runId: id, afterSeq: z.number().int().min(0).optional() }))
     .query(({ ctx, input }) => ctx.harbor.runtime.runs.timeline(ctx.identity, input.runId, input.afterSeq)),
+
+  /** The scheduler's queue of this serving process (admins). */
+  queue: adminProcedure.query(({ ctx }) => ctx.harbor.runtime.schedulerQueue()),
 
   /** One of the nine instructions; anything else is refused by the closed union. */
   steer: protectedProcedure
