@@ -16,6 +16,7 @@ export function Header({ profile, signOutAction }: { profile: HeaderProfile; sig
       <nav className="topnav">
         <Link href="/chat">Chat</Link>
         {profile.role === "approver" || profile.role === "admin" ? <Link href="/approvals">Approvals</Link> : null}
+        {profile.role === "admin" ? <Link href="/console">Console</Link> : null}
       </nav>
       <div className="who" data-testid="who">
         <span className="who-name">{profile.name}</span>

@@ -113,7 +113,9 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   const empty = run.messages.length === 0 && !run.streaming;
   const placeholder = run.running
     ? "Waiting for the reply…"
-    : gates.waitingForOthers
+    : gates.operatorPause
+      ? "Paused by an operator…"
+      : gates.waitingForOthers
       ? "Waiting for an approver to decide…"
       : gates.blocking
         ? "Answer the request above first"
@@ -171,6 +173,11 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
           ),
         )}
         {run.streaming ? <MessageBubble role="assistant" content={run.streaming.content} streaming /> : null}
+        {gates.operatorPause ? (
+          <div className="operator-pause" role="status" data-testid="operator-pause">
+            <strong>Paused by an operator.</strong> The concierge goes on where it stopped as soon as an admin resumes it.
+          </div>
+        ) : null}
         {run.running && !run.streaming ? <div className="typing muted small">The concierge is working…</div> : null}
         {run.error ? (
           <div role="alert" className="error banner" data-testid="run-error" data-code={run.error.code}>

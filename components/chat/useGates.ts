@@ -35,6 +35,8 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   // Browser-tool requests are answered by the browser itself, not by a decision here.
   const mine = pending.filter((i) => i.kind === "approval" && i.policy === "owner" && i.requester.id === viewerId);
   const routed = pending.filter((i) => i.kind === "approval" && i.policy === "approvers");
+  // Paused by an operator: nothing to answer here; an admin resumes it.
+  const operator = pending.filter((i) => i.kind === "operator");
 
   const refresh = useCallback(
     () => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }),
@@ -83,7 +85,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   // Follow the run an approver must continue, until it ends (not just until the gate is decided):
   // skip what is already shown, up to the pause.
   const [followed, setFollowed] = useState<{ runId: string; interactionId: string } | null>(null);
-  const waitingOn = routed[0];
+  const waitingOn = routed[0] ?? operator[0];
   if (waitingOn && followed?.interactionId !== waitingOn.interactionId) {
     setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId });
   }
@@ -121,6 +123,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
     /** New messages wait while any request of the thread is open. */
     blocking: pending.length > 0,
     waitingForOthers: mine.length === 0 && routed.length > 0,
+    operatorPause: operator[0],
     chosen: (toolCallId: string) => {
       const gate = byToolCall.get(toolCallId);
       return gate ? choices[gate.interactionId] : undefined;
