@@ -17,6 +17,7 @@ import { replyTo } from "../server/agents/concierge/planner";
 import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
 import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
+import { measureScheduler, measureSteeringLatency, type SchedulerThroughput, type SteeringLatency } from "./steering";
 import { measureClientToolRoundTrips, measurePolling, startWaits, type PollingLoad, type RoundTrip } from "./tools-and-waits";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -53,6 +54,8 @@ interface EngineResults {
   polling: PollingLoad[];
   inProcess: CycleResult[];
   heap: { count: number; bytesPerRun: number };
+  steering: SteeringLatency;
+  scheduling: SchedulerThroughput[];
 }
 
 /** Chat turns and the bare route on one server (`engine` picks its database), at 1 and 50 clients; then park → resume cycles over HTTP. */
@@ -117,7 +120,7 @@ async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<E
 }
 
 /** Park → resume through the runtime API on a fresh database of `engine`, and the heap of 10,000 parked runs. */
-async function runtimeMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "inProcess" | "heap">> {
+async function runtimeMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "inProcess" | "heap" | "steering" | "scheduling">> {
   let handle: DatabaseHandle;
   let cleanup = async () => {};
   if (engine === "pglite") {
@@ -141,7 +144,12 @@ async function runtimeMeasurements(engine: "pglite" | "postgres"): Promise<Pick<
       inProcess.push(await measureGateCycles(handle.db, inFlight, SECONDS));
     }
     const heap = await measureParkedHeap(handle.db, PARKED);
-    return { inProcess, heap };
+    const steering = await measureSteeringLatency(handle.db, 200, 200, 100);
+    const scheduling = [
+      await measureScheduler(handle.db, 10_000, 500, "no limit (baseline)"),
+      await measureScheduler(handle.db, 10, 500, "HARBOR_MAX_ACTIVE_RUNS=10"),
+    ];
+    return { inProcess, heap, steering, scheduling };
   } finally {
     await handle.close();
     await cleanup();
@@ -184,6 +192,17 @@ function printTurns(engine: string, turns: LoadResult[]) {
       connections === 50 ? (ratio >= TARGET_RATIO ? `meets the ≥ ${TARGET_RATIO} target` : `MISSES the ≥ ${TARGET_RATIO} target`) : "";
     console.log(`ratio at ${connections} client(s): chat / bare = ${ratio.toFixed(2)} ${verdict}`);
   }
+  console.log();
+}
+
+function printSteering(engine: string, results: EngineResults) {
+  const s = results.steering;
+  console.log(`Steering on ${engine}: INJECT_CONTEXT accepted → steer.applied in the run's log, ${s.liveRuns} live runs, ${s.samples} samples`);
+  console.log(`p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms — baseline: safe points come once per step, every ${s.stepMs} ms (p50/step = ${(s.p50 / s.stepMs).toFixed(2)})`);
+  console.log("Scheduler throughput, 500 short runs");
+  for (const r of results.scheduling) console.log(`${r.label.padEnd(28)} ${fmt(r.runsPerSecond)} runs/s`);
+  const [free, bounded] = results.scheduling;
+  if (free && bounded) console.log(`saturated / baseline = ${(bounded.runsPerSecond / free.runsPerSecond).toFixed(2)}`);
   console.log();
 }
 
@@ -253,6 +272,7 @@ async function main() {
   console.log();
   for (const engine of engines) printCycles(engine, results.get(engine)!, floor);
   for (const engine of engines) printToolsAndWaits(engine, results.get(engine)!);
+  for (const engine of engines) printSteering(engine, results.get(engine)!);
 }
 
 main().catch((error) => {
