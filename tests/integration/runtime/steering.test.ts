@@ -117,6 +117,17 @@ describe.each(testBackends())("steering live runs on $name", (backend) => {
     await next.idle();
   });
 
+  it("refuses an approver's decision on a gate that is not routed to approvers, changing nothing", async () => {
+    const email = started(await runtime.startRun(alice, request("s-owner-gate", "send an email to x@example.com saying hi")));
+    const parked = await watchUntil(runtime, email.runId, (e) => e.type === "run.paused");
+    await expect(runtime.runs.steer(bob, email.runId, { type: "APPROVE" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const gate = parked.at(-1);
+    if (gate?.type !== "run.paused") throw new Error("expected a pause");
+    expect(await runtime.interactions.get(alice, gate.interrupts[0]!.id)).toMatchObject({ status: "pending" });
+    await runtime.runs.steer(alice, email.runId, { type: "CANCEL" });
+    expect(await findRun(database.db, email.runId)).toMatchObject({ status: "cancelled" });
+  });
+
   it("APPROVE and REJECT decide a gate through the same function as the inbox (reject stays terminal)", async () => {
     const transfer = started(await runtime.startRun(alice, request("s-gate", "transfer 9 EUR to X-9")));
     await watchUntil(runtime, transfer.runId, (e) => e.type === "run.paused");
