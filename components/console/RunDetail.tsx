@@ -4,18 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import type { RunEvent } from "@/server/runtime";
+import type { RunEvent, SteeringInstruction } from "@/server/runtime";
 
-type Instruction =
-  | { type: "INJECT_CONTEXT"; context: string }
-  | { type: "REDIRECT"; goal: string }
-  | { type: "CANCEL"; mode?: "cascade" | "isolate" }
-  | { type: "PRIORITIZE"; priority: number }
-  | { type: "PAUSE" }
-  | { type: "RESUME" }
-  | { type: "APPROVE"; reason?: string }
-  | { type: "REJECT"; reason?: string }
-  | { type: "USER_MESSAGE"; message: string };
+type Instruction = SteeringInstruction;
 
 /** One line of the timeline: what happened, in a few words (text streams are folded together). */
 function describe(event: RunEvent): string | null {
@@ -90,7 +81,7 @@ export function RunDetail({ runId }: { runId: string }) {
         </p>
       ) : null}
 
-      <div className="controls" aria-label="Steering">
+      <fieldset className="controls" aria-label="Steering" disabled={steer.isPending}>
         <input aria-label="Instruction text" placeholder="Context, goal or message…" value={text} onChange={(e) => setText(e.target.value)} />
         <div className="control-row">
           <button type="button" className="button small" onClick={needsText((context) => ({ type: "INJECT_CONTEXT", context }))}>Inject context</button>
@@ -126,7 +117,7 @@ export function RunDetail({ runId }: { runId: string }) {
         </div>
         {steer.error ? <p className="error small" role="alert">{steer.error.message}</p> : null}
         {steer.isSuccess ? <p className="muted small" role="status">Instruction accepted.</p> : null}
-      </div>
+      </fieldset>
 
       <h3 className="small muted">Timeline</h3>
       <ol className="timeline" data-testid="timeline">

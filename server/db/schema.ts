@@ -180,6 +180,7 @@ export const runs = pgTable(
   (t) => [
     index("runs_tenant_status_idx").on(t.tenantId, t.status),
     index("runs_thread_idx").on(t.threadId),
+    index("runs_parent_idx").on(t.parentRunId),
     check(
       "runs_status_check",
       sql`${t.status} in ('queued', 'running', 'paused', 'completed', 'failed', 'cancelled', 'rejected', 'expired', 'lost')`,

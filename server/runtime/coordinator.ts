@@ -132,7 +132,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
    * announce the pause (one statement), and holds the invocation until every interaction is answered.
    */
   async function park(state: RunState, journal: RunJournal, parking: Parking, checkpoint: Checkpoint): Promise<void> {
-    const expiresAt = new Date(Date.now() + deps.approvalTtlMs);
+    const now = Date.now();
+    const expiryOf = (r: Parking["requests"][number]) =>
+      new Date(now + (r.kind === "external_wait" || r.kind === "operator" ? EXTERNAL_WAIT_TTL_MS : deps.approvalTtlMs));
     const views: InterruptView[] = await Promise.all(
       parking.requests.map(async (r) => ({
         id: r.id,
@@ -141,14 +143,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
         reason: r.reason,
         policy: r.policy,
         message: r.message,
-        expiresAt: expiresAt.getTime(),
+        expiresAt: expiryOf(r).getTime(),
         responseSchema: responseSchemaOf(r),
         resumeToken: await signResumeToken(deps.resumeTokenKey, {
           interactionId: r.id,
           tenantId: state.tenantId,
           userId: state.ownerId,
           threadId: state.threadId,
-          expiresAt,
+          expiresAt: expiryOf(r),
         }),
         ...(r.toolCallId ? { toolCallId: r.toolCallId } : {}),
         ...(r.tool ? { tool: r.tool } : {}),
@@ -173,7 +175,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     if (held.length > 0) parked.set(state.runId, {
       journal,
       waitingOn: held.map((v) => v.id),
-      expiresAt: expiresAt.getTime(),
+      expiresAt: Math.min(...views.map((v) => v.expiresAt)),
       handles: parking.handles.size > 0 ? parking.handles : undefined,
       answers: answers.size > 0 ? answers : undefined,
     });
@@ -195,7 +197,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
             message: r.message,
             responseSchema: responseSchemaOf(r),
             instanceId: deps.instanceId,
-            expiresAt: r.kind === "external_wait" || r.kind === "operator" ? new Date(Date.now() + EXTERNAL_WAIT_TTL_MS) : expiresAt,
+            expiresAt: expiryOf(r),
           })),
           jobs: parking.requests
             .filter((r) => r.kind === "external_wait")
@@ -354,7 +356,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     // scale-out), and must not close what that process still holds.
     // An operator's pause is durable: whichever process answers it takes the run over from its checkpoint.
     for (const row of ordered) {
-      if (row.kind !== "operator" || parked.has(row.runId)) continue;
+      if (row.kind !== "operator" || parked.get(row.runId)?.waitingOn.includes(row.id)) continue;
       parked.set(row.runId, { journal: await deps.journalFor(row.runId), waitingOn: [row.id], expiresAt: row.expiresAt.getTime() });
     }
     const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && r.kind !== "operator");

@@ -45,8 +45,13 @@ export function createDriver(deps: DriveDeps) {
   const executing = new Set<string>();
 
   /** Applies the steering that waited for this safe point, recording each in the run's log. */
-  async function safePoint(state: RunState, journal: RunJournal): Promise<SafePoint> {
-    const queued = deps.mailboxes.take(state.runId);
+  async function safePoint(state: RunState, journal: RunJournal, where: "step" | "tool"): Promise<SafePoint> {
+    let queued = deps.mailboxes.take(state.runId);
+    if (where === "tool") {
+      // Only a cancel here; the rest waits for the next planner step.
+      for (const later of queued.filter((q) => q.instruction.type !== "CANCEL")) deps.mailboxes.post(state.runId, later);
+      queued = queued.filter((q) => q.instruction.type === "CANCEL");
+    }
     if (queued.length === 0) return { type: "continue", state };
     let next = state;
     let stop: "cancel" | "pause" | undefined;
@@ -102,10 +107,11 @@ export function createDriver(deps: DriveDeps) {
     options: { loadTranscript: boolean; resume?: ResumeInput; priority?: number },
   ): Promise<void> {
     let queued = false;
+    let parked = false;
     executing.add(base.runId);
     try {
       // Waits for a slot when the process already runs as many as it may (HARBOR_MAX_ACTIVE_RUNS).
-      await deps.scheduler.acquire(base.runId, options.priority ?? 0, async () => {
+      await deps.scheduler.acquire({ runId: base.runId, tenantId: base.tenantId }, options.priority ?? 0, async () => {
         await setRunStatus(deps.db, base.runId, "queued");
         queued = true;
       });
@@ -127,13 +133,14 @@ export function createDriver(deps: DriveDeps) {
           newId: randomUUID,
           streamChunkMs: deps.streamChunkMs,
           maxSteps: deps.maxSteps,
-          safePoint: (state) => safePoint(state, journal),
+          safePoint: (state, where) => safePoint(state, journal, where),
           spawn: (state, requests) => deps.spawn(state, requests),
         },
         options.resume,
       );
       const final = result.state;
       if (result.type === "paused") {
+        parked = true;
         await deps.coordinator.park(final, journal, result.parking, {
           step: final.step,
           calls: result.parking.calls,
@@ -143,6 +150,12 @@ export function createDriver(deps: DriveDeps) {
           context: final.context,
           children: final.children,
         });
+        // Steering that arrived after the last safe point: a cancel ends the parked run now; a
+        // pause is moot (it is parked); the rest waits for the run to go on.
+        const late = deps.mailboxes.take(final.runId);
+        const cancel = late.find((q) => q.instruction.type === "CANCEL");
+        if (cancel) await deps.coordinator.cancel(final.runId);
+        else for (const q of late.filter((l) => l.instruction.type !== "PAUSE")) deps.mailboxes.post(final.runId, q);
         return;
       }
       const status = final.outcome ?? "completed";
@@ -160,6 +173,8 @@ export function createDriver(deps: DriveDeps) {
     } finally {
       deps.scheduler.release(base.runId);
       executing.delete(base.runId);
+      // A run that ended has nothing left to steer.
+      if (!parked) deps.mailboxes.drop(base.runId);
     }
   }
 

@@ -9,6 +9,7 @@ import { lastSeq } from "@/server/db/queries/runs";
 import { accountService } from "./api-tokens";
 import { groupCommit } from "./group-commit";
 import { RunJournal, type EventStore } from "./journal";
+import type { Identity } from "./identity";
 import { Scheduler } from "./scheduler";
 import { Mailboxes } from "./steering";
 import { createCoordinator } from "./coordinator";
@@ -32,7 +33,7 @@ export interface RuntimeDeps {
   serverSecret: string;
   /** How long an approval gate waits before it expires (default 15 minutes). */
   approvalTtlMs?: number;
-  /** Planner steps allowed per run (default 100). */
+  /** Planner steps allowed per run (default 20,000: a count to 9,999 takes that many). */
   maxSteps?: number;
   /** How often parked runs are checked for expiry (default 5 s). */
   sweepIntervalMs?: number;
@@ -73,7 +74,7 @@ export function createRuntime(deps: RuntimeDeps) {
     onJobsStarted: () => jobs.kick(),
     journalFor: async (runId) => new RunJournal(runId, store, bus, await lastSeq(deps.db, runId)),
   });
-  const runs = runService({ ...deps, bus, coordinator, store, mailboxes, scheduler, maxSteps: deps.maxSteps ?? 100 });
+  const runs = runService({ ...deps, bus, coordinator, store, mailboxes, scheduler, maxSteps: deps.maxSteps ?? 20_000 });
   const sweep = setInterval(() => {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
   }, deps.sweepIntervalMs ?? 5_000);
@@ -102,7 +103,7 @@ export function createRuntime(deps: RuntimeDeps) {
     watchRun: runFeed(deps.db, bus).watch,
     parkedCount: () => coordinator.parkedCount,
     /** The scheduler's queue, for operators. */
-    schedulerQueue: () => scheduler.snapshot(),
+    schedulerQueue: (identity: Identity) => scheduler.snapshot(identity.tenantId),
     idle: async () => {
       await runs.idle();
       await jobs.idle();
@@ -126,7 +127,7 @@ export type { AgentDefinition, AgentRegistry, Planner, PlannerDecision } from ".
 export type { RunState, TranscriptMessage } from "./state";
 export type { IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from "./runs";
 export type { ResolutionInput } from "./coordinator";
-export { SteeringInstruction, STEERING_TYPES } from "./steering";
+export { SteeringInstruction } from "./steering";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
 export type { InteractionQuery, InteractionView } from "./interactions";
 export { privateInputTool, tool, type JobProgress, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";

@@ -9,6 +9,9 @@ import { hasRole, type Identity } from "./identity";
 import type { RunEvent } from "./events";
 import type { SteeringInstruction } from "./steering";
 
+/** Events per timeline page; ask again with the last seq for more. */
+const TIMELINE_PAGE = 1000;
+
 export function runAccess(db: Database, steer: (identity: Identity, runId: string, instruction: SteeringInstruction) => Promise<{ accepted: true }>) {
   const scope = (identity: Identity) => ({ tenantId: identity.tenantId, ...(hasRole(identity, "admin") ? {} : { ownerId: identity.userId }) });
 
@@ -21,10 +24,10 @@ export function runAccess(db: Database, steer: (identity: Identity, runId: strin
   return {
     list: (identity: Identity, filter: { status?: string; reason?: string } = {}) => listRuns(db, { ...scope(identity), ...filter }),
     get,
-    /** The run's event log after `afterSeq` (private values never enter it). */
+    /** The run's event log after `afterSeq`, a page at a time (private values never enter it). */
     timeline: async (identity: Identity, runId: string, afterSeq = 0) => {
       await get(identity, runId);
-      return (await listRunEvents(db, runId, afterSeq)).map((e) => ({ seq: e.seq, at: e.createdAt.toISOString(), event: e.data as unknown as RunEvent }));
+      return (await listRunEvents(db, runId, afterSeq, TIMELINE_PAGE)).map((e) => ({ seq: e.seq, at: e.createdAt.toISOString(), event: e.data as unknown as RunEvent }));
     },
     steer,
   };

@@ -32,8 +32,10 @@ export interface RunLoopDeps {
   /**
    * A safe point (before each planner step and each tool): applies steering that arrived meanwhile.
    * Returns the state to go on with, or says to stop (cancelled) or to park (an operator's pause).
+   * Before a tool only a cancel is honored: a pause there could lose answers held in memory, and a
+   * message there would split a tool call from its result.
    */
-  safePoint?(state: RunState): Promise<SafePoint>;
+  safePoint?(state: RunState, where: "step" | "tool"): Promise<SafePoint>;
   /** Starts child runs (one per request); returns their run ids. */
   spawn?(state: RunState, requests: readonly string[]): Promise<string[]>;
 }
@@ -108,7 +110,7 @@ export async function runLoop(
     state = result.state;
   }
   for (;;) {
-    const point = deps.safePoint ? await deps.safePoint(state) : undefined;
+    const point = deps.safePoint ? await deps.safePoint(state, "step") : undefined;
     if (point) {
       state = point.state;
       if (point.type === "cancel") return { type: "finished", state: { ...state, outcome: "cancelled" } };
@@ -291,12 +293,8 @@ async function runCalls(
   // Gate decisions are copied into the calls first, so a later pause keeps them in its checkpoint.
   const remaining = calls.map((call) => withDecision(call, resolutions));
   while (remaining.length > 0) {
-    const point = deps.safePoint ? await deps.safePoint(state) : undefined;
-    if (point) {
-      state = point.state;
-      if (point.type === "cancel") return { type: "finished", state: { ...state, outcome: "cancelled" } };
-      if (point.type === "pause") return { type: "paused", state, parking: { requests: [point.request], calls: [...remaining], handles: new Map() } };
-    }
+    const point = deps.safePoint ? await deps.safePoint(state, "tool") : undefined;
+    if (point?.type === "cancel") return { type: "finished", state: { ...point.state, outcome: "cancelled" } };
     const call = remaining[0]!;
     const decision = call.gate?.decision;
     if (call.gate && !decision) throw new HarborError("INTERNAL", `The gate of tool call ${call.toolCallId} has no decision.`);

@@ -326,6 +326,7 @@ export function runService(deps: RunsDeps) {
     };
     await drive(state, journal, log, {
       loadTranscript: false,
+      priority: loaded.priority,
       resume: { calls: checkpoint.calls, resolutions, handles: parked.handles },
     });
   }
@@ -367,19 +368,25 @@ export function runService(deps: RunsDeps) {
     switch (instruction.type) {
       case "APPROVE":
       case "REJECT": {
-        const interactionId = instruction.interactionId ?? (await openOf(run.id, "approval"));
-        if (interactionId === undefined) throw new HarborError("RUN_STATE_CONFLICT", "This run has no open approval gate.");
+        const gates = (await pendingOfRun(deps.db, run.id)).filter((i) => i.kind === "approval");
+        const interactionId = instruction.interactionId ?? (gates.length === 1 ? gates[0]!.id : undefined);
+        if (gates.length > 1 && !instruction.interactionId) {
+          throw new HarborError("RUN_STATE_CONFLICT", "This run has several open gates: name one with interactionId.");
+        }
+        if (interactionId === undefined || !gates.some((g) => g.id === interactionId)) {
+          throw new HarborError("RUN_STATE_CONFLICT", "This run has no such open approval gate.");
+        }
         await resolveInteractions(
           identity,
           [{ interactionId, status: "resolved", payload: { approved: instruction.type === "APPROVE", ...(instruction.reason ? { reason: instruction.reason } : {}) } }],
-          "console",
+          "trpc",
         );
         return;
       }
       case "RESUME": {
-        const interactionId = await openOf(run.id, "operator");
+        const interactionId = (await pendingOfRun(deps.db, run.id)).find((i) => i.kind === "operator")?.id;
         if (interactionId === undefined) throw new HarborError("RUN_STATE_CONFLICT", "This run is not paused by an operator.");
-        await resolveInteractions(identity, [{ interactionId, status: "resolved" }], "console");
+        await resolveInteractions(identity, [{ interactionId, status: "resolved" }], "trpc");
         return;
       }
       case "PRIORITIZE":
@@ -388,8 +395,11 @@ export function runService(deps: RunsDeps) {
         deps.scheduler.reprioritize(run.id, instruction.priority);
         return;
       case "CANCEL": {
-        const targets = instruction.mode === "isolate" ? [run.id] : [run.id, ...(await childRunIds(deps.db, run.id))];
-        for (const target of targets) await cancelOne(target, actorId);
+        // The run itself must stop; helpers that already ended are simply done.
+        if (!(await cancelOne(run.id, actorId))) {
+          throw new HarborError("RUN_STATE_CONFLICT", "This run is not executing in this process and is not parked: it cannot be cancelled from here.");
+        }
+        if (instruction.mode !== "isolate") for (const child of await childRunIds(deps.db, run.id)) await cancelOne(child, actorId);
         return;
       }
       case "PAUSE":
@@ -405,18 +415,20 @@ export function runService(deps: RunsDeps) {
     }
   }
 
-  /** Cancels one run: at its next safe point if it is executing here, at once if it is parked. */
-  async function cancelOne(runId: string, actorId: string) {
+  /**
+   * Cancels one run: at its next safe point if it is executing here, at once if it is parked.
+   * Returns false when neither holds (it ended meanwhile, or another process executes it).
+   */
+  async function cancelOne(runId: string, actorId: string): Promise<boolean> {
     if (isExecuting(runId)) {
       deps.mailboxes.post(runId, { instruction: { type: "CANCEL" }, actorId });
-      return;
+      return true;
     }
-    if (await deps.coordinator.cancel(runId)) deps.mailboxes.drop(runId);
-  }
-
-  async function openOf(runId: string, kind: "approval" | "operator"): Promise<string | undefined> {
-    const open = (await pendingOfRun(deps.db, runId)).filter((i) => i.kind === kind);
-    return open.length === 1 ? open[0]!.id : undefined;
+    if (await deps.coordinator.cancel(runId)) {
+      deps.mailboxes.drop(runId);
+      return true;
+    }
+    return false;
   }
 
   return {

@@ -5,6 +5,7 @@
  */
 export interface QueuedRun {
   runId: string;
+  tenantId: string;
   priority: number;
   queuedAt: number;
 }
@@ -19,19 +20,33 @@ export class Scheduler {
    * Resolves when the run may execute. `onQueued` is called (once) if it has to wait first, so the
    * caller can show the run as queued.
    */
-  async acquire(runId: string, priority: number, onQueued?: () => Promise<void>): Promise<void> {
+  async acquire(run: { runId: string; tenantId: string }, priority: number, onQueued?: () => Promise<void>): Promise<void> {
+    const { runId, tenantId } = run;
     if (this.active.size < this.maxActive && this.waiting.length === 0) {
       this.active.add(runId);
       return;
     }
-    const admitted = new Promise<void>((admit) => this.waiting.push({ runId, priority, queuedAt: Date.now(), admit }));
-    await onQueued?.();
+    const admitted = new Promise<void>((admit) => this.waiting.push({ runId, tenantId, priority, queuedAt: Date.now(), admit }));
+    try {
+      await onQueued?.();
+    } catch (error) {
+      // Never admitted, so never released: leave the queue rather than hold a slot forever.
+      this.leave(runId);
+      throw error;
+    }
     this.admitNext();
     await admitted;
   }
 
+  /** Frees the run's slot (or its place in the queue). */
   release(runId: string): void {
+    this.leave(runId);
     if (this.active.delete(runId)) this.admitNext();
+  }
+
+  private leave(runId: string): void {
+    const index = this.waiting.findIndex((w) => w.runId === runId);
+    if (index !== -1) this.waiting.splice(index, 1);
   }
 
   /** A queued run's new priority; false when it is not waiting here (running, or elsewhere). */
@@ -41,12 +56,14 @@ export class Scheduler {
     return entry !== undefined;
   }
 
-  /** The queue in the order it will be taken, and how many run. */
-  snapshot(): { active: number; maxActive: number; queue: QueuedRun[] } {
+  /** The queue in the order it will be taken (one tenant's runs), and how many run in the process. */
+  snapshot(tenantId: string): { active: number; maxActive: number; queue: QueuedRun[] } {
     return {
       active: this.active.size,
       maxActive: this.maxActive,
-      queue: this.ordered().map(({ runId, priority, queuedAt }) => ({ runId, priority, queuedAt })),
+      queue: this.ordered()
+        .filter((w) => w.tenantId === tenantId)
+        .map(({ runId, tenantId: tenant, priority, queuedAt }) => ({ runId, tenantId: tenant, priority, queuedAt })),
     };
   }
 

@@ -25,8 +25,6 @@ export const SteeringInstruction = z.discriminatedUnion("type", [
 export type SteeringInstruction = z.infer<typeof SteeringInstruction>;
 export type SteeringType = SteeringInstruction["type"];
 
-export const STEERING_TYPES = SteeringInstruction.options.map((o) => o.shape.type.value) as readonly SteeringType[];
-
 /** What an owner may send to their own run; admins may send all nine; approvers decide gates. */
 export const OWNER_INSTRUCTIONS: ReadonlySet<SteeringType> = new Set(["USER_MESSAGE", "CANCEL"]);
 

@@ -104,7 +104,8 @@ const HELPERS = 2;
 function countingStep(state: Readonly<RunState>, stepMs: number): PlannerDecision | undefined {
   const transcript = state.transcript;
   const asked = transcript.findLastIndex((m) => m.role === "user" && COUNT.test(m.content));
-  const goal = state.goal ?? transcript[asked]?.content;
+  // A redirect counts when it is a counting goal; anything else leaves the user's request in place.
+  const goal = state.goal && COUNT.test(state.goal) ? state.goal : transcript[asked]?.content;
   const target = goal ? Number(COUNT.exec(goal)?.[1]) : NaN;
   if (asked === -1 || !Number.isFinite(target)) return undefined;
   const since = transcript.slice(asked + 1);

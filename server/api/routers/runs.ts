@@ -17,7 +17,7 @@ export const runsRouter = createTRPCRouter({
     .query(({ ctx, input }) => ctx.harbor.runtime.runs.timeline(ctx.identity, input.runId, input.afterSeq)),
 
   /** The scheduler's queue of this serving process (admins). */
-  queue: adminProcedure.query(({ ctx }) => ctx.harbor.runtime.schedulerQueue()),
+  queue: adminProcedure.query(({ ctx }) => ctx.harbor.runtime.schedulerQueue(ctx.identity)),
 
   /** One of the nine instructions; anything else is refused by the closed union. */
   steer: protectedProcedure

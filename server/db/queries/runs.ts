@@ -14,16 +14,18 @@ export interface StoredRunEvent {
   createdAt: Date;
 }
 
-export async function listRunEvents(db: Executor, runId: string, afterSeq = 0): Promise<StoredRunEvent[]> {
-  return db
+export async function listRunEvents(db: Executor, runId: string, afterSeq = 0, limit?: number): Promise<StoredRunEvent[]> {
+  const query = db
     .select({ seq: runEvents.seq, type: runEvents.type, data: runEvents.data, createdAt: runEvents.createdAt })
     .from(runEvents)
     .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, afterSeq)))
     .orderBy(asc(runEvents.seq));
+  return limit ? query.limit(limit) : query;
 }
 
 export interface Continuation {
   threadId: string;
+  priority: number;
   tenantId: string;
   ownerId: string;
   agentId: string;
@@ -35,7 +37,7 @@ export interface Continuation {
 /** A run's continuation as one JSON value — the run, its thread's state and transcript; `runId` is an SQL expression. */
 export function continuationOf(runId: SQL): SQL {
   return sql`(
-    select json_build_object('threadId', r.thread_id, 'tenantId', r.tenant_id, 'ownerId', r.owner_id, 'agentId', r.agent_id,
+    select json_build_object('threadId', r.thread_id, 'priority', r.priority, 'tenantId', r.tenant_id, 'ownerId', r.owner_id, 'agentId', r.agent_id,
       'checkpoint', r.checkpoint, 'threadState', t.state,
       'messages', coalesce((
         select json_agg(json_build_object('id', m.id, 'role', m.role, 'content', m.content,

@@ -193,9 +193,10 @@ describe.each(testBackends())("child runs and the scheduler on $name", (backend)
     const second = started(await runtime.startRun(alice, request("q-2", "count slowly to 1")));
     const third = started(await runtime.startRun(alice, request("q-3", "count slowly to 1")));
     await expect.poll(async () => (await findRun(database.db, third.runId))?.status).toBe("queued");
-    expect(runtime.schedulerQueue()).toMatchObject({ active: 1, maxActive: 1, queue: [{ runId: second.runId }, { runId: third.runId }] });
+    expect(runtime.schedulerQueue(carol)).toMatchObject({ active: 1, maxActive: 1, queue: [{ runId: second.runId }, { runId: third.runId }] });
+    expect(runtime.schedulerQueue(mallory).queue).toEqual([]);
     await runtime.runs.steer(carol, third.runId, { type: "PRIORITIZE", priority: 5 });
-    expect(runtime.schedulerQueue().queue.map((q) => q.runId)).toEqual([third.runId, second.runId]);
+    expect(runtime.schedulerQueue(carol).queue.map((q) => q.runId)).toEqual([third.runId, second.runId]);
     const finished: string[] = [];
     await Promise.all(
       [first, second, third].map(async (run) => {

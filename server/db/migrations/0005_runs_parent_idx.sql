@@ -1,0 +1,1 @@
+CREATE INDEX "runs_parent_idx" ON "runs" USING btree ("parent_run_id");
