@@ -74,6 +74,10 @@ export function createDriver(deps: DriveDeps) {
           events.push({ type: "steer.applied", instruction: instruction.type, actorId, detail: instruction.message });
           break;
         }
+        case "PRIORITIZE":
+          // Already in effect (the scheduler and the run's row); recorded in the run's log here.
+          events.push({ type: "steer.applied", instruction: instruction.type, actorId, detail: `priority ${instruction.priority}` });
+          break;
         case "CANCEL":
           stop = "cancel";
           events.push({ type: "steer.applied", instruction: instruction.type, actorId });

@@ -393,6 +393,7 @@ export function runService(deps: RunsDeps) {
         // Stored for the record and the console; a run waiting for a slot moves in the queue at once.
         await setPriority(deps.db, run.id, instruction.priority);
         deps.scheduler.reprioritize(run.id, instruction.priority);
+        if (isExecuting(run.id)) deps.mailboxes.post(run.id, { instruction, actorId });
         return;
       case "CANCEL": {
         // The run itself must stop; helpers that already ended are simply done.

@@ -29,7 +29,10 @@ export type SteeringType = SteeringInstruction["type"];
 export const OWNER_INSTRUCTIONS: ReadonlySet<SteeringType> = new Set(["USER_MESSAGE", "CANCEL"]);
 
 /** Instructions the loop applies at a safe point. */
-export type MailboxInstruction = Extract<SteeringInstruction, { type: "INJECT_CONTEXT" | "REDIRECT" | "USER_MESSAGE" | "CANCEL" | "PAUSE" }>;
+export type MailboxInstruction = Extract<
+  SteeringInstruction,
+  { type: "INJECT_CONTEXT" | "REDIRECT" | "USER_MESSAGE" | "CANCEL" | "PAUSE" | "PRIORITIZE" }
+>;
 
 export interface QueuedInstruction {
   instruction: MailboxInstruction;

@@ -148,7 +148,11 @@ describe.each(testBackends())("steering live runs on $name", (backend) => {
     await runtime.runs.steer(carol, run.runId, { type: "PRIORITIZE", priority: 7 });
     expect(await findRun(database.db, run.runId)).toMatchObject({ status: "running", priority: 7 });
     await runtime.runs.steer(carol, run.runId, { type: "CANCEL" });
-    await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
+    const logged = await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
+    expect(logged.filter((e) => e.type === "steer.applied")).toEqual([
+      { type: "steer.applied", instruction: "PRIORITIZE", actorId: "user-carol", detail: "priority 7" },
+      { type: "steer.applied", instruction: "CANCEL", actorId: "user-carol" },
+    ]);
     const audit = await listAudit(database.db, "tenant-acme", { type: "run", id: run.runId });
     expect(audit.map((a) => `${a.actorId}:${(a.details as { instruction: string }).instruction}:${a.outcome}`).reverse()).toEqual([
       "user-bob:USER_MESSAGE:refused",
