@@ -93,8 +93,10 @@ describe.each(inject("servers"))("external waits on the $name server", (server) 
 describe("an external wait across a crash", () => {
   const servers: RunningServer[] = [];
   afterAll(async () => {
-    for (const s of servers) await s.stop();
-    if (servers[0]) fs.rmSync(servers[0].dataDir, { recursive: true, force: true });
+    for (const s of servers) {
+      await s.stop();
+      fs.rmSync(s.dataDir, { recursive: true, force: true });
+    }
   });
 
   it("still completes after the server is killed mid-job and restarted, and appends its result exactly once", async () => {
