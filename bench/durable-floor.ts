@@ -4,6 +4,7 @@
  * cycles in flight, on the same engines Harbor runs on.
  */
 import { performance } from "node:perf_hooks";
+import { percentile } from "./stats";
 
 export interface Sql {
   query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -17,9 +18,6 @@ export interface FloorResult {
   p99: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
 
 export async function measureFloor(engine: string, sql: Sql, inFlight: number, seconds: number): Promise<FloorResult> {
   await sql.query("create table if not exists bench_claims (id bigserial primary key, status text not null)");

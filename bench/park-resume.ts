@@ -9,6 +9,7 @@ import { performance } from "node:perf_hooks";
 import type { Database } from "../server/db";
 import type { Identity, LoggedEvent, Planner, Runtime } from "../server/runtime";
 import { agentOf, drain, started, testRuntime } from "../tests/helpers/runtime";
+import { percentile } from "./stats";
 
 export interface CycleResult {
   label: string;
@@ -21,9 +22,6 @@ export interface CycleResult {
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
 
 function summarize(label: string, inFlight: number, elapsedMs: number, parks: number[], resumes: number[], failures: number): CycleResult {
   parks.sort((a, b) => a - b);

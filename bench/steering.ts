@@ -11,13 +11,11 @@ import { createAgents } from "../server/agents";
 import type { Database } from "../server/db";
 import type { Identity, LoggedEvent, Runtime } from "../server/runtime";
 import { drain, started, TEST_SECRET, testRuntime } from "../tests/helpers/runtime";
+import { percentile } from "./stats";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
 
 const start = (runtime: Runtime, text: string) =>
   runtime.startRun(alice, { agentId: "concierge", threadId: randomUUID(), transportRunId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: text }] });

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
+import { percentile } from "./stats";
 
 export interface RoundTrip {
   inFlight: number;
@@ -16,9 +17,6 @@ export interface RoundTrip {
   failures: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
 
 const body = (threadId: string, messages: unknown[]) =>
   JSON.stringify({ threadId, runId: randomUUID(), tools: [], context: [], state: {}, forwardedProps: {}, messages });

@@ -31,6 +31,12 @@ export const RUN_STATUSES = [
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "rejected", "expired", "lost"]);
+/** A run in one of these statuses has ended for good. */
+export function isTerminalStatus(status: string): boolean {
+  return TERMINAL_RUN_STATUSES.has(status);
+}
+
 export const MESSAGE_ROLES = ["user", "assistant", "system", "developer", "tool"] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 

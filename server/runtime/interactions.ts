@@ -9,6 +9,7 @@ import type { InteractionKind, InteractionStatus } from "@/server/db/schema";
 import { APPROVAL_RESPONSE_SCHEMA, type InteractionChange, type ResolutionInput } from "./coordinator";
 import { NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
+import { LiveQueue } from "./live-queue";
 
 export interface InteractionQuery {
   status?: InteractionStatus;
@@ -75,29 +76,18 @@ export function interactionService(
      */
     async *watch(identity: Identity, signal?: AbortSignal): AsyncGenerator<Pick<InteractionChange, "interactionId" | "runId" | "status">> {
       const approver = hasRole(identity, "approver");
-      const queue: InteractionChange[] = [];
-      let wake: (() => void) | undefined;
+      const changes = new LiveQueue<InteractionChange>();
       const unsubscribe = onChange((change) => {
         if (change.tenantId !== identity.tenantId) return;
         if (change.ownerId !== identity.userId && !(approver && change.policy === "approvers")) return;
-        queue.push(change);
-        wake?.();
+        changes.push(change);
       });
-      const onAbort = () => wake?.();
-      signal?.addEventListener("abort", onAbort);
       try {
-        while (!signal?.aborted) {
-          const change = queue.shift();
-          if (!change) {
-            await new Promise<void>((resolve) => (wake = resolve));
-            wake = undefined;
-            continue;
-          }
+        for await (const change of changes.read(signal)) {
           yield { interactionId: change.interactionId, runId: change.runId, status: change.status };
         }
       } finally {
         unsubscribe();
-        signal?.removeEventListener("abort", onAbort);
       }
     },
   };

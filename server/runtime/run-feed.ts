@@ -5,14 +5,14 @@
  */
 import type { Database } from "@/server/db";
 import { findRun, listRunEvents } from "@/server/db/queries/runs";
-import type { RunStatus } from "@/server/db/schema";
+import { isTerminalStatus } from "@/server/db/schema";
+import { LiveQueue } from "./live-queue";
 import { ForbiddenError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 
 const endsRun = (event: RunEvent) => event.type === "run.completed" || event.type === "run.failed";
-const TERMINAL = new Set<RunStatus>(["completed", "failed", "cancelled", "rejected", "expired", "lost"]);
 
 export function runFeed(db: Database, bus: EventBus) {
   /** Owners follow their runs; admins every run of their tenant; other tenants learn nothing. */
@@ -29,19 +29,13 @@ export function runFeed(db: Database, bus: EventBus) {
    */
   async function watch(identity: Identity, runId: string, afterSeq: number, signal?: AbortSignal): Promise<AsyncGenerator<LoggedEvent>> {
     const run = await authorize(identity, runId);
-    return follow(runId, afterSeq, TERMINAL.has(run.status), signal);
+    return follow(runId, afterSeq, isTerminalStatus(run.status), signal);
   }
 
   async function* follow(runId: string, afterSeq: number, ended: boolean, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
-    const live: LoggedEvent[] = [];
-    let wake: (() => void) | undefined;
+    const live = new LiveQueue<LoggedEvent>();
     // Subscribed before reading the log, so nothing falls between the two; seqs remove the overlap.
-    const unsubscribe = bus.subscribe(runId, (event) => {
-      live.push(event);
-      wake?.();
-    });
-    const onAbort = () => wake?.();
-    signal?.addEventListener("abort", onAbort);
+    const unsubscribe = bus.subscribe(runId, (event) => live.push(event));
     try {
       let last = afterSeq;
       for (const row of await listRunEvents(db, runId, afterSeq)) {
@@ -52,13 +46,7 @@ export function runFeed(db: Database, bus: EventBus) {
       }
       // A run that had ended when asked has nothing more to say, even if the reader saw its end already.
       if (ended) return;
-      while (!signal?.aborted) {
-        const next = live.shift();
-        if (!next) {
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-          continue;
-        }
+      for await (const next of live.read(signal)) {
         if (next.seq <= last) continue;
         yield next;
         last = next.seq;
@@ -66,7 +54,6 @@ export function runFeed(db: Database, bus: EventBus) {
       }
     } finally {
       unsubscribe();
-      signal?.removeEventListener("abort", onAbort);
     }
   }
 

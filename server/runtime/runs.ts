@@ -9,6 +9,7 @@ import type { Database } from "@/server/db";
 import { appendAudit } from "@/server/db/queries/audit";
 import { childRunIds, findRun, loadContinuation, setPriority, type Continuation } from "@/server/db/queries/runs";
 import { beginRun } from "@/server/db/queries/run-writes";
+import { isTerminalStatus } from "@/server/db/schema";
 import { findThread } from "@/server/db/queries/threads";
 import { browserRequestsFor, pendingOfRun, pendingOnThread } from "@/server/db/queries/interactions";
 import type { Checkpoint, Coordinator, ReadyRun, ResolutionInput } from "./coordinator";
@@ -82,8 +83,6 @@ export interface StartedRun {
 export interface RefusedRun {
   refused: HarborError;
 }
-
-const TERMINAL_RUN = new Set(["completed", "failed", "cancelled", "rejected", "expired", "lost"]);
 
 /** Tool message content is a string; a JSON string is decoded before it is checked. */
 function decodeToolContent(content: string): unknown {
@@ -353,7 +352,7 @@ export function runService(deps: RunsDeps) {
       const decides = instruction.type === "APPROVE" || instruction.type === "REJECT";
       const allowed = hasRole(identity, "admin") || decides || (run.ownerId === identity.userId && OWNER_INSTRUCTIONS.has(instruction.type));
       if (!allowed) throw new ForbiddenError(`You may not send ${instruction.type} to this run.`);
-      if (TERMINAL_RUN.has(run.status)) throw new HarborError("RUN_ENDED", `The run already ended (${run.status}).`);
+      if (isTerminalStatus(run.status)) throw new HarborError("RUN_ENDED", `The run already ended (${run.status}).`);
       await apply(identity, run, instruction);
       await audit("accepted");
       return { accepted: true };

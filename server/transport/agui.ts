@@ -78,6 +78,11 @@ export function toInterrupt(view: InterruptView): Interrupt {
   };
 }
 
+/** Harbor's own events on the wire: `CUSTOM` with a stable name. */
+function custom(name: string, timestamp: number, value: Record<string, unknown>): CustomEvent {
+  return { type: EventType.CUSTOM, name, value, timestamp };
+}
+
 export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): BaseEvent[] {
   const timestamp = logged.at;
   const e = logged.event;
@@ -119,58 +124,25 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       ];
     case "pause.requested":
       return [
-        {
-          type: EventType.CUSTOM,
-          name: "pause.requested",
-          value: {
-            pauseId: e.id,
-            runId: e.runId,
-            reason: e.reason,
-            kind: e.kind,
-            resumeToken: e.resumeToken,
-            expiresAt: new Date(e.expiresAt).toISOString(),
-          },
-          timestamp,
-        } satisfies CustomEvent,
+        custom("pause.requested", timestamp, {
+          pauseId: e.id,
+          runId: e.runId,
+          reason: e.reason,
+          kind: e.kind,
+          resumeToken: e.resumeToken,
+          expiresAt: new Date(e.expiresAt).toISOString(),
+        }),
       ];
     case "client_tool.requested":
-      return [
-        {
-          type: EventType.CUSTOM,
-          name: "harnest.client_tool",
-          value: { requestId: e.requestId, toolCallId: e.toolCallId, toolName: e.toolName },
-          timestamp,
-        } satisfies CustomEvent,
-      ];
+      return [custom("harnest.client_tool", timestamp, { requestId: e.requestId, toolCallId: e.toolCallId, toolName: e.toolName })];
     case "external_wait.started":
-      return [
-        {
-          type: EventType.CUSTOM,
-          name: "harnest.external_wait",
-          value: { responseId: e.responseId, toolCallId: e.toolCallId },
-          timestamp,
-        } satisfies CustomEvent,
-      ];
+      return [custom("harnest.external_wait", timestamp, { responseId: e.responseId, toolCallId: e.toolCallId })];
     case "children.started":
-      return [{ type: EventType.CUSTOM, name: "children.started", value: { runIds: e.runIds }, timestamp } satisfies CustomEvent];
+      return [custom("children.started", timestamp, { runIds: e.runIds })];
     case "steer.applied":
-      return [
-        {
-          type: EventType.CUSTOM,
-          name: "steer.applied",
-          value: { instruction: e.instruction, ...(e.detail ? { detail: e.detail } : {}) },
-          timestamp,
-        } satisfies CustomEvent,
-      ];
+      return [custom("steer.applied", timestamp, { instruction: e.instruction, ...(e.detail ? { detail: e.detail } : {}) })];
     case "pause.resumed":
-      return [
-        {
-          type: EventType.CUSTOM,
-          name: "pause.resumed",
-          value: { pauseId: e.pauseId, runId: e.runId, decision: e.decision },
-          timestamp,
-        } satisfies CustomEvent,
-      ];
+      return [custom("pause.resumed", timestamp, { pauseId: e.pauseId, runId: e.runId, decision: e.decision })];
     case "snapshot":
       return [
         { type: EventType.STATE_SNAPSHOT, snapshot: e.state, timestamp } satisfies StateSnapshotEvent,
