@@ -107,3 +107,8 @@ export function trpcSubscribe(baseUrl: string, auth: Auth, path: string, input: 
     signal,
   });
 }
+
+/** Signs several demo users in at once; their session cookies, in order. */
+export function signInAll(baseUrl: string, emails: readonly string[]): Promise<string[]> {
+  return Promise.all(emails.map((email) => signIn(baseUrl, email)));
+}

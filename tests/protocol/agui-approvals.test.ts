@@ -15,7 +15,7 @@ import {
   userMessage,
   type AguiClient,
 } from "../helpers/agui";
-import { createToken, readSse, signIn, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
+import { createToken, readSse, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
 
 interface OutboxRow {
   kind: string;
@@ -29,7 +29,7 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
   let mallory: Auth;
 
   beforeAll(async () => {
-    const [a, b, m] = await Promise.all(["alice@acme.test", "bob@acme.test", "mallory@globex.test"].map((e) => signIn(server.url, e)));
+    const [a, b, m] = await signInAll(server.url, ["alice@acme.test", "bob@acme.test", "mallory@globex.test"]);
     alice = { bearer: (await createToken(server.url, a!)).token };
     bob = { cookie: b! };
     mallory = { cookie: m! };

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, interruptsOf, runError, runTurn, userMessage } from "../helpers/agui";
-import { readSse, signIn, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
+import { AGUI_CLIENTS, interruptsOf, runError, runTurn, streamedText, userMessage } from "../helpers/agui";
+import { readSse, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
 
 interface RunRow {
   runId: string;
@@ -17,7 +17,7 @@ describe.each(inject("servers"))("steering over tRPC on the $name server", (serv
   let mallory: Auth;
 
   beforeAll(async () => {
-    const [a, b, c, m] = await Promise.all(["alice@acme.test", "bob@acme.test", "carol@acme.test", "mallory@globex.test"].map((e) => signIn(server.url, e)));
+    const [a, b, c, m] = await signInAll(server.url, ["alice@acme.test", "bob@acme.test", "carol@acme.test", "mallory@globex.test"]);
     alice = { cookie: a! };
     bob = { cookie: b! };
     carol = { cookie: c! };
@@ -25,10 +25,10 @@ describe.each(inject("servers"))("steering over tRPC on the $name server", (serv
   });
 
   /** Starts alice's counting run over AG-UI without waiting for it; returns its Harbor run id. */
-  async function startCounting(to: number) {
+  async function startCounting(to: number, suffix = "") {
     const threadId = randomUUID();
     const client = AGUI_CLIENTS[0]!;
-    const turn = runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: [userMessage(`count slowly to ${to}`)] });
+    const turn = runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: [userMessage(`count slowly to ${to}${suffix}`)] });
     let runId: string | undefined;
     for (let i = 0; i < 100 && !runId; i++) {
       const runs = (await trpcQuery<RunRow[]>(server.url, carol, "runs.list", { status: "running" })).data ?? [];
@@ -72,5 +72,60 @@ describe.each(inject("servers"))("steering over tRPC on the $name server", (serv
     expect((await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId })).data?.status).toBe("running");
     expect((await steer(alice, runId, { type: "CANCEL" })).data).toEqual({ accepted: true });
     await expect.poll(async () => (await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId })).data?.status, { timeout: 10_000 }).toBe("cancelled");
+  });
+
+  const logged = async (runId: string) =>
+    ((await trpcQuery<{ event: { type: string; instruction?: string; detail?: string } }[]>(server.url, carol, "runs.timeline", { runId })).data ?? []).map(
+      (e) => e.event,
+    );
+
+  it("honors INJECT_CONTEXT, USER_MESSAGE, PRIORITIZE and REDIRECT on a live run, each visible in the run and its log", async () => {
+    const { runId, turn } = await startCounting(40);
+    for (const [auth, instruction] of [
+      [carol, { type: "INJECT_CONTEXT", context: "the user is in a hurry" }],
+      [alice, { type: "USER_MESSAGE", message: "faster please" }],
+      [carol, { type: "PRIORITIZE", priority: 3 }],
+      [carol, { type: "REDIRECT", goal: "count slowly to 3" }],
+    ] as const) {
+      expect((await steer(auth, runId, instruction)).data).toEqual({ accepted: true });
+    }
+    const finished = await turn;
+    const said = streamedText(finished.events);
+    expect(said).toContain("Noted: the user is in a hurry");
+    expect(said).toContain("You said: “faster please”. Counting on.");
+    expect(said).toContain("Done counting to 3.");
+    expect(said).not.toContain("40");
+    const applied = (await logged(runId)).filter((e) => e.type === "steer.applied").map((e) => e.instruction);
+    expect(applied).toEqual(["INJECT_CONTEXT", "USER_MESSAGE", "PRIORITIZE", "REDIRECT"]);
+    expect((await trpcQuery<{ priority: number; status: string }>(server.url, carol, "runs.get", { runId })).data).toMatchObject({
+      priority: 3,
+      status: "completed",
+    });
+  });
+
+  it("decides a routed gate with APPROVE, and cancels a run alone (isolate) or with its helpers (cascade)", async () => {
+    const gated = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: server.url, auth: alice, threadId: randomUUID(), messages: [userMessage("transfer 12 EUR to STEER-1")] });
+    const gateRun = (interruptsOf(gated.events)[0]!.metadata!.harbor as { runId: string }).runId;
+    expect((await steer(alice, gateRun, { type: "APPROVE" })).error?.data.code).toBe("FORBIDDEN");
+    expect((await steer(bob, gateRun, { type: "APPROVE", reason: "fine" })).data).toEqual({ accepted: true });
+    await expect.poll(async () => (await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId: gateRun })).data?.status, { timeout: 10_000 }).toBe("completed");
+
+    const children = async (parent: string) =>
+      ((await trpcQuery<(RunRow & { parentRunId: string | null })[]>(server.url, carol, "runs.list")).data ?? []).filter((r) => r.parentRunId === parent);
+    const status = async (runId: string) => (await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId })).data?.status;
+    for (const mode of ["isolate", "cascade"] as const) {
+      const { runId, turn } = await startCounting(60, " with helpers");
+      await expect.poll(async () => (await children(runId)).length, { timeout: 10_000 }).toBe(2);
+      expect((await steer(carol, runId, { type: "CANCEL", mode })).data).toEqual({ accepted: true });
+      await expect.poll(() => status(runId), { timeout: 10_000 }).toBe("cancelled");
+      expect((await turn).events.at(-1)).toMatchObject({ type: "RUN_FINISHED", result: { status: "cancelled" } });
+      const helpers = await children(runId);
+      if (mode === "cascade") {
+        for (const helper of helpers) await expect.poll(() => status(helper.runId), { timeout: 10_000 }).toBe("cancelled");
+      } else {
+        for (const helper of helpers) expect(await status(helper.runId)).toBe("running");
+        for (const helper of helpers) await steer(carol, helper.runId, { type: "CANCEL" });
+      }
+    }
   });
 });
