@@ -232,10 +232,11 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
     expect(events.find((e) => e.type === "pause.resumed")).toMatchObject({ decision: "approved" });
     expect(events.filter((e) => e.type === "text.delta").map((e) => e.delta).join("")).toBe("Transferred 1,200 EUR to ACME-7.");
     expect(events.at(-1)?.type).toBe("run.completed");
-    const sent = ((await trpcQuery<OutboxRow[]>(server.url, alice, "outbox.list")).data ?? []).filter((r) => r.kind === "transfer");
+    const sent = ((await trpcQuery<OutboxRow[]>(server.url, alice, "outbox.list")).data ?? []).filter((r) => r.kind === "transfer" && r.details.to === "ACME-7");
     expect(sent).toMatchObject([{ approvedBy: "user-bob" }]);
-    const receipt = await trpcQuery(server.url, bob, "interactions.list", { status: "resolved", tool: "transfer_funds" });
-    expect(receipt.data).toMatchObject([{ interactionId: gate.id, resolvedBy: { id: "user-bob" }, decision: { approved: true, reason: "budgeted" } }]);
+    // Other journeys on this server may have decided transfers too: this one's receipt is among them.
+    const receipts = await trpcQuery<{ interactionId: string }[]>(server.url, bob, "interactions.list", { status: "resolved", tool: "transfer_funds" });
+    expect(receipts.data?.find((r) => r.interactionId === gate.id)).toMatchObject({ resolvedBy: { id: "user-bob" }, decision: { approved: true, reason: "budgeted" } });
 
     // A reader that already saw the end is told the run is over, not kept waiting.
     const afterEnd = await readSse(await trpcSubscribe(server.url, alice, "runs.events", { runId, afterSeq: 10_000 }));
