@@ -29,6 +29,24 @@ const settingsSchema = z.object({
   HARBOR_RESEARCH_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   /** Mounts the bare SSE baseline route used by `npm run bench`. Never on in production. */
   HARBOR_BENCH: flag,
+  /** The origin users reach Harbor at (OAuth redirects come back to it); default http://HOSTNAME:PORT. */
+  HARBOR_PUBLIC_URL: z.url().optional(),
+  /** How long an OAuth consent may take before its pause expires. */
+  HARBOR_OAUTH_TTL_MS: z.coerce.number().int().min(1000).max(24 * 3600_000).default(10 * 60_000),
+  /** A real OAuth provider for the calendar tool (all four, or none: the demo's embedded provider). */
+  HARBOR_OAUTH_ISSUER: z.url().optional(),
+  HARBOR_OAUTH_CLIENT_ID: z.string().min(1).optional(),
+  HARBOR_OAUTH_CLIENT_SECRET: z.string().min(1).optional(),
+  HARBOR_CALENDAR_URL: z.url().optional(),
+  /** The embedded demo peers' loopback ports (0: the system picks). */
+  HARBOR_IDP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  HARBOR_TRAVEL_AGENT_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** Lifetime of the embedded provider's access tokens (short values show refresh at work). */
+  HARBOR_IDP_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86_400).default(3_600),
+  /** The travel agent's A2A URL; absent, the demo's embedded one. */
+  HARBOR_TRAVEL_AGENT_URL: z.url().optional(),
+  /** How long Harbor waits for a remote agent's answer before the call fails with REMOTE_AGENT_TIMEOUT. */
+  HARBOR_A2A_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
 export type Settings = Readonly<{
@@ -43,6 +61,14 @@ export type Settings = Readonly<{
   stepMs: number;
   maxActiveRuns: number;
   benchRoutes: boolean;
+  publicUrl: string | undefined;
+  oauthTtlMs: number;
+  oauthProvider: { issuer: string; clientId: string; clientSecret: string; calendarUrl: string } | undefined;
+  idpPort: number;
+  idpTokenTtlSeconds: number;
+  travelAgentPort: number;
+  travelAgentUrl: string | undefined;
+  a2aTimeoutMs: number;
 }>;
 
 /** Parses settings from an environment; throws a readable error naming each bad variable. */
@@ -58,6 +84,12 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     // generated per process as it is for the embedded database.
     throw new Error("Invalid Harbor settings: AUTH_SECRET must be set when DATABASE_URL is.");
   }
+  const provider = [s.HARBOR_OAUTH_ISSUER, s.HARBOR_OAUTH_CLIENT_ID, s.HARBOR_OAUTH_CLIENT_SECRET, s.HARBOR_CALENDAR_URL];
+  if (provider.some(Boolean) && !provider.every(Boolean)) {
+    throw new Error(
+      "Invalid Harbor settings: HARBOR_OAUTH_ISSUER, HARBOR_OAUTH_CLIENT_ID, HARBOR_OAUTH_CLIENT_SECRET and HARBOR_CALENDAR_URL go together.",
+    );
+  }
   return {
     databaseUrl: s.DATABASE_URL,
     dataDir: path.resolve(s.HARBOR_DATA_DIR),
@@ -71,6 +103,17 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     stepMs: s.HARBOR_STEP_MS,
     maxActiveRuns: s.HARBOR_MAX_ACTIVE_RUNS,
     benchRoutes: s.HARBOR_BENCH ?? false,
+    publicUrl: s.HARBOR_PUBLIC_URL?.replace(/\/+$/, ""),
+    oauthTtlMs: s.HARBOR_OAUTH_TTL_MS,
+    oauthProvider:
+      s.HARBOR_OAUTH_ISSUER && s.HARBOR_OAUTH_CLIENT_ID && s.HARBOR_OAUTH_CLIENT_SECRET && s.HARBOR_CALENDAR_URL
+        ? { issuer: s.HARBOR_OAUTH_ISSUER, clientId: s.HARBOR_OAUTH_CLIENT_ID, clientSecret: s.HARBOR_OAUTH_CLIENT_SECRET, calendarUrl: s.HARBOR_CALENDAR_URL }
+        : undefined,
+    idpPort: s.HARBOR_IDP_PORT,
+    idpTokenTtlSeconds: s.HARBOR_IDP_TOKEN_TTL_S,
+    travelAgentPort: s.HARBOR_TRAVEL_AGENT_PORT,
+    travelAgentUrl: s.HARBOR_TRAVEL_AGENT_URL,
+    a2aTimeoutMs: s.HARBOR_A2A_TIMEOUT_MS,
   };
 }
 

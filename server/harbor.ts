@@ -1,39 +1,94 @@
 /**
- * The composition root of the serving process: database, agents and runtime, wired once.
- * Kept on `globalThis` because Next.js may evaluate this module once per route bundle.
+ * The composition root of the serving process: database, OAuth providers, demo peers, agents and
+ * runtime, wired once. Kept on `globalThis` because Next.js may evaluate this module once per route bundle.
  */
+import { remoteAgent } from "@/server/a2a/remote-agent";
 import { createAgents } from "@/server/agents";
+import { CALENDAR_PROVIDER, CALENDAR_SCOPES } from "@/server/agents/concierge/tools";
 import { outboxService } from "@/server/agents/concierge/outbox";
 import { authSecret } from "@/server/auth/secret";
 import { settings } from "@/server/config";
 import { database, databaseHandle, type Database } from "@/server/db";
 import { log } from "@/server/log";
+import { oauthBroker, type OAuthBroker, type OAuthProvider } from "@/server/oauth/broker";
+import { oauthClient } from "@/server/oauth/client";
+import { startDemoPeers, type DemoPeers } from "@/server/peers";
 import { createRuntime, type Runtime } from "@/server/runtime";
 
 export interface Harbor {
   db: Database;
   runtime: Runtime;
   outbox: ReturnType<typeof outboxService>;
+  oauth: OAuthBroker;
+  /** A provider's name for people ("demo calendar"); its id when unknown. */
+  oauthProviderName(provider: string): string;
+  peers: DemoPeers | undefined;
 }
 
 const KEY = Symbol.for("harbor.instance");
 type Holder = { [KEY]?: Promise<Harbor> };
 
+/** Where users reach this server: OAuth providers send them back here. */
+function publicUrl(): string {
+  // `next start` sets PORT once it listens, which is before it loads this module.
+  return settings().publicUrl ?? `http://${process.env.HOSTNAME || "127.0.0.1"}:${process.env.PORT || "3000"}`;
+}
+
 async function boot(): Promise<Harbor> {
   const db = await database();
+  const config = settings();
+  const serverSecret = authSecret();
+  const redirectUri = `${publicUrl()}/api/oauth/callback/${CALENDAR_PROVIDER}`;
+  // The demo's peers start with the demo accounts; a real provider or agent configured by URL replaces them.
+  const peers = config.seedDemo
+    ? await startDemoPeers({
+        serverSecret,
+        redirectUri,
+        idpPort: config.idpPort,
+        travelAgentPort: config.travelAgentPort,
+        accessTokenTtlSeconds: config.idpTokenTtlSeconds,
+      })
+    : undefined;
+  const calendar =
+    config.oauthProvider ??
+    (peers && { issuer: peers.identityProvider.issuer, ...peers.client, calendarUrl: peers.identityProvider.calendarUrl });
+  const providers = new Map<string, OAuthProvider>(
+    calendar
+      ? [
+          [
+            CALENDAR_PROVIDER,
+            {
+              id: CALENDAR_PROVIDER,
+              name: config.oauthProvider ? "calendar" : "demo calendar",
+              client: oauthClient({ ...calendar, redirectUri, scopes: [...CALENDAR_SCOPES] }),
+            },
+          ],
+        ]
+      : [],
+  );
+  const oauth = oauthBroker({ db, serverSecret, providers, consentTtlMs: config.oauthTtlMs, log });
+  const travelAgentUrl = config.travelAgentUrl ?? peers?.travelAgent.url;
   const runtime = createRuntime({
     db,
-    agents: createAgents(db, authSecret(), { researchMs: settings().researchMs, stepMs: settings().stepMs }),
+    agents: createAgents(db, serverSecret, {
+      researchMs: config.researchMs,
+      stepMs: config.stepMs,
+      calendarUrl: calendar?.calendarUrl,
+      travelAgent: travelAgentUrl ? remoteAgent(travelAgentUrl, { timeoutMs: config.a2aTimeoutMs }) : undefined,
+    }),
     log,
-    streamChunkMs: settings().streamChunkMs,
-    approvalTtlMs: settings().approvalTtlMs,
-    jobLeaseMs: settings().jobLeaseMs,
-    maxActiveRuns: settings().maxActiveRuns,
-    serverSecret: authSecret(),
+    streamChunkMs: config.streamChunkMs,
+    approvalTtlMs: config.approvalTtlMs,
+    oauthTtlMs: config.oauthTtlMs,
+    jobLeaseMs: config.jobLeaseMs,
+    maxActiveRuns: config.maxActiveRuns,
+    serverSecret,
+    credentials: oauth,
   });
   // What an earlier process held cannot be answered any more: say so before serving anyone.
   await runtime.recover();
-  return { db, runtime, outbox: outboxService(db) };
+  if (peers) log.info({ identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url }, "demo peers started");
+  return { db, runtime, outbox: outboxService(db), oauth, oauthProviderName: (id) => providers.get(id)?.name ?? id, peers };
 }
 
 export function harbor(): Promise<Harbor> {
@@ -49,15 +104,16 @@ export function harbor(): Promise<Harbor> {
 }
 
 /**
- * Stops the serving process cleanly: lets runs in flight finish (up to `graceMs`), then closes the
- * database — which, for the embedded one, also releases its folder's lock.
+ * Stops the serving process cleanly: lets runs in flight finish (up to `graceMs`), stops the demo
+ * peers, then closes the database — which, for the embedded one, also releases its folder's lock.
  */
 export async function shutdown(graceMs = 5_000): Promise<void> {
   const holder = globalThis as Holder;
   if (!holder[KEY]) return;
-  const { runtime } = await holder[KEY];
+  const { runtime, peers } = await holder[KEY];
   const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
   runtime.close();
   await Promise.race([runtime.idle(), grace]);
+  await peers?.close();
   await (await databaseHandle()).close();
 }

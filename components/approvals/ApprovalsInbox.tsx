@@ -11,25 +11,39 @@ import { useTRPC } from "@/components/trpc/client";
 import type { InteractionView } from "@/server/runtime";
 
 type Tab = "pending" | "decided";
+type Reason = NonNullable<InteractionView["pauseReason"]>;
+
+/** Why each request paused its run: every pause carries one of the four reasons. */
+const REASON_LABELS: Record<Reason, string> = {
+  hitl: "Approval",
+  oauth: "OAuth consent",
+  a2a: "Remote agent",
+  operator: "Operator pause",
+};
+
+/** Pauses only: a browser tool's result or background work is nobody's decision. */
+const isPause = (i: InteractionView): i is InteractionView & { pauseReason: Reason } => i.pauseReason !== null;
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 
-/** The approver's inbox: pending gates of the tenant, newest first, decided receipts, live. */
+/** The inbox: pending pauses the viewer may see (their own, and gates routed to the tenant's approvers) with their reason, newest first; decided receipts; live. */
 export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [tab, setTab] = useState<Tab>("pending");
   const [tool, setTool] = useState("");
   const [requester, setRequester] = useState("");
+  const [reason, setReason] = useState<Reason | "">("");
   const [selectedId, setSelectedId] = useState<string | null>(null);
 
   // Pending requests are fetched on their own (filtered on the server), so a busy tenant's history
   // never pushes them out of the list.
-  const filters = { kind: "approval" as const, ...(tool ? { tool } : {}), ...(requester ? { requester } : {}) };
+  const filters = { ...(tool ? { tool } : {}), ...(requester ? { requester } : {}) };
   const pending = useQuery(trpc.interactions.list.queryOptions({ ...filters, status: "pending" }));
   const history = useQuery(trpc.interactions.list.queryOptions(filters, { enabled: tab === "decided" }));
   // Filter choices come from everything seen, unfiltered.
-  const everything = useQuery(trpc.interactions.list.queryOptions({ kind: "approval" }));
+  const everything = useQuery(trpc.interactions.list.queryOptions({}));
+  const shown = (list: InteractionView[] | undefined) => (list ?? []).filter(isPause).filter((i) => !reason || i.pauseReason === reason);
   const live = useSubscription(
     trpc.interactions.events.subscriptionOptions(undefined, {
       onData: () => void queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }),
@@ -38,14 +52,14 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
 
   const current = tab === "pending" ? pending : history;
   const rows = useMemo(
-    () => (tab === "pending" ? (pending.data ?? []) : (history.data ?? []).filter((i) => i.status !== "pending")),
-    [tab, pending.data, history.data],
+    () => (tab === "pending" ? shown(pending.data) : shown(history.data).filter((i) => i.status !== "pending")),
+    [tab, pending.data, history.data, reason],
   );
-  const seen = everything.data ?? [];
+  const seen = (everything.data ?? []).filter(isPause);
   const tools = [...new Set(seen.flatMap((i) => (i.tool ? [i.tool.name] : [])))].sort();
   const requesters = [...new Map(seen.map((i) => [i.requester.id, i.requester.name ?? i.requester.email ?? i.requester.id])).entries()];
   const selected = rows.find((i) => i.interactionId === selectedId) ?? rows[0];
-  const pendingCount = pending.data?.length ?? 0;
+  const pendingCount = shown(pending.data).length;
 
   return (
     <div className="inbox">
@@ -65,6 +79,14 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
             </span>
           </div>
           <div className="filters">
+            <select aria-label="Filter by reason" value={reason} onChange={(e) => setReason(e.target.value as Reason | "")}>
+              <option value="">All reasons</option>
+              {(Object.keys(REASON_LABELS) as Reason[]).map((r) => (
+                <option key={r} value={r}>
+                  {REASON_LABELS[r]}
+                </option>
+              ))}
+            </select>
             <select aria-label="Filter by tool" value={tool} onChange={(e) => setTool(e.target.value)}>
               <option value="">All tools</option>
               {tools.map((t) => (
@@ -113,6 +135,9 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
                     <StatusBadge status={i.status} />
                   </span>
                   <span className="muted small">
+                    <span className={`reason reason-${i.pauseReason}`} data-testid="row-reason">
+                      {REASON_LABELS[i.pauseReason]}
+                    </span>{" "}
                     {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
                   </span>
                 </button>
@@ -128,7 +153,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
   );
 }
 
-function Detail({ interaction, viewerId }: { interaction: InteractionView; viewerId: string }) {
+function Detail({ interaction, viewerId }: { interaction: InteractionView & { pauseReason: Reason }; viewerId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const onSettled = () => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
@@ -164,8 +189,21 @@ function Detail({ interaction, viewerId }: { interaction: InteractionView; viewe
         </dd>
         <dt>Requested</dt>
         <dd>{when(interaction.createdAt)}</dd>
+        <dt>Reason</dt>
+        <dd data-testid="detail-reason">
+          {REASON_LABELS[interaction.pauseReason]}
+          {interaction.detail?.agent ? ` · ${interaction.detail.agent}` : ""}
+        </dd>
         <dt>Who decides</dt>
-        <dd>{interaction.policy === "approvers" ? "Any approver except the requester" : "The requester"}</dd>
+        <dd>
+          {interaction.kind === "oauth"
+            ? "The requester, by connecting at the provider"
+            : interaction.policy === "approvers"
+              ? "Any approver except the requester"
+              : interaction.policy === "admins"
+                ? "An admin (resume from the console)"
+                : "The requester"}
+        </dd>
         {interaction.status === "pending" ? (
           <>
             <dt>Expires</dt>
@@ -182,7 +220,23 @@ function Detail({ interaction, viewerId }: { interaction: InteractionView; viewe
           </>
         )}
       </dl>
-      {interaction.status === "pending" ? (
+      {interaction.status === "pending" && interaction.kind !== "approval" ? (
+        <footer className="approval-foot">
+          <p className="small muted">
+            {interaction.kind === "operator" ? (
+              <>
+                Resumed by an admin from the <a href="/console">console</a>.
+              </>
+            ) : interaction.requester.id === viewerId ? (
+              <>
+                Answer it in <a href={`/chat/${encodeURIComponent(interaction.threadId)}`}>your conversation</a>.
+              </>
+            ) : (
+              "Only the requester can answer this one, in their conversation."
+            )}
+          </p>
+        </footer>
+      ) : interaction.status === "pending" ? (
         <footer className="approval-foot">
           <DecisionForm
             busy={busy}
@@ -214,6 +268,9 @@ function receipt(i: InteractionView, viewerId: string): string {
   const reason = i.decision?.reason && i.decision.reason !== "cancelled" ? ` — “${i.decision.reason}”` : "";
   switch (i.status) {
     case "resolved":
+      if (i.kind === "oauth") return `Connected by ${who}${at}`;
+      if (i.kind === "a2a") return `Answered by ${who}${at}`;
+      if (i.kind === "operator") return `Resumed by ${who}${at}`;
       return `Approved by ${who}${at}${reason}`;
     case "rejected":
       return `Rejected by ${who}${at}${reason}`;

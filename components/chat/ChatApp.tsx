@@ -7,8 +7,11 @@ import { useTRPC } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
 import { ClientToolHost, useClientTools } from "@/components/interactions/ClientToolHost";
 import { ExternalWaitStatus } from "@/components/interactions/ExternalWaitStatus";
+import { OAuthCard } from "@/components/interactions/OAuthCard";
 import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
+import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
 import { ToolCallNote } from "@/components/interactions/ToolCallNote";
+import { UNGATED_TOOLS } from "@/components/interactions/tools";
 import { ThreadList } from "./ThreadList";
 import { useGates } from "./useGates";
 import type { ChatMessage } from "./types";
@@ -153,9 +156,32 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                     key={call.id}
                     interaction={gates.byToolCall.get(call.id)}
                     busy={run.running}
-                    onSubmit={(value) => void gates.answerPrivately(call.id, { status: "resolved", payload: value })}
-                    onCancel={() => void gates.answerPrivately(call.id, { status: "cancelled" })}
+                    onSubmit={(value) => void gates.answerAlone(call.id, { status: "resolved", payload: value }, { privately: true })}
+                    onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" }, { privately: true })}
                   />
+                ) : gates.byToolCall.get(call.id)?.kind === "oauth" ? (
+                  <Fragment key={call.id}>
+                    <OAuthCard
+                      interaction={gates.byToolCall.get(call.id)!}
+                      toolName={call.name}
+                      busy={run.running}
+                      onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
+                      onConsent={() => void gates.refresh()}
+                    />
+                    {results.has(call.id) ? <ToolCallNote call={call} result={results.get(call.id)} where="server" /> : null}
+                  </Fragment>
+                ) : gates.byToolCall.get(call.id)?.kind === "a2a" ? (
+                  <RemoteQuestionCard
+                    key={call.id}
+                    interaction={gates.byToolCall.get(call.id)!}
+                    busy={run.running}
+                    onAnswer={(payload) =>
+                      void gates.answerAlone(call.id, { status: "resolved", payload }, { privately: "credential" in payload })
+                    }
+                    onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
+                  />
+                ) : UNGATED_TOOLS.has(call.name) && !gates.byToolCall.get(call.id) ? (
+                  <ToolCallNote key={call.id} call={call} result={results.get(call.id)} where="server" />
                 ) : (
                 <ApprovalCard
                   key={call.id}

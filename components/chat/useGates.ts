@@ -37,6 +37,8 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   const routed = pending.filter((i) => i.kind === "approval" && i.policy === "approvers");
   // Paused by an operator: nothing to answer here; an admin resumes it.
   const operator = pending.filter((i) => i.kind === "operator");
+  // Waiting for consent at a provider: its callback (in another window) continues the run.
+  const consent = pending.filter((i) => i.kind === "oauth");
 
   const refresh = useCallback(
     () => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }),
@@ -71,12 +73,15 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
     [byToolCall, choices, mine, routed.length, run, refresh, client],
   );
 
-  /** Sends a private form's value (or its cancel) in a resume of its own, then forgets it. */
-  const answerPrivately = useCallback(
-    async (toolCallId: string, answer: Omit<ResumeAnswer, "interruptId">) => {
-      const form = byToolCall.get(toolCallId);
-      if (!form) return;
-      await run.resume([{ interruptId: form.interactionId, ...answer }], { privately: true });
+  /**
+   * Answers the call's open request alone (a private form, a remote agent's question, a cancel).
+   * A private answer travels in a resume of its own, without the transcript, and is then forgotten.
+   */
+  const answerAlone = useCallback(
+    async (toolCallId: string, answer: Omit<ResumeAnswer, "interruptId">, options: { privately?: boolean } = {}) => {
+      const open = byToolCall.get(toolCallId);
+      if (!open) return;
+      await run.resume([{ interruptId: open.interactionId, ...answer }], options);
       await refresh();
     },
     [byToolCall, run, refresh],
@@ -85,7 +90,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   // Follow the run an approver must continue, until it ends (not just until the gate is decided):
   // skip what is already shown, up to the pause.
   const [followed, setFollowed] = useState<{ runId: string; interactionId: string } | null>(null);
-  const waitingOn = routed[0] ?? operator[0];
+  const waitingOn = routed[0] ?? operator[0] ?? consent[0];
   if (waitingOn && followed?.interactionId !== waitingOn.interactionId) {
     setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId });
   }
@@ -129,6 +134,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
       return gate ? choices[gate.interactionId] : undefined;
     },
     decide,
-    answerPrivately,
+    answerAlone,
+    refresh,
   };
 }

@@ -1,15 +1,27 @@
 import type { ChatToolCall } from "@/components/chat/types";
 import { argEntries, toolTitle } from "./tools";
 
-/** A browser tool's call in the conversation: running, then what it answered. */
-export function ToolCallNote({ call, result }: { call: ChatToolCall; result?: string }) {
+/**
+ * A tool call that needs nothing from the user: a browser tool (running, then what it answered),
+ * or a server or remote call (working, then done — its answer is the concierge's next message).
+ */
+export function ToolCallNote({ call, result, where = "browser" }: { call: ChatToolCall; result?: string; where?: "browser" | "server" }) {
   const answered = result === undefined ? null : argEntries(parseObject(result));
+  const rejected = answered !== null && parseObject(result!).rejected === true;
   return (
     <div className="tool-note" data-testid="tool-note" data-status={answered ? "done" : "running"}>
-      <span className="tool-note-kind">Browser</span>
+      <span className="tool-note-kind">{where === "browser" ? "Browser" : "Tool"}</span>
       <span className="tool-note-title">{toolTitle(call.name)}</span>
       <span className="muted small">
-        {answered ? `answered by your browser: ${answered.map(([k, v]) => `${k} ${v}`).join(", ")}` : "running in your browser…"}
+        {where === "browser"
+          ? answered
+            ? `answered by your browser: ${answered.map(([k, v]) => `${k} ${v}`).join(", ")}`
+            : "running in your browser…"
+          : answered
+            ? rejected
+              ? "cancelled"
+              : "done"
+            : "working…"}
       </span>
     </div>
   );

@@ -5,9 +5,21 @@ const TOOL_TITLES: Record<string, string> = {
   get_browser_timezone: "Time zone",
   deep_research: "Deep research",
   connect_api_key: "Connect API key",
+  calendar_today: "Today's calendar",
+  ask_travel_agent: "Travel agent",
 };
 
-const ARG_LABELS: Record<string, string> = { to: "To", body: "Message", amount: "Amount", currency: "Currency", timeZone: "time zone" };
+const ARG_LABELS: Record<string, string> = {
+  to: "To",
+  body: "Message",
+  amount: "Amount",
+  currency: "Currency",
+  timeZone: "time zone",
+  request: "Request",
+};
+
+/** Tools that never wait on an approval gate: their calls show as notes, not approval cards. */
+export const UNGATED_TOOLS = new Set(["calendar_today", "ask_travel_agent"]);
 
 export function toolTitle(name: string): string {
   return TOOL_TITLES[name] ?? name.replaceAll("_", " ");

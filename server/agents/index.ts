@@ -1,18 +1,41 @@
 import type { Database } from "@/server/db";
-import type { AgentDefinition, AgentRegistry } from "@/server/runtime";
+import { HarborError, type AgentDefinition, type AgentRegistry, type RemoteAgentPort } from "@/server/runtime";
 import { conciergePlanner } from "./concierge/planner";
 import { conciergeTools } from "./concierge/tools";
 
 export const DEFAULT_AGENT_ID = "concierge";
 
+export interface AgentOptions {
+  researchMs?: number;
+  stepMs?: number;
+  /** The calendar resource `calendar_today` reads (with the owner's OAuth access token). */
+  calendarUrl?: string;
+  /** The remote travel agent (A2A); absent, `ask_travel_agent` fails with REMOTE_AGENT_UNAVAILABLE. */
+  travelAgent?: RemoteAgentPort;
+}
+
+/** The travel agent when none is configured: every call says so. */
+const unconfiguredTravelAgent: RemoteAgentPort = {
+  url: "about:blank",
+  name: async () => "Travel agent",
+  send: async () => {
+    throw new HarborError("REMOTE_AGENT_UNAVAILABLE", "No travel agent is configured on this server (HARBOR_TRAVEL_AGENT_URL).");
+  },
+  cancel: async () => {},
+};
+
 /** The agents this server offers; their tools write through `db` and seal secrets with a key from `serverSecret`. */
-export function createAgents(db: Database, serverSecret: string, options: { researchMs?: number; stepMs?: number } = {}): AgentRegistry {
+export function createAgents(db: Database, serverSecret: string, options: AgentOptions = {}): AgentRegistry {
   const concierge: AgentDefinition = {
     id: DEFAULT_AGENT_ID,
     name: "Concierge",
     description: "Harbor's embedded demo agent: rule-based, no model, no network.",
     planner: conciergePlanner({ stepMs: options.stepMs }),
-    tools: conciergeTools(db, serverSecret, options.researchMs ?? 3_000),
+    tools: conciergeTools(db, serverSecret, {
+      researchMs: options.researchMs ?? 3_000,
+      calendarUrl: options.calendarUrl,
+      travelAgent: options.travelAgent ?? unconfiguredTravelAgent,
+    }),
   };
   return new Map([[concierge.id, concierge]]);
 }

@@ -29,6 +29,10 @@ const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = 
   RUN_ENDED: { http: 409, trpc: "CONFLICT" },
   RUN_STATE_CONFLICT: { http: 409, trpc: "CONFLICT" },
   TOOL_FAILED: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
+  REMOTE_AGENT_UNAVAILABLE: { http: 502, trpc: "BAD_GATEWAY" },
+  REMOTE_AGENT_TIMEOUT: { http: 504, trpc: "TIMEOUT" },
+  REMOTE_AGENT_FAILED: { http: 502, trpc: "BAD_GATEWAY" },
+  OAUTH_FAILED: { http: 502, trpc: "BAD_GATEWAY" },
   STEP_LIMIT: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   INTERNAL: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
 };

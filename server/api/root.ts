@@ -1,3 +1,4 @@
+import { connectionsRouter } from "./routers/connections";
 import { interactionsRouter } from "./routers/interactions";
 import { meRouter } from "./routers/me";
 import { outboxRouter } from "./routers/outbox";
@@ -9,6 +10,7 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
+  connections: connectionsRouter,
   interactions: interactionsRouter,
   outbox: outboxRouter,
   responses: responsesRouter,

@@ -54,6 +54,20 @@ export type InteractionKind = (typeof INTERACTION_KINDS)[number];
 export const PAUSE_REASONS = ["hitl", "oauth", "a2a", "operator"] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 
+/** What a remote agent asks for when it parks a run: more input, or a credential. */
+export const REMOTE_PROMPTS = ["input_required", "auth_required"] as const;
+export type RemotePrompt = (typeof REMOTE_PROMPTS)[number];
+
+/** Per-reason facts of an interaction, beyond its message. Never a secret. */
+export interface InteractionDetail {
+  /** oauth: the provider to connect and the URL of its consent page. */
+  provider?: string;
+  authorizationUrl?: string;
+  /** a2a: what the remote agent asks for, and who it is. */
+  prompt?: RemotePrompt;
+  agent?: string;
+}
+
 export const INTERACTION_STATUSES = ["pending", "resolved", "rejected", "expired", "cancelled", "lost"] as const;
 export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
 
@@ -252,15 +266,28 @@ export const interactions = pgTable(
     message: text("message"),
     /** JSON Schema of the answer (a private form's fields; never a value). */
     responseSchema: jsonb("response_schema").$type<Record<string, unknown>>(),
+    /** What the reason needs to be shown and answered: an OAuth pause's provider and URL, a remote agent's question. */
+    detail: jsonb("detail").$type<InteractionDetail>(),
     status: text("status").$type<InteractionStatus>().notNull(),
     /** The serving process holding the waiting invocation. */
     instanceId: text("instance_id").notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
     /**
      * What is kept of the answer: an approval's `{ approved, reason? }`, a browser tool's
-     * `{ output }`, a private form's `{ submitted: true }` (never the value), a job's `{ status }`.
+     * `{ output }`, a private form's or a remote agent's credential `{ submitted: true }` (never the
+     * value), an OAuth consent's `{ connected: true }`, a remote agent's `{ text }`, a job's `{ status }`.
      */
-    decision: jsonb("decision").$type<{ approved?: boolean; reason?: string; output?: unknown; submitted?: true; status?: string }>(),
+    decision: jsonb("decision").$type<{
+      approved?: boolean;
+      reason?: string;
+      output?: unknown;
+      submitted?: true;
+      status?: string;
+      /** An OAuth consent's callback completed. */
+      connected?: true;
+      /** The owner's answer to a remote agent's question. */
+      text?: string;
+    }>(),
     resolvedBy: text("resolved_by"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true, mode: "date" }),
     createdAt: createdAt(),
@@ -306,7 +333,13 @@ export const outbox = pgTable(
   ],
 );
 
-/** Credentials users connect (an API key), encrypted at rest with a key derived from the server secret. */
+export const CREDENTIAL_KINDS = ["api_key", "oauth"] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+/**
+ * Credentials users connect (an API key, an OAuth grant's tokens), encrypted at rest with a key
+ * derived from the server secret; one per (tenant, user, provider).
+ */
 export const credentials = pgTable(
   "credentials",
   {
@@ -317,11 +350,17 @@ export const credentials = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     provider: text("provider").notNull(),
+    kind: text("kind").$type<CredentialKind>().notNull().default("api_key"),
+    /** The scopes an OAuth grant holds (not secret: shown to the user beside the provider). */
+    scopes: text("scopes"),
     /** AES-256-GCM: base64url of iv ‖ ciphertext ‖ tag. */
     sealed: text("sealed").notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.provider] })],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.userId, t.provider] }),
+    check("credentials_kind_check", sql`${t.kind} in (${inList(CREDENTIAL_KINDS)})`),
+  ],
 );
 
 export const JOB_STATUSES = ["in_progress", "completed", "failed", "cancelled"] as const;

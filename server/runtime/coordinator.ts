@@ -27,7 +27,7 @@ import type { InterruptView, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 import type { EventBus } from "./event-bus";
 import type { RunJournal } from "./journal";
-import type { Parking, PendingCall } from "./run-loop";
+import { RemoteAuthAnswer, RemoteInputAnswer, type Parking, type PendingCall } from "./run-loop";
 import { signResumeToken, verifyResumeToken } from "./resume-token";
 import type { RunState } from "./state";
 import type { HandleRegistry, Resolution } from "./tools";
@@ -70,6 +70,9 @@ export interface ResolutionInput {
   resumeToken?: string;
 }
 
+/** Where an answer came from: recorded in the audit log; an OAuth pause takes only its callback's. */
+export type ResolveVia = "agui" | "trpc" | "console" | "oauth_callback";
+
 export interface InteractionChange {
   tenantId: string;
   interactionId: string;
@@ -104,6 +107,13 @@ const EXTERNAL_WAIT_TTL_MS = 7 * 24 * 3600_000;
 /** Interactions held by the serving process: a restart loses them (they are never replayed). */
 const PROCESS_LOCAL_KINDS: InteractionKind[] = ["approval", "client_tool", "private_input"];
 
+/**
+ * Waits whose run continues from its checkpoint alone — an operator's pause, an OAuth consent, a
+ * remote agent's question (its task ids are plain JSON): whichever process receives the answer
+ * takes the run over, also after a restart.
+ */
+const DURABLE_KINDS: InteractionKind[] = ["operator", "oauth", "a2a"];
+
 const LOST_MESSAGE = "Harbor restarted while this was waiting, so it can no longer be answered. Please ask again.";
 
 export interface CoordinatorDeps {
@@ -111,6 +121,8 @@ export interface CoordinatorDeps {
   log: Logger;
   instanceId: string;
   approvalTtlMs: number;
+  /** How long an OAuth consent may take (the authorization URL's state expires with it). */
+  oauthTtlMs: number;
   resumeTokenKey: Uint8Array;
   bus: EventBus;
   /** A pause stored jobs (external work): the runner should look for them now. */
@@ -134,7 +146,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
   async function park(state: RunState, journal: RunJournal, parking: Parking, checkpoint: Checkpoint): Promise<void> {
     const now = Date.now();
     const expiryOf = (r: Parking["requests"][number]) =>
-      new Date(now + (r.kind === "external_wait" || r.kind === "operator" ? EXTERNAL_WAIT_TTL_MS : deps.approvalTtlMs));
+      new Date(
+        now + (r.kind === "external_wait" || r.kind === "operator" ? EXTERNAL_WAIT_TTL_MS : r.kind === "oauth" ? deps.oauthTtlMs : deps.approvalTtlMs),
+      );
     const views: InterruptView[] = await Promise.all(
       parking.requests.map(async (r) => ({
         id: r.id,
@@ -154,6 +168,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         }),
         ...(r.toolCallId ? { toolCallId: r.toolCallId } : {}),
         ...(r.tool ? { tool: r.tool } : {}),
+        ...(r.detail ? { detail: r.detail } : {}),
       })),
     );
     const events: RunEvent[] = [
@@ -196,6 +211,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
             toolArgs: r.tool?.args,
             message: r.message,
             responseSchema: responseSchemaOf(r),
+            detail: r.detail,
             instanceId: deps.instanceId,
             expiresAt: expiryOf(r),
           })),
@@ -253,7 +269,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
    * payload. `payload` is what the run receives; the claim's `decision` is what is stored — for a
    * private form, only that a value was submitted.
    */
-  function toClaim(row: InteractionRow, entry: ResolutionInput, index: number): Claim & { payload: Record<string, unknown> } {
+  function toClaim(row: InteractionRow, entry: ResolutionInput, index: number, via: ResolveVia): Claim & { payload: Record<string, unknown> } {
     if (entry.status === "cancelled") {
       if (entry.payload !== undefined) throw new InvalidInputError(`resume[${index}].payload`, "a cancelled entry carries no payload");
       const decision = { approved: false, reason: "cancelled" };
@@ -267,6 +283,20 @@ export function createCoordinator(deps: CoordinatorDeps) {
     if (row.kind === "operator") {
       if (entry.payload !== undefined) throw new InvalidInputError(`resume[${index}].payload`, "an operator's pause is resumed without a payload");
       return { id: row.id, status: "resolved", decision: { resumed: true }, payload: {} };
+    }
+    if (row.kind === "oauth") {
+      // Only the provider's callback proves consent; the owner may only give up (cancel).
+      if (via !== "oauth_callback") {
+        throw new ForbiddenError("This pause ends when you connect at the provider: open its authorization URL (or cancel it).");
+      }
+      return { id: row.id, status: "resolved", decision: { connected: true }, payload: { connected: true } };
+    }
+    if (row.kind === "a2a") {
+      const credential = row.detail?.prompt === "auth_required";
+      const answer = (credential ? RemoteAuthAnswer : RemoteInputAnswer).safeParse(entry.payload);
+      if (!answer.success) throw invalid(answer.error, credential ? "the remote agent asks for { credential }" : "the remote agent asks for { text }");
+      // A credential goes once to the remote agent and is kept nowhere; a text answer is part of the record.
+      return { id: row.id, status: "resolved", decision: credential ? { submitted: true } : answer.data, payload: answer.data };
     }
     if (row.kind === "client_tool" || row.kind === "private_input") {
       const schema = parked.get(row.runId)?.answers?.get(row.id);
@@ -321,7 +351,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
   async function resolve(
     identity: Identity,
     entries: readonly ResolutionInput[],
-    options: { threadId?: string; via: "agui" | "trpc" | "console"; withTranscript?: boolean },
+    options: { threadId?: string; via: ResolveVia; withTranscript?: boolean },
   ): Promise<ReadyRun[]> {
     const unknown = (id: string) =>
       options.threadId ? new HarborError("UNKNOWN_INTERRUPT", `This thread has no interrupt "${id}".`, { interruptId: id }) : new NotFoundError("Interaction");
@@ -340,7 +370,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     if (background) {
       throw new ForbiddenError("This work completes by itself: poll its response instead of answering it.");
     }
-    const privateForm = ordered.find((r) => r.kind === "private_input");
+    const privateForm = ordered.find((r) => r.kind === "private_input" || (r.kind === "a2a" && r.detail?.prompt === "auth_required"));
     if (privateForm && options.withTranscript) {
       throw new HarborError(
         "PRIVATE_RESUME_HAS_TRANSCRIPT",
@@ -354,12 +384,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
     if (overdue.length > 0) await closeAndRefuse("expired", overdue);
     // Held by another process: this one cannot answer it (forwarding between processes comes with
     // scale-out), and must not close what that process still holds.
-    // An operator's pause is durable: whichever process answers it takes the run over from its checkpoint.
+    // A durable wait: whichever process answers it takes the run over from its checkpoint.
     for (const row of ordered) {
-      if (row.kind !== "operator" || parked.get(row.runId)?.waitingOn.includes(row.id)) continue;
+      if (!DURABLE_KINDS.includes(row.kind) || parked.get(row.runId)?.waitingOn.includes(row.id)) continue;
       parked.set(row.runId, { journal: await deps.journalFor(row.runId), waitingOn: [row.id], expiresAt: row.expiresAt.getTime() });
     }
-    const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && r.kind !== "operator");
+    const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && !DURABLE_KINDS.includes(r.kind));
     if (elsewhere) {
       throw new HarborError(
         "INTERACTION_LOST",
@@ -381,7 +411,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         );
       }
     }
-    const claims = ordered.map((row, index) => toClaim(row, entries[index]!, index));
+    const claims = ordered.map((row, index) => toClaim(row, entries[index]!, index, options.via));
     for (const [index, entry] of entries.entries()) {
       const row = ordered[index]!;
       if (entry.resumeToken) {
@@ -433,6 +463,21 @@ export function createCoordinator(deps: CoordinatorDeps) {
     return ready;
   }
 
+  /**
+   * The OAuth callback's check, before it exchanges anything: the interaction is this identity's
+   * open consent for `provider`. Refuses exactly as `resolve` would (an expired one ends its run).
+   */
+  async function answerableConsent(identity: Identity, interactionId: string, provider: string): Promise<{ threadId: string; runId: string }> {
+    const [row] = await findInteractions(deps.db, [interactionId]);
+    if (!row || row.tenantId !== identity.tenantId || row.kind !== "oauth" || row.detail?.provider !== provider) {
+      throw new NotFoundError("Consent request");
+    }
+    authorize(row, identity);
+    assertOpen(row);
+    if (row.expiresAt.getTime() <= Date.now()) await closeAndRefuse("expired", [row]);
+    return { threadId: row.threadId, runId: row.runId };
+  }
+
   /** Ends the interactions of this process whose time ran out while nobody answered (their runs end `expired`). */
   async function sweepExpired(): Promise<void> {
     if (parked.size === 0) return;
@@ -451,6 +496,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
   return {
     park,
     resolve,
+    answerableConsent,
     cancel,
     sweepExpired,
     /** At start-up: what an earlier process held is gone; say so instead of leaving it pending. */

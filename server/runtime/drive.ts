@@ -15,6 +15,7 @@ import type { RunJournal } from "./journal";
 import type { AgentRegistry } from "./planner";
 import { runLoop, type ResumeInput, type SafePoint } from "./run-loop";
 import type { RunEvent } from "./events";
+import type { CredentialBroker } from "./credentials";
 import type { Mailboxes } from "./steering";
 import type { RunState, TranscriptMessage } from "./state";
 
@@ -28,6 +29,8 @@ export interface DriveDeps {
   spawn(parent: RunState, requests: readonly string[]): Promise<string[]>;
   streamChunkMs: number;
   maxSteps: number;
+  /** OAuth credentials for tools that declare `auth`. */
+  credentials?: CredentialBroker;
 }
 
 export function toTranscript(rows: readonly Pick<MessageRow, "id" | "role" | "content" | "toolCalls" | "toolCallId">[]): TranscriptMessage[] {
@@ -139,6 +142,7 @@ export function createDriver(deps: DriveDeps) {
           maxSteps: deps.maxSteps,
           safePoint: (state, where) => safePoint(state, journal, where),
           spawn: (state, requests) => deps.spawn(state, requests),
+          credentials: deps.credentials,
         },
         options.resume,
       );

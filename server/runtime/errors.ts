@@ -42,6 +42,14 @@ export const ERROR_CODES = [
   "RUN_STATE_CONFLICT",
   /** A tool failed, or answered outside its declared output schema. */
   "TOOL_FAILED",
+  /** A remote agent (A2A) cannot be reached: nothing listens at its URL, or its agent card cannot be fetched. */
+  "REMOTE_AGENT_UNAVAILABLE",
+  /** A remote agent did not answer within its time limit. */
+  "REMOTE_AGENT_TIMEOUT",
+  /** A remote agent answered with a protocol error, a malformed answer, or a failed task. */
+  "REMOTE_AGENT_FAILED",
+  /** The OAuth provider refused or failed a step of the authorization (exchange, refresh). */
+  "OAUTH_FAILED",
   /** An unexpected failure inside Harbor; the log has the details under the request id. */
   "INTERNAL",
 ] as const;

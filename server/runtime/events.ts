@@ -3,7 +3,7 @@
  * run's event log with a per-run sequence number before anyone sees it; the AG-UI transport,
  * timelines and reconnecting clients are all readers of that log. Private values never enter it.
  */
-import type { InteractionKind, PauseReason, ResolverPolicy } from "@/server/db/schema";
+import type { InteractionDetail, InteractionKind, PauseReason, ResolverPolicy } from "@/server/db/schema";
 import type { ErrorCode } from "./errors";
 import type { TranscriptMessage } from "./state";
 import type { SteeringType } from "./steering";
@@ -25,6 +25,8 @@ export interface InterruptView {
   responseSchema?: Record<string, unknown>;
   toolCallId?: string;
   tool?: { name: string; args: Record<string, unknown> };
+  /** An OAuth pause's provider and consent URL; a remote agent's name and kind of question. */
+  detail?: InteractionDetail;
 }
 
 export type RunEvent =

@@ -13,6 +13,7 @@ import type { Identity } from "./identity";
 import { Scheduler } from "./scheduler";
 import { Mailboxes } from "./steering";
 import { createCoordinator } from "./coordinator";
+import type { CredentialBroker } from "./credentials";
 import { EventBus } from "./event-bus";
 import { interactionService } from "./interactions";
 import { createJobRunner, responseService } from "./jobs";
@@ -42,9 +43,14 @@ export interface RuntimeDeps {
   /** Background jobs: lease length (how soon a dead process's job is taken over) and poll interval. */
   jobLeaseMs?: number;
   jobPollMs?: number;
+  /** OAuth credentials for tools that declare `auth` (absent: such tools fail with OAUTH_FAILED). */
+  credentials?: CredentialBroker;
+  /** How long an OAuth consent may take before its pause expires (default 10 minutes). */
+  oauthTtlMs?: number;
 }
 
 export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
+export const DEFAULT_OAUTH_TTL_MS = 10 * 60_000;
 
 export function createRuntime(deps: RuntimeDeps) {
   const bus = new EventBus();
@@ -69,6 +75,7 @@ export function createRuntime(deps: RuntimeDeps) {
     log: deps.log,
     instanceId,
     approvalTtlMs: deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+    oauthTtlMs: deps.oauthTtlMs ?? DEFAULT_OAUTH_TTL_MS,
     resumeTokenKey: resumeTokenKey(deps.serverSecret),
     bus,
     onJobsStarted: () => jobs.kick(),
@@ -85,6 +92,15 @@ export function createRuntime(deps: RuntimeDeps) {
     accounts: accountService(deps.db),
     threads: threadService(deps.db),
     interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange),
+    /**
+     * The OAuth callback's side of a consent pause: `check` before the code is exchanged (so a
+     * refused callback changes nothing), `complete` once the credential is stored.
+     */
+    consent: {
+      check: (identity: Identity, interactionId: string, provider: string) => coordinator.answerableConsent(identity, interactionId, provider),
+      complete: (identity: Identity, interactionId: string) =>
+        runs.resolveInteractions(identity, [{ interactionId, status: "resolved" }], "oauth_callback"),
+    },
     startRun: runs.startRun,
     runs: runAccess(deps.db, runs.steer),
     responses: responseService(deps.db),
@@ -130,7 +146,9 @@ export type { ResolutionInput } from "./coordinator";
 export { SteeringInstruction } from "./steering";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
 export type { InteractionQuery, InteractionView } from "./interactions";
-export { privateInputTool, tool, type JobProgress, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
+export type { CredentialBroker, CredentialOwner } from "./credentials";
+export { RemoteAuthAnswer, RemoteInputAnswer } from "./run-loop";
+export { privateInputTool, tool, type JobProgress, type RemoteAgentPort, type RemoteAgentResult, type RemoteOutcome, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
 export { hashToken, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";

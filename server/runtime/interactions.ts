@@ -32,6 +32,7 @@ export function interactionView(row: InteractionListRow) {
     message: row.message,
     tool: row.toolName ? { name: row.toolName, args: row.toolArgs ?? {} } : null,
     toolCallId: row.toolCallId,
+    detail: row.detail ?? null,
     requester: { id: row.ownerId, name: row.requesterName, email: row.requesterEmail },
     decision: row.decision,
     resolvedBy: row.resolvedBy ? { id: row.resolvedBy, name: row.resolverName } : null,

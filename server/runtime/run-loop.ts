@@ -3,18 +3,24 @@
  * finishes or the run must wait. It works only on the serializable `RunState` and reports through
  * the journal; parking itself is the coordinator's job — the loop only says what it waits for.
  */
-import type { z } from "zod";
-import type { PauseReason, ResolverPolicy } from "@/server/db/schema";
+import { z } from "zod";
+import type { InteractionDetail, PauseReason, ResolverPolicy } from "@/server/db/schema";
+import type { CredentialBroker } from "./credentials";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
 import type { AgentDefinition } from "./planner";
 import type { RunState, TranscriptMessage } from "./state";
 import {
   assertPlainJson,
+  CredentialRejectedSignal,
   HandleRegistry,
   PauseSignal,
   type PrivateInputToolDefinition,
+  type RemoteAgentResult,
+  type RemoteAgentToolDefinition,
+  type RemoteOutcome,
   type Resolution,
+  type ServerToolDefinition,
   type ToolContext,
 } from "./tools";
 
@@ -38,6 +44,8 @@ export interface RunLoopDeps {
   safePoint?(state: RunState, where: "step" | "tool"): Promise<SafePoint>;
   /** Starts child runs (one per request); returns their run ids. */
   spawn?(state: RunState, requests: readonly string[]): Promise<string[]>;
+  /** OAuth credentials for tools that declare `auth`. */
+  credentials?: CredentialBroker;
 }
 
 export type SafePoint = { type: "continue"; state: RunState } | { type: "cancel"; state: RunState } | { type: "pause"; state: RunState; request: PauseRequest };
@@ -45,7 +53,7 @@ export type SafePoint = { type: "continue"; state: RunState } | { type: "cancel"
 /** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
 export interface PauseRequest {
   id: string;
-  kind: "approval" | "client_tool" | "private_input" | "external_wait" | "operator";
+  kind: "approval" | "client_tool" | "private_input" | "external_wait" | "operator" | "oauth" | "a2a";
   /** Why the run is parked; null for waits that are not pauses (a browser tool's result). */
   reason: PauseReason | null;
   policy: ResolverPolicy;
@@ -54,7 +62,16 @@ export interface PauseRequest {
   tool?: { name: string; args: Record<string, unknown> };
   /** What an answer must match, beyond the kind's own rules (a browser tool's output schema). */
   answer?: z.ZodType;
+  /** What the reason needs shown: an OAuth consent URL, a remote agent's kind of question. */
+  detail?: InteractionDetail;
 }
+
+/** The owner's answer to a remote agent's question. */
+export const RemoteInputAnswer = z.strictObject({ text: z.string().trim().min(1, "an answer cannot be empty").max(2000) });
+/** The credential a remote agent asked for: sent once to it, kept nowhere (like a private form's value). */
+export const RemoteAuthAnswer = z.strictObject({
+  credential: z.string().min(1, "a credential cannot be empty").max(4096).meta({ writeOnly: true, title: "Credential" }),
+});
 
 /** A tool call that has not run yet (or paused itself), as the checkpoint keeps it. */
 export interface PendingCall {
@@ -233,7 +250,7 @@ async function announceCalls(
         tool: { name: call.name, args },
         answer: definition.form,
       });
-    } else if (definition.approval) {
+    } else if (definition.kind !== "remote_agent" && definition.approval) {
       const id = deps.newId();
       entry.gate = { id };
       requests.push({
@@ -310,15 +327,16 @@ async function runCalls(
       continue;
     }
     const answer = call.paused ? resolutions.get(call.paused.on) : undefined;
+    const definition = agent.tools.get(call.name);
     if (answer && answer.status !== "resolved") {
       // The tool asked and was told no: it does not run again, exactly like a rejected gate.
+      if (definition?.kind === "remote_agent") await cancelRemoteTask(definition, call.paused?.state);
       const reason = typeof answer.payload?.reason === "string" ? answer.payload.reason : undefined;
       state = await recordResult(state, call, { rejected: true, ...(reason ? { reason } : {}) }, deps);
       state = { ...state, outcome: answer.status };
       remaining.shift();
       continue;
     }
-    const definition = agent.tools.get(call.name);
     if (!definition) throw new HarborError("TOOL_FAILED", `The tool "${call.name}" is no longer available.`);
     if (definition.kind === "client" || definition.kind === "external") {
       throw new HarborError("INTERNAL", `Tool call ${call.toolCallId} of ${call.name} cannot run in the loop.`);
@@ -329,8 +347,73 @@ async function runCalls(
       remaining.shift();
       continue;
     }
-    const toolState = structuredClone(call.paused?.state ?? {});
-    const handles = call.paused ? await HandleRegistry.reattach(call.paused.handleKeys, held?.get(call.toolCallId)) : new HandleRegistry();
+    const ran =
+      definition.kind === "remote_agent"
+        ? await askRemoteAgent(definition, call, answer, deps)
+        : await executeServerTool(state, definition, call, answer, held, deps);
+    if (ran.type === "paused") {
+      return {
+        type: "paused",
+        state,
+        parking: {
+          requests: [ran.request],
+          calls: [{ ...call, paused: { on: ran.request.id, state: ran.toolState, handleKeys: ran.handles.keys() } }, ...remaining.slice(1)],
+          handles: ran.handles.size > 0 ? new Map([[call.toolCallId, ran.handles]]) : new Map(),
+        },
+      };
+    }
+    const checked = definition.output.safeParse(ran.output);
+    if (!checked.success) throw new HarborError("TOOL_FAILED", `The tool ${call.name} answered outside its output schema.`);
+    state = await recordResult(state, call, checked.data, deps);
+    remaining.shift();
+  }
+  return { type: "finished", state };
+}
+
+/** A tool call either produced its output or must wait on the coordinator for `request`. */
+type CallOutcome =
+  | { type: "done"; output: unknown }
+  | { type: "paused"; request: PauseRequest; toolState: Record<string, unknown>; handles: HandleRegistry };
+
+function pauseFor(call: PendingCall, request: Omit<PauseRequest, "toolCallId" | "tool">, toolState: Record<string, unknown> = {}, handles = new HandleRegistry()): CallOutcome {
+  return { type: "paused", request: { ...request, toolCallId: call.toolCallId, tool: { name: call.name, args: call.args } }, toolState, handles };
+}
+
+/**
+ * Runs a server tool: with the owner's access token when it declares `auth` (parking for consent
+ * when there is none), and parking when the tool pauses itself.
+ */
+async function executeServerTool(
+  state: RunState,
+  definition: ServerToolDefinition,
+  call: PendingCall,
+  answer: Resolution | undefined,
+  held: ReadonlyMap<string, HandleRegistry> | undefined,
+  deps: RunLoopDeps,
+): Promise<CallOutcome> {
+  const decision = call.gate?.decision;
+  const owner = { tenantId: state.tenantId, userId: state.ownerId };
+  const auth = definition.auth;
+  const broker = deps.credentials;
+  if (auth && !broker) throw new HarborError("OAUTH_FAILED", `The tool ${call.name} needs an OAuth credential, and this runtime has no OAuth providers.`);
+  const consent = async (): Promise<CallOutcome> => {
+    const id = deps.newId();
+    const { authorizationUrl, providerName } = await broker!.consent(owner, auth!.provider, auth!.scopes, id);
+    return pauseFor(call, {
+      id,
+      kind: "oauth",
+      reason: "oauth",
+      policy: "owner",
+      message: `Connect your ${providerName} account so ${call.name} can continue.`,
+      detail: { provider: auth!.provider, authorizationUrl },
+    });
+  };
+  let accessToken = auth ? await broker!.accessToken(owner, auth.provider) : undefined;
+  if (accessToken === null) return consent();
+
+  const toolState = structuredClone(call.paused?.state ?? {});
+  const handles = call.paused ? await HandleRegistry.reattach(call.paused.handleKeys, held?.get(call.toolCallId)) : new HandleRegistry();
+  for (let refreshed = false; ; refreshed = true) {
     const ctx: ToolContext = {
       runId: state.runId,
       threadId: state.threadId,
@@ -341,40 +424,93 @@ async function runCalls(
       resumedWith: answer,
       state: toolState,
       handles,
+      accessToken: accessToken ?? undefined,
       pause: (request) => {
         throw new PauseSignal(request);
       },
+      credentialRejected: () => {
+        throw new CredentialRejectedSignal();
+      },
     };
-    let output: unknown;
     try {
-      output = await definition.execute(call.args, ctx);
+      return { type: "done", output: await definition.execute(call.args, ctx) };
     } catch (thrown) {
+      if (CredentialRejectedSignal.is(thrown) && auth) {
+        // Refused once: a refresh may fix it (the token was revoked early). Refused again, or no
+        // refresh possible: the grant is gone, and only the owner can give a new one.
+        accessToken = refreshed ? null : await broker!.accessToken(owner, auth.provider, { refresh: true });
+        if (accessToken === null) return consent();
+        continue;
+      }
       if (!PauseSignal.is(thrown)) throw asToolFailure(call.name, thrown);
       // Fail loud at pause time: state that cannot be checkpointed would be lost on resume.
       assertPlainJson(toolState, "ctx.state");
-      const id = deps.newId();
-      const paused: PendingCall = { ...call, paused: { on: id, state: toolState, handleKeys: handles.keys() } };
-      const request: PauseRequest = {
-        id,
-        kind: "approval",
-        reason: "hitl",
-        policy: thrown.request.policy ?? "owner",
-        message: thrown.request.message,
-        toolCallId: call.toolCallId,
-        tool: { name: call.name, args: call.args },
-      };
-      return {
-        type: "paused",
-        state,
-        parking: { requests: [request], calls: [paused, ...remaining.slice(1)], handles: new Map([[call.toolCallId, handles]]) },
-      };
+      return pauseFor(
+        call,
+        { id: deps.newId(), kind: "approval", reason: "hitl", policy: thrown.request.policy ?? "owner", message: thrown.request.message },
+        toolState,
+        handles,
+      );
     }
-    const checked = definition.output.safeParse(output);
-    if (!checked.success) throw new HarborError("TOOL_FAILED", `The tool ${call.name} answered outside its output schema.`);
-    state = await recordResult(state, call, checked.data, deps);
-    remaining.shift();
   }
-  return { type: "finished", state };
+}
+
+/** What a paused remote agent call keeps in its checkpoint: the remote task it waits on. */
+const RemoteTaskState = z.object({ taskId: z.string(), contextId: z.string(), prompt: z.enum(["input_required", "auth_required"]) });
+
+/**
+ * Sends the call's message to the remote agent — or, resumed, the owner's answer to the same
+ * remote task — and parks again while the remote task needs input or a credential.
+ */
+async function askRemoteAgent(
+  definition: RemoteAgentToolDefinition,
+  call: PendingCall,
+  answer: Resolution | undefined,
+  deps: RunLoopDeps,
+): Promise<CallOutcome> {
+  const remote = definition.agent;
+  let outcome: RemoteOutcome;
+  if (!call.paused) {
+    outcome = await remote.send({ text: definition.message(call.args) });
+  } else {
+    const task = RemoteTaskState.parse(call.paused.state);
+    if (!answer) throw new HarborError("INTERNAL", `Remote agent call ${call.toolCallId} resumed without an answer.`);
+    outcome =
+      task.prompt === "auth_required"
+        ? await remote.send({ text: "Signed in.", taskId: task.taskId, contextId: task.contextId, bearer: RemoteAuthAnswer.parse(answer.payload).credential })
+        : await remote.send({ text: RemoteInputAnswer.parse(answer.payload).text, taskId: task.taskId, contextId: task.contextId });
+  }
+  const name = await remote.name();
+  switch (outcome.state) {
+    case "completed":
+      return { type: "done", output: { agent: name, status: "completed", text: outcome.text } satisfies RemoteAgentResult };
+    case "input_required":
+    case "auth_required":
+      return pauseFor(
+        call,
+        {
+          id: deps.newId(),
+          kind: "a2a",
+          reason: "a2a",
+          policy: "owner",
+          message: outcome.prompt,
+          detail: { prompt: outcome.state, agent: name },
+          answer: outcome.state === "auth_required" ? RemoteAuthAnswer : RemoteInputAnswer,
+        },
+        { taskId: outcome.taskId, contextId: outcome.contextId, prompt: outcome.state },
+      );
+    default:
+      throw new HarborError("REMOTE_AGENT_FAILED", `${name} ${outcome.state === "canceled" ? "cancelled" : outcome.state === "rejected" ? "refused" : "could not finish"} the task${outcome.text ? `: ${outcome.text.slice(0, 300)}` : "."}`, {
+        agent: remote.url,
+        state: outcome.state,
+      });
+  }
+}
+
+/** Cancels the remote task a paused remote agent call waits on (if any). */
+export async function cancelRemoteTask(definition: RemoteAgentToolDefinition, pausedState: Record<string, unknown> | undefined): Promise<void> {
+  const task = RemoteTaskState.safeParse(pausedState);
+  if (task.success) await definition.agent.cancel(task.data.taskId);
 }
 
 /** A browser tool's delivered output (validated by the coordinator) becomes its result; a cancel, a refusal. */

@@ -14,6 +14,7 @@ import { findThread } from "@/server/db/queries/threads";
 import { browserRequestsFor, pendingOfRun, pendingOnThread } from "@/server/db/queries/interactions";
 import type { Checkpoint, Coordinator, ReadyRun, ResolutionInput } from "./coordinator";
 import { createDriver, toTranscript } from "./drive";
+import { cancelRemoteTask } from "./run-loop";
 import { asHarborError, ForbiddenError, HarborError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
@@ -22,6 +23,7 @@ import { RunJournal, toStoredRows, type EventStore } from "./journal";
 import type { Scheduler } from "./scheduler";
 import { OWNER_INSTRUCTIONS, type Mailboxes, type SteeringInstruction } from "./steering";
 import type { AgentRegistry } from "./planner";
+import type { CredentialBroker } from "./credentials";
 import type { RunState, TranscriptMessage } from "./state";
 import { assertThreadAccess, titleFrom } from "./threads";
 
@@ -36,6 +38,7 @@ export interface RunsDeps {
   scheduler: Scheduler;
   streamChunkMs: number;
   maxSteps: number;
+  credentials?: CredentialBroker;
 }
 
 /** A message a client sent with its run request, already reduced to text. */
@@ -268,7 +271,7 @@ export function runService(deps: RunsDeps) {
   async function resolveInteractions(
     identity: Identity,
     entries: readonly ResolutionInput[],
-    via: "trpc" | "console",
+    via: "trpc" | "console" | "oauth_callback",
   ): Promise<{ continued: string[] }> {
     const ready = await deps.coordinator.resolve(identity, entries, { via });
     for (const next of ready) track(continueRun(next, {}));
@@ -424,11 +427,29 @@ export function runService(deps: RunsDeps) {
       deps.mailboxes.post(runId, { instruction: { type: "CANCEL" }, actorId });
       return true;
     }
+    const checkpoint = await loadContinuation(deps.db, runId);
     if (await deps.coordinator.cancel(runId)) {
       deps.mailboxes.drop(runId);
+      if (checkpoint) await cancelRemoteTasks(runId, checkpoint);
       return true;
     }
     return false;
+  }
+
+  /** A cancelled run's remote agents stop working for it too: each remote task it waited on is cancelled. */
+  async function cancelRemoteTasks(runId: string, continuation: Continuation): Promise<void> {
+    const calls = ((continuation.checkpoint ?? { calls: [] }) as unknown as Checkpoint).calls;
+    const agent = deps.agents.get(continuation.agentId);
+    for (const call of calls) {
+      const definition = agent?.tools.get(call.name);
+      if (definition?.kind !== "remote_agent" || !call.paused) continue;
+      try {
+        await cancelRemoteTask(definition, call.paused.state);
+      } catch (error) {
+        // The Harbor run is cancelled whatever the remote agent says; its failure is reported, not hidden.
+        deps.log.warn({ err: error, runId, agent: definition.agent.url }, "the remote task of a cancelled run could not be cancelled");
+      }
+    }
   }
 
   return {

@@ -5,7 +5,7 @@
  * pause, a handle that cannot be re-attached fails the resume with `ERR_TOOL_CONTEXT_LOST`.
  */
 import type { z } from "zod";
-import type { InteractionKind, ResolverPolicy } from "@/server/db/schema";
+import type { InteractionKind, RemotePrompt, ResolverPolicy } from "@/server/db/schema";
 import { HarborError, ToolContextLostError } from "./errors";
 
 /** How a gate or a tool-level pause was answered. */
@@ -36,6 +36,13 @@ export interface ToolContext {
   readonly handles: HandleRegistry;
   /** Parks the run on the coordinator; the tool runs again, with `resumedWith`, once it is answered. */
   pause(request: ToolPauseRequest): never;
+  /** For a tool declaring `auth`: the owner's access token for that provider, valid when the call began. */
+  readonly accessToken?: string;
+  /**
+   * The resource refused `accessToken` (revoked, expired early): the runtime refreshes it and runs
+   * the tool once more, or — when the grant is gone — asks the owner to connect again.
+   */
+  credentialRejected(): never;
 }
 
 /** What a tool asks the coordinator for when it pauses itself. */
@@ -53,6 +60,11 @@ export interface ServerToolDefinition<Input = unknown, Output = unknown> {
   readonly output: z.ZodType<Output>;
   /** Gate every call behind a human decision before it runs. */
   readonly approval?: { policy: ResolverPolicy; describe(args: Input): string };
+  /**
+   * The call needs the owner's OAuth credential for `provider`: without a usable one the run parks
+   * (reason `oauth`) until the owner connects at the provider; then the tool runs with `ctx.accessToken`.
+   */
+  readonly auth?: { provider: string; scopes: readonly string[] };
   execute(args: Input, ctx: ToolContext): Promise<Output>;
 }
 
@@ -118,11 +130,50 @@ export interface ExternalToolDefinition<Input = unknown, Output = unknown> {
   report(output: Output, args: Input): string;
 }
 
+/** How a remote agent's task stands after a message: done, or waiting for its caller. */
+export type RemoteOutcome =
+  | { state: "completed"; taskId: string; contextId: string; text: string }
+  | { state: RemotePrompt; taskId: string; contextId: string; prompt: string }
+  | { state: "failed" | "rejected" | "canceled"; taskId: string; contextId: string; text: string };
+
+/** A remote agent as the runtime uses it (A2A: `server/a2a/remote-agent.ts`). */
+export interface RemoteAgentPort {
+  readonly url: string;
+  name(): Promise<string>;
+  send(input: { text: string; taskId?: string; contextId?: string; bearer?: string; signal?: AbortSignal }): Promise<RemoteOutcome>;
+  cancel(taskId: string): Promise<void>;
+}
+
+/** What a remote agent's call results in (its final answer, as the model sees it). */
+export interface RemoteAgentResult {
+  agent: string;
+  status: "completed";
+  text: string;
+}
+
+/**
+ * Delegates to a remote agent (A2A). A task that needs more input or a credential parks the run
+ * (reason `a2a`) with the agent's question; the owner's answer goes to the same remote task. The
+ * task's ids are plain JSON in the checkpoint, so the wait survives a restart; cancelling the run
+ * cancels the remote task.
+ */
+export interface RemoteAgentToolDefinition<Input = unknown> {
+  readonly kind: "remote_agent";
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Input>;
+  readonly output: z.ZodType<RemoteAgentResult>;
+  readonly agent: RemoteAgentPort;
+  /** The first message sent to the remote agent. */
+  message(args: Input): string;
+}
+
 export type ToolDefinition<Input = unknown, Output = unknown> =
   | ServerToolDefinition<Input, Output>
   | ClientToolDefinition<Input, Output>
   | PrivateInputToolDefinition<Input, Output>
-  | ExternalToolDefinition<Input, Output>;
+  | ExternalToolDefinition<Input, Output>
+  | RemoteAgentToolDefinition<Input>;
 
 /** Erases a tool's types for registries; the definition still validates its own input and output. */
 export function tool<Input, Output>(definition: ToolDefinition<Input, Output>): ToolDefinition {
@@ -137,6 +188,16 @@ export function privateInputTool<Input, Output, Form>(definition: PrivateInputTo
 export type ToolRegistry = ReadonlyMap<string, ToolDefinition>;
 
 const PAUSE = Symbol.for("harbor.pause-signal");
+
+const REJECTED = Symbol.for("harbor.credential-rejected");
+
+/** Thrown by `ctx.credentialRejected`: control flow, like a pause. */
+export class CredentialRejectedSignal {
+  readonly [REJECTED] = true;
+  static is(value: unknown): value is CredentialRejectedSignal {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[REJECTED] === true;
+  }
+}
 
 /** Thrown by `ctx.pause`: control flow, not an error, so it never travels as a HarborError. */
 export class PauseSignal {

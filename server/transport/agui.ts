@@ -50,17 +50,34 @@ export function toAguiMessage(m: TranscriptMessage): Message {
   }
 }
 
+/** The interrupt's `reason` on the wire: one per kind of intervention a client renders. */
+function interruptReason(view: InterruptView): string {
+  switch (view.kind) {
+    case "operator":
+      return "operator_pause";
+    case "private_input":
+      return "private_input";
+    case "oauth":
+      return "oauth";
+    case "a2a":
+      return view.detail?.prompt ?? "input_required";
+    default:
+      return view.toolCallId ? "tool_call" : "confirmation";
+  }
+}
+
 /** An open interaction as an AG-UI interrupt (the wire contract in DESIGN.md). */
 export function toInterrupt(view: InterruptView): Interrupt {
-  const privateInput = view.kind === "private_input";
-  const operator = view.kind === "operator";
+  // A credential a remote agent asks for is private input: sent only in resume[].payload, kept nowhere.
+  const privateInput = view.kind === "private_input" || (view.kind === "a2a" && view.detail?.prompt === "auth_required");
+  // Nobody answers these with a payload: an admin resumes an operator's pause, the provider's callback a consent.
+  const unanswerable = view.kind === "operator" || view.kind === "oauth";
   return {
     id: view.id,
-    reason: operator ? "operator_pause" : privateInput ? "private_input" : view.toolCallId ? "tool_call" : "confirmation",
+    reason: interruptReason(view),
     message: view.message,
     ...(view.toolCallId ? { toolCallId: view.toolCallId } : {}),
-    // An operator's pause has no answer the user could give: an admin resumes it.
-    ...(operator ? {} : { responseSchema: view.responseSchema ?? APPROVAL_RESPONSE_SCHEMA }),
+    ...(unanswerable ? {} : { responseSchema: view.responseSchema ?? APPROVAL_RESPONSE_SCHEMA }),
     expiresAt: new Date(view.expiresAt).toISOString(),
     metadata: {
       // The spec's own marker: render a private form, send its value only in resume[].payload.
@@ -73,6 +90,8 @@ export function toInterrupt(view: InterruptView): Interrupt {
         policy: view.policy,
         resumeToken: view.resumeToken,
         ...(view.tool ? { tool: view.tool } : {}),
+        ...(view.detail?.authorizationUrl ? { authorizationUrl: view.detail.authorizationUrl, provider: view.detail.provider } : {}),
+        ...(view.detail?.agent ? { agent: view.detail.agent } : {}),
       },
     },
   };

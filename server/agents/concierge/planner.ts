@@ -23,6 +23,8 @@ const SEND_EMAIL = /\bsend an email to\s+([^\s@]+@[^\s@]+\.[^\s@,;]+)\s+saying\s
 const RESEARCH = /^\s*research\s+(\S.*)$/i;
 const CONNECT_API_KEY = /\bconnect my api key\b/i;
 const TIME_ZONE = /\bwhat(?:'s| is) my time ?zone\b/i;
+const CHECK_CALENDAR = /\bcheck my calendar\b/i;
+const ASK_TRAVEL_AGENT = /\bask the travel agent to\s+(\S.*)$/i;
 const TRANSFER = /\btransfer\s+[$€£]?\s*(\d[\d,]*(?:\.\d{1,2})?)\s*([a-z]{3})?\s+to\s+(\S.*)$/i;
 
 /** What each of the concierge's tools waits for; requests of different kinds go in separate messages. */
@@ -30,11 +32,13 @@ const WAIT_KIND: Record<string, string> = {
   get_browser_timezone: "browser",
   connect_api_key: "private",
   deep_research: "background",
+  calendar_today: "oauth",
+  ask_travel_agent: "remote",
 };
 /** Requests that must be a message's only one. */
-const ALONE = new Set(["connect_api_key", "deep_research"]);
+const ALONE = new Set(["connect_api_key", "deep_research", "calendar_today", "ask_travel_agent"]);
 const ONE_AT_A_TIME =
-  "I can plan several emails and transfers together, but please ask for your time zone, your API key or research in a message of its own.";
+  "I can plan several emails and transfers together, but please ask for your time zone, your API key, research, your calendar or the travel agent in a message of its own.";
 
 export function capabilityList(): string {
   return `Here is what I can do:\n${CAPABILITIES.map((c) => `- ${c}`).join("\n")}`;
@@ -52,6 +56,9 @@ export function plannedCalls(text: string): Call[] {
   return text.split("\n").flatMap((line): Call[] => {
     if (TIME_ZONE.test(line)) return [{ name: "get_browser_timezone", args: {} }];
     if (CONNECT_API_KEY.test(line)) return [{ name: "connect_api_key", args: {} }];
+    if (CHECK_CALENDAR.test(line)) return [{ name: "calendar_today", args: {} }];
+    const travel = ASK_TRAVEL_AGENT.exec(line);
+    if (travel) return [{ name: "ask_travel_agent", args: { request: capitalize(travel[1]!.trim().replace(/[.!?]$/, "").slice(0, 500)) } }];
     const research = RESEARCH.exec(line);
     if (research) return [{ name: "deep_research", args: { topic: research[1]!.trim().replace(/[.!?]$/, "").slice(0, 200) } }];
     const email = SEND_EMAIL.exec(line.trim());
@@ -66,9 +73,25 @@ export function plannedCalls(text: string): Call[] {
   });
 }
 
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Today's events, one per line. */
+function agenda(parsed: Record<string, unknown>): string {
+  const events = Array.isArray(parsed.events) ? (parsed.events as { start: string; end: string; title: string }[]) : [];
+  if (events.length === 0) return `Your calendar is clear today (${String(parsed.date)}).`;
+  const lines = events.map((e) => `- ${e.start}–${e.end} ${e.title}`);
+  return `Today (${String(parsed.date)}) you have ${events.length} event${events.length === 1 ? "" : "s"}:\n${lines.join("\n")}`;
+}
+
 /** What to tell the user about one finished call. */
 function outcomeOf(call: { name: string; args: Record<string, unknown> }, result: TranscriptMessage | undefined): string {
   const parsed = result ? (JSON.parse(result.content) as Record<string, unknown>) : {};
+  if (call.name === "calendar_today") return parsed.rejected === true ? "I did not read your calendar: the connection was cancelled." : agenda(parsed);
+  if (call.name === "ask_travel_agent") {
+    return parsed.rejected === true ? "I cancelled the request to the travel agent." : `${String(parsed.agent)}: ${String(parsed.text)}`;
+  }
   if (call.name === "connect_api_key") return parsed.connected === true ? "API key connected." : "I did not connect an API key.";
   if (call.name === "get_browser_timezone") {
     return typeof parsed.timeZone === "string" ? `Your time zone is ${parsed.timeZone}.` : "I could not read your browser's time zone.";

@@ -8,8 +8,8 @@ import { z } from "zod";
 import type { Database } from "@/server/db";
 import { saveCredential } from "@/server/db/queries/credentials";
 import { recordOutbox } from "@/server/db/queries/outbox";
-import { HarborError, privateInputTool, tool, type ToolContext, type ToolRegistry } from "@/server/runtime";
-import { seal, sealingKey } from "./sealing";
+import { HarborError, privateInputTool, tool, type RemoteAgentPort, type ToolContext, type ToolRegistry } from "@/server/runtime";
+import { seal, sealingKey } from "@/server/auth/sealing";
 
 const SendEmailInput = z.strictObject({ to: z.email(), body: z.string().min(1).max(2000) });
 const TransferInput = z.strictObject({
@@ -40,7 +40,25 @@ function outboxRow(ctx: ToolContext) {
   };
 }
 
-export function conciergeTools(db: Database, serverSecret: string, researchMs: number): ToolRegistry {
+/** The OAuth provider whose consent the calendar needs (`/api/oauth/callback/calendar`). */
+export const CALENDAR_PROVIDER = "calendar";
+export const CALENDAR_SCOPES = ["openid", "offline_access", "calendar.read"] as const;
+
+const CalendarDay = z.object({
+  date: z.string(),
+  events: z.array(z.object({ start: z.string(), end: z.string(), title: z.string() })).max(100),
+});
+
+export interface ConciergeOptions {
+  researchMs: number;
+  /** The protected calendar resource `calendar_today` reads with the owner's access token. */
+  calendarUrl?: string;
+  /** The remote A2A travel agent `ask_travel_agent` delegates to. */
+  travelAgent: RemoteAgentPort;
+}
+
+export function conciergeTools(db: Database, serverSecret: string, options: ConciergeOptions): ToolRegistry {
+  const { researchMs } = options;
   const key = sealingKey(serverSecret);
   const sendEmail = tool({
     name: "send_email",
@@ -105,7 +123,37 @@ export function conciergeTools(db: Database, serverSecret: string, researchMs: n
     },
     report: ({ topic, report, sources }) => `Research on ${topic} is done. ${report} Sources: ${sources.join(", ")}`,
   });
+  const calendarToday = tool({
+    name: "calendar_today",
+    description: "Reads today's events from the user's calendar, with their consent at the calendar's provider.",
+    input: z.strictObject({}),
+    output: CalendarDay,
+    auth: { provider: CALENDAR_PROVIDER, scopes: CALENDAR_SCOPES },
+    async execute(_args, ctx) {
+      if (!options.calendarUrl) throw new HarborError("TOOL_FAILED", "No calendar is configured on this server (HARBOR_CALENDAR_URL).");
+      const response = await fetch(options.calendarUrl, {
+        headers: { authorization: `Bearer ${ctx.accessToken}`, accept: "application/json" },
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (response.status === 401) ctx.credentialRejected();
+      if (!response.ok) throw new HarborError("TOOL_FAILED", `The calendar answered HTTP ${response.status}.`);
+      const day = CalendarDay.safeParse(await response.json());
+      if (!day.success) throw new HarborError("TOOL_FAILED", "The calendar answered something that is not a day of events.");
+      return day.data;
+    },
+  });
+  const askTravelAgent = tool({
+    kind: "remote_agent",
+    name: "ask_travel_agent",
+    description: "Delegates a travel errand to the remote travel agent (A2A); it may ask the user questions first.",
+    input: z.strictObject({ request: z.string().min(1).max(500) }),
+    output: z.strictObject({ agent: z.string(), status: z.literal("completed"), text: z.string() }),
+    agent: options.travelAgent,
+    message: ({ request }) => request,
+  });
   return new Map([
+    [calendarToday.name, calendarToday],
+    [askTravelAgent.name, askTravelAgent],
     [deepResearch.name, deepResearch],
     [sendEmail.name, sendEmail],
     [transferFunds.name, transferFunds],

@@ -1,0 +1,21 @@
+/**
+ * The runtime's view of OAuth credentials: a port, so the run loop knows nothing of HTTP or token
+ * storage (`server/oauth` implements it). Tokens are the owner's, found by (tenant, user, provider).
+ */
+export interface CredentialOwner {
+  tenantId: string;
+  userId: string;
+}
+
+export interface CredentialBroker {
+  /**
+   * A usable access token of the owner for `provider` — refreshed first when it expired, or when
+   * `refresh` says the resource refused it — or null when the owner must connect (again).
+   */
+  accessToken(owner: CredentialOwner, provider: string, options?: { refresh?: boolean }): Promise<string | null>;
+  /**
+   * Where the owner consents for the OAuth interaction `interactionId`: the provider's authorization
+   * URL, whose `state` binds that interaction and the owner.
+   */
+  consent(owner: CredentialOwner, provider: string, scopes: readonly string[], interactionId: string): Promise<{ authorizationUrl: string; providerName: string }>;
+}
