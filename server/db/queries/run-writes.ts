@@ -5,7 +5,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import type { InteractionKind, MessageRole, PauseReason, ResolverPolicy, RunStatus, StoredToolCall } from "../schema";
+import type { InteractionDetail, InteractionKind, MessageRole, PauseReason, ResolverPolicy, RunStatus, StoredToolCall } from "../schema";
 import type { ThreadRow } from "./threads";
 
 export interface EventRow {
@@ -36,6 +36,7 @@ export interface InteractionInsert {
   toolArgs?: Record<string, unknown>;
   message: string;
   responseSchema?: Record<string, unknown>;
+  detail?: InteractionDetail;
   instanceId: string;
   expiresAt: Date;
 }
@@ -231,9 +232,9 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
   if (waits.length > 0) {
     ctes.push(sql`new_interactions as (
       insert into interactions (id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy,
-        tool_call_id, tool_name, tool_args, message, response_schema, status, instance_id, expires_at)
+        tool_call_id, tool_name, tool_args, message, response_schema, detail, status, instance_id, expires_at)
       select w.id, w.tenant_id, w.run_id, w.thread_id, w.owner_id, w.kind, w.pause_reason, w.policy,
-        w.tool_call_id, w.tool_name, w.tool_args, w.message, w.response_schema, 'pending', w.instance_id, w.expires_at
+        w.tool_call_id, w.tool_name, w.tool_args, w.message, w.response_schema, w.detail, 'pending', w.instance_id, w.expires_at
       from unnest(
         ${textArray(waits.map((w) => w.id))},
         ${textArray(waits.map((w) => w.tenantId))},
@@ -248,10 +249,11 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         ${sql.param(waits.map((w) => json(w.toolArgs)))}::jsonb[],
         ${textArray(waits.map((w) => w.message))},
         ${sql.param(waits.map((w) => json(w.responseSchema)))}::jsonb[],
+        ${sql.param(waits.map((w) => json(w.detail)))}::jsonb[],
         ${textArray(waits.map((w) => w.instanceId))},
         ${sql.param(waits.map((w) => w.expiresAt.toISOString()))}::timestamptz[]
       ) as w(id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy, tool_call_id, tool_name,
-        tool_args, message, response_schema, instance_id, expires_at))`);
+        tool_args, message, response_schema, detail, instance_id, expires_at))`);
   }
   if (work.length > 0) {
     ctes.push(sql`new_jobs as (

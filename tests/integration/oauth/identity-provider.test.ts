@@ -14,6 +14,7 @@ import {
   type OAuthClient,
 } from "@/server/oauth/client";
 import { startIdentityProvider, type IdpAccount, type RunningIdentityProvider } from "@/server/peers/identity-provider";
+import { ConsentBrowser, formAction } from "../../helpers/consent";
 
 const REDIRECT_URI = "http://127.0.0.1:9/api/oauth/callback"; // never followed
 const CLIENT = { clientId: "harbor", clientSecret: "harbor-client-secret-0123456789", redirectUris: [REDIRECT_URI] };
@@ -23,67 +24,6 @@ const ACCOUNTS: IdpAccount[] = [
   { id: "acct-omar", email: "omar@example.test", name: "Omar Haddad", password: "omar-pass" },
 ];
 const TTL_SECONDS = 2;
-
-/** A browser in miniature: keeps cookies (by name and path) and follows redirects until told to stop. */
-class Browser {
-  private readonly jar = new Map<string, { name: string; value: string; path: string }>();
-
-  /** Follows redirects; stops at a non-redirect answer or at a redirect to `stopAt` (returned unfollowed). */
-  async go(url: string, init: { method?: string; form?: Record<string, string> } = {}, stopAt = REDIRECT_URI) {
-    let current = new URL(url);
-    let method = init.method ?? "GET";
-    let body: URLSearchParams | undefined = init.form ? new URLSearchParams(init.form) : undefined;
-    for (let hops = 0; hops < 10; hops++) {
-      const res = await fetch(current, {
-        method,
-        body,
-        redirect: "manual",
-        headers: { cookie: this.cookiesFor(current), ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
-      });
-      this.store(res, current);
-      const location = res.headers.get("location");
-      if (res.status < 300 || res.status >= 400 || !location) return { res, url: current, html: await res.text() };
-      const next = new URL(location, current);
-      if (next.href.startsWith(stopAt)) return { res, url: next, html: "" };
-      current = next;
-      method = "GET";
-      body = undefined;
-    }
-    throw new Error("too many redirects");
-  }
-
-  private cookiesFor(url: URL): string {
-    return [...this.jar.values()]
-      .filter((c) => url.pathname.startsWith(c.path))
-      .map((c) => `${c.name}=${c.value}`)
-      .join("; ");
-  }
-
-  private store(res: Response, url: URL) {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair = "", ...attrs] = line.split(";").map((s) => s.trim());
-      const eq = pair.indexOf("=");
-      const name = pair.slice(0, eq);
-      const value = pair.slice(eq + 1);
-      const attr = (key: string) => attrs.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
-      const path = attr("path") ?? url.pathname;
-      const expires = attr("expires");
-      const gone = attr("max-age") === "0" || (expires !== undefined && Date.parse(expires) <= Date.now());
-      if (gone) this.jar.delete(`${name};${path}`);
-      else this.jar.set(`${name};${path}`, { name, value, path });
-    }
-  }
-}
-
-/** The action of the form holding a button labelled `label`. */
-function formAction(html: string, label: string): string {
-  for (const form of html.match(/<form[\s\S]*?<\/form>/g) ?? []) {
-    if (!new RegExp(`<button[^>]*>\\s*${label}\\s*</button>`).test(form)) continue;
-    const action = /action="([^"]+)"/.exec(form)?.[1];
-    if (action) return action.replaceAll("&#38;", "&");
-  }
-  throw new Error(`no form with a "${label}" button in:\n${html}`);
-}
 
 describe("embedded identity provider with Harbor's OAuth client", () => {
   let idp: RunningIdentityProvider;
@@ -110,7 +50,7 @@ describe("embedded identity provider with Harbor's OAuth client", () => {
   });
 
   /** Starts an authorization and signs in; returns the consent page and what the callback needs. */
-  async function signIn(account: IdpAccount, browser = new Browser()) {
+  async function signIn(account: IdpAccount, browser = new ConsentBrowser(REDIRECT_URI)) {
     const state = randomBytes(16).toString("base64url");
     const codeVerifier = pkceVerifierFor(PKCE_SECRET, state);
     const login = await browser.go(await client.authorizationUrl({ state, codeVerifier }));
@@ -207,7 +147,7 @@ describe("embedded identity provider with Harbor's OAuth client", () => {
   });
 
   it("shows the login page again with an error for a wrong password", async () => {
-    const browser = new Browser();
+    const browser = new ConsentBrowser(REDIRECT_URI);
     const state = randomBytes(16).toString("base64url");
     const login = await browser.go(await client.authorizationUrl({ state, codeVerifier: pkceVerifierFor(PKCE_SECRET, state) }));
     const retry = await browser.go(new URL(formAction(login.html, "Sign in"), login.url).href, {
@@ -229,7 +169,7 @@ describe("embedded identity provider with Harbor's OAuth client", () => {
   });
 
   it("escapes what it echoes", async () => {
-    const browser = new Browser();
+    const browser = new ConsentBrowser(REDIRECT_URI);
     const state = "s";
     const login = await browser.go(await client.authorizationUrl({ state, codeVerifier: pkceVerifierFor(PKCE_SECRET, state) }));
     const retry = await browser.go(new URL(formAction(login.html, "Sign in"), login.url).href, {

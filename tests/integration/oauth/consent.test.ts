@@ -1,0 +1,228 @@
+/**
+ * Tool-side OAuth through the runtime, with the real embedded identity provider: a tool that needs
+ * a credential parks the run (reason `oauth`); the callback leg — state, identity and expiry checked
+ * before anything changes — stores the tokens sealed and continues the run, which calls the
+ * protected calendar with the owner's token. Refresh, revocation and encryption at rest too.
+ */
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgents } from "@/server/agents";
+import { CALENDAR_PROVIDER, CALENDAR_SCOPES } from "@/server/agents/concierge/tools";
+import { findRun } from "@/server/db/queries/runs";
+import { DEMO_PASSWORD, DEMO_USERS } from "@/server/db/seed";
+import { log } from "@/server/log";
+import { oauthBroker, type OAuthBroker } from "@/server/oauth/broker";
+import { completeConsent } from "@/server/oauth/callback";
+import { oauthClient } from "@/server/oauth/client";
+import { startIdentityProvider, type RunningIdentityProvider } from "@/server/peers/identity-provider";
+import type { Identity, InterruptView, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
+import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
+import { consentAt } from "../../helpers/consent";
+import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+
+const CALLBACK = "http://127.0.0.1:9/api/oauth/callback/calendar";
+const CLIENT = { clientId: "harbor", clientSecret: "consent-test-client-secret" };
+const TOKEN_TTL_SECONDS = 3;
+const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["approver"] };
+const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["admin"] };
+const account = (email: string) => ({ email, password: DEMO_PASSWORD });
+
+let counter = 0;
+const ask = (threadId: string, text?: string, resume?: StartRunRequest["resume"]): StartRunRequest => ({
+  agentId: "concierge",
+  threadId,
+  transportRunId: `t-${++counter}`,
+  messages: text ? [{ id: `m-${counter}-${threadId}`, role: "user", content: text }] : [],
+  resume,
+});
+
+const events = (logged: readonly LoggedEvent[]) => logged.map((e) => e.event);
+
+describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  let idp: RunningIdentityProvider;
+  let runtime: Runtime;
+  let broker: OAuthBroker;
+  /** Every bearer token the calendar received, in order. */
+  const seenByCalendar: string[] = [];
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider({
+      client: { ...CLIENT, redirectUris: [CALLBACK] },
+      accounts: DEMO_USERS.map((u) => ({ id: u.id, email: u.email, name: u.name, password: DEMO_PASSWORD })),
+      accessTokenTtlSeconds: TOKEN_TTL_SECONDS,
+      onCalendarRequest: (token) => seenByCalendar.push(token),
+    });
+    broker = oauthBroker({
+      db: database.db,
+      serverSecret: TEST_SECRET,
+      providers: new Map([
+        [
+          CALENDAR_PROVIDER,
+          {
+            id: CALENDAR_PROVIDER,
+            name: "demo calendar",
+            client: oauthClient({ issuer: idp.issuer, ...CLIENT, redirectUri: CALLBACK, scopes: [...CALENDAR_SCOPES] }),
+          },
+        ],
+      ]),
+      consentTtlMs: 60_000,
+      log: log.child({ test: true }),
+    });
+    runtime = testRuntime(database.db, {
+      agents: createAgents(database.db, TEST_SECRET, { calendarUrl: idp.calendarUrl }),
+      credentials: broker,
+      oauthTtlMs: 60_000,
+    });
+  });
+  afterAll(async () => {
+    runtime?.close();
+    await runtime?.idle();
+    await idp?.close();
+  });
+
+  /** Asks for the calendar; returns the run's events up to where its transport run ended. */
+  async function checkCalendar(identity: Identity, threadId: string, rt = runtime) {
+    const run = started(await rt.startRun(identity, ask(threadId, "check my calendar")));
+    return { runId: run.runId, events: events(await drain(run.events)) };
+  }
+
+  function consentOf(evs: ReturnType<typeof events>): InterruptView {
+    const last = evs.at(-1);
+    if (last?.type !== "run.paused") throw new Error(`expected an oauth pause, got ${JSON.stringify(last)}`);
+    const [interrupt] = last.interrupts;
+    expect(interrupt).toMatchObject({ kind: "oauth", reason: "oauth", policy: "owner", detail: { provider: "calendar" } });
+    return interrupt!;
+  }
+
+  /** The run's whole log, until it ends. */
+  async function rest(identity: Identity, runId: string) {
+    const out: ReturnType<typeof events> = [];
+    for await (const logged of await runtime.watchRun(identity, runId, 0)) {
+      out.push(logged.event);
+      if (logged.event.type === "run.completed" || logged.event.type === "run.failed") break;
+    }
+    return out;
+  }
+
+  it("parks with the consent URL, and the callback stores the tokens and continues the run, which reads the calendar with them", async () => {
+    const { runId, events: first } = await checkCalendar(alice, "oauth-round-trip");
+    const consent = consentOf(first);
+    const url = new URL(consent.detail!.authorizationUrl!);
+    expect(url.origin).toBe(idp.issuer);
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(url.searchParams.get("redirect_uri")).toBe(CALLBACK);
+    expect((await findRun(database.db, runId))?.status).toBe("paused");
+
+    const callbackUrl = await consentAt(url.href, account("alice@acme.test"), { callbackPrefix: CALLBACK });
+    expect(await completeConsent({ runtime, broker }, alice, "calendar", callbackUrl)).toEqual({ threadId: "oauth-round-trip", outcome: "connected" });
+
+    const after = await rest(alice, runId);
+    const result = after.find((e) => e.type === "tool.result");
+    expect(result).toMatchObject({ content: expect.stringContaining("Lunch with Alice") });
+    expect(after.filter((e) => e.type === "text.delta").map((e) => (e.type === "text.delta" ? e.delta : "")).join("")).toMatch(/^Today \(.+\) you have 3 events/);
+    expect(after.at(-1)).toMatchObject({ type: "run.completed" });
+    expect(await runtime.interactions.get(alice, consent.id)).toMatchObject({ status: "resolved", decision: { connected: true } });
+    // The resource saw a token, and that token is nowhere in the database in clear.
+    const token = seenByCalendar.at(-1)!;
+    expect(token.length).toBeGreaterThan(20);
+    const dump = await databaseDump();
+    expect(dump).not.toContain(token);
+    expect(dump).toContain('"provider":"calendar"');
+
+    // Replayed: refused, and nothing changes.
+    await expect(completeConsent({ runtime, broker }, alice, "calendar", callbackUrl)).rejects.toMatchObject({ code: "ALREADY_RESOLVED" });
+
+    // Next time the stored credential is used at once: no pause.
+    const again = await checkCalendar(alice, "oauth-connected");
+    expect(again.events.at(-1)).toMatchObject({ type: "run.completed" });
+    expect(again.events.some((e) => e.type === "run.paused")).toBe(false);
+  });
+
+  it("refuses forged state, another user's callback and another tenant's, changing nothing", async () => {
+    await broker.disconnect(alice, "calendar");
+    const { events: first } = await checkCalendar(alice, "oauth-refusals");
+    const consent = consentOf(first);
+    const callbackUrl = await consentAt(consent.detail!.authorizationUrl!, account("alice@acme.test"), { callbackPrefix: CALLBACK });
+
+    const forged = new URL(callbackUrl);
+    const state = forged.searchParams.get("state")!;
+    forged.searchParams.set("state", `${state.slice(0, -3)}${state.slice(-3) === "AAA" ? "BBB" : "AAA"}`);
+    await expect(completeConsent({ runtime, broker }, alice, "calendar", forged)).rejects.toMatchObject({ code: "INVALID_INPUT", details: { field: "state" } });
+    const missing = new URL(callbackUrl);
+    missing.searchParams.delete("state");
+    await expect(completeConsent({ runtime, broker }, alice, "calendar", missing)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    await expect(completeConsent({ runtime, broker }, bob, "calendar", callbackUrl)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(completeConsent({ runtime, broker }, mallory, "calendar", callbackUrl)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // An OAuth pause is not answered with a payload by anyone, the owner included: only the callback resolves it.
+    await expect(runtime.interactions.resolve(alice, { interactionId: consent.id, status: "resolved", payload: {} })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await runtime.interactions.get(alice, consent.id)).toMatchObject({ status: "pending" });
+
+    // The genuine callback still works afterwards: the refusals consumed nothing.
+    await expect(completeConsent({ runtime, broker }, alice, "calendar", callbackUrl)).resolves.toMatchObject({ outcome: "connected" });
+  });
+
+  it("refuses a callback after the pause expired, and the run ends expired", async () => {
+    const shortLived = testRuntime(database.db, {
+      agents: createAgents(database.db, TEST_SECRET, { calendarUrl: idp.calendarUrl }),
+      credentials: broker,
+      oauthTtlMs: 1_500,
+    });
+    try {
+      const { runId, events: first } = await checkCalendar(bob, "oauth-expired", shortLived);
+      const consent = consentOf(first);
+      const callbackUrl = await consentAt(consent.detail!.authorizationUrl!, account("bob@acme.test"), { callbackPrefix: CALLBACK });
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      await expect(completeConsent({ runtime: shortLived, broker }, bob, "calendar", callbackUrl)).rejects.toMatchObject({ code: "EXPIRED" });
+      expect(await findRun(database.db, runId)).toMatchObject({ status: "expired" });
+      expect(await broker.connections(bob)).toEqual([]);
+    } finally {
+      shortLived.close();
+      await shortLived.idle();
+    }
+  });
+
+  it("refreshes an expired access token, and parks again once the grant is revoked", async () => {
+    const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["admin"] };
+    const { runId, events: first } = await checkCalendar(carol, "oauth-refresh");
+    const consent = consentOf(first);
+    await completeConsent({ runtime, broker }, carol, "calendar", await consentAt(consent.detail!.authorizationUrl!, account("carol@acme.test"), { callbackPrefix: CALLBACK }));
+    await rest(carol, runId);
+    const firstToken = seenByCalendar.at(-1)!;
+
+    await new Promise((resolve) => setTimeout(resolve, TOKEN_TTL_SECONDS * 1000 + 200));
+    const refreshed = await checkCalendar(carol, "oauth-refreshed");
+    expect(refreshed.events.at(-1)).toMatchObject({ type: "run.completed" });
+    const secondToken = seenByCalendar.at(-1)!;
+    expect(secondToken).not.toBe(firstToken);
+
+    // Revoked at the provider: the calendar refuses the token, the refresh is refused too, the owner is asked again.
+    await idp.revokeAccount("user-carol");
+    const revoked = await checkCalendar(carol, "oauth-revoked");
+    consentOf(revoked.events);
+    expect(await broker.connections(carol)).toEqual([]);
+  });
+
+  it("lists connections without secrets and disconnects, revoking the grant at the provider", async () => {
+    const mine = await broker.connections(alice);
+    expect(mine).toEqual([expect.objectContaining({ provider: "calendar", kind: "oauth", name: "demo calendar", scopes: expect.arrayContaining(["calendar.read"]) })]);
+    expect(JSON.stringify(mine)).not.toMatch(/token/i);
+    expect(await broker.disconnect(alice, "calendar")).toEqual({ revoked: true });
+    await expect(broker.disconnect(alice, "calendar")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    consentOf((await checkCalendar(alice, "oauth-after-disconnect")).events);
+  });
+
+  /** Every row of every table, as text: what a dump of the database would hold. */
+  async function databaseDump(): Promise<string> {
+    const tables = await queryRows<{ table_name: string }>(
+      database.db,
+      sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+    );
+    const parts: string[] = [];
+    for (const { table_name } of tables) {
+      parts.push(JSON.stringify(await queryRows(database.db, sql`select * from ${sql.identifier(table_name)}`)));
+    }
+    return parts.join("\n");
+  }
+});
