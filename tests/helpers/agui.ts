@@ -104,7 +104,22 @@ export interface WireInterrupt {
   toolCallId?: string;
   responseSchema?: Record<string, unknown>;
   expiresAt?: string;
-  metadata?: { harbor?: { pauseId: string; pauseReason: string; resumeToken: string; runId: string; policy: string; tool?: { name: string; args: Record<string, unknown> } } };
+  metadata?: {
+    harbor?: {
+      pauseId: string;
+      pauseReason: string;
+      resumeToken: string;
+      runId: string;
+      policy: string;
+      tool?: { name: string; args: Record<string, unknown> };
+      /** An OAuth pause's consent page and provider. */
+      authorizationUrl?: string;
+      provider?: string;
+      /** A remote agent's name. */
+      agent?: string;
+    };
+    harnest?: { privateInput?: boolean };
+  };
 }
 
 /** The interrupts a stream ended with (none when it did not end on an interrupt). */
