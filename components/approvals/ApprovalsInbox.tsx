@@ -6,20 +6,13 @@ import { useMemo, useState } from "react";
 import { Countdown } from "@/components/interactions/Countdown";
 import { DecisionForm } from "@/components/interactions/DecisionForm";
 import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
+import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
 import { argEntries, toolTitle } from "@/components/interactions/tools";
 import { useTRPC } from "@/components/trpc/client";
 import type { InteractionView } from "@/server/runtime";
 
 type Tab = "pending" | "decided";
 type Reason = NonNullable<InteractionView["pauseReason"]>;
-
-/** Why each request paused its run: every pause carries one of the four reasons. */
-const REASON_LABELS: Record<Reason, string> = {
-  hitl: "Approval",
-  oauth: "OAuth consent",
-  a2a: "Remote agent",
-  operator: "Operator pause",
-};
 
 /** Pauses only: a browser tool's result or background work is nobody's decision. */
 const isPause = (i: InteractionView): i is InteractionView & { pauseReason: Reason } => i.pauseReason !== null;
@@ -81,7 +74,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
           <div className="filters">
             <select aria-label="Filter by reason" value={reason} onChange={(e) => setReason(e.target.value as Reason | "")}>
               <option value="">All reasons</option>
-              {(Object.keys(REASON_LABELS) as Reason[]).map((r) => (
+              {PAUSE_REASON_LIST.map((r) => (
                 <option key={r} value={r}>
                   {REASON_LABELS[r]}
                 </option>
@@ -135,9 +128,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
                     <StatusBadge status={i.status} />
                   </span>
                   <span className="muted small">
-                    <span className={`reason reason-${i.pauseReason}`} data-testid="row-reason">
-                      {REASON_LABELS[i.pauseReason]}
-                    </span>{" "}
+                    <ReasonBadge reason={i.pauseReason} />{" "}
                     {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
                   </span>
                 </button>

@@ -2,11 +2,12 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
 import { useTRPC } from "@/components/trpc/client";
+import type { PauseReason } from "@/server/db/schema";
 import { RunDetail } from "./RunDetail";
 
 const STATUSES = ["queued", "running", "paused", "completed", "failed", "cancelled", "rejected", "expired", "lost"] as const;
-const REASONS = ["hitl", "oauth", "a2a", "operator"] as const;
 
 function age(iso: string): string {
   const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
@@ -22,7 +23,7 @@ function age(iso: string): string {
 export function Console() {
   const trpc = useTRPC();
   const [status, setStatus] = useState<(typeof STATUSES)[number] | "">("");
-  const [reason, setReason] = useState<(typeof REASONS)[number] | "">("");
+  const [reason, setReason] = useState<PauseReason | "">("");
   const [selected, setSelected] = useState<string | null>(null);
   const runs = useQuery(
     trpc.runs.list.queryOptions({ ...(status ? { status } : {}), ...(reason ? { reason } : {}) }, { refetchInterval: 1000 }),
@@ -44,9 +45,9 @@ export function Console() {
             </select>
             <select aria-label="Filter by pause reason" value={reason} onChange={(e) => setReason(e.target.value as typeof reason)}>
               <option value="">Any pause reason</option>
-              {REASONS.map((r) => (
+              {PAUSE_REASON_LIST.map((r) => (
                 <option key={r} value={r}>
-                  {r}
+                  {REASON_LABELS[r]}
                 </option>
               ))}
             </select>
@@ -96,7 +97,7 @@ export function Console() {
                   <td>
                     <span className={`badge status-${run.status}`}>{run.status}</span>
                   </td>
-                  <td>{run.pauseReason ?? "—"}</td>
+                  <td>{run.pauseReason ? <ReasonBadge reason={run.pauseReason} /> : "—"}</td>
                   <td>{run.priority}</td>
                   <td>{run.ownerName ?? run.ownerId}</td>
                   <td>{run.agentId}</td>

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
+import { ReasonBadge } from "@/components/interactions/reasons";
 import { useTRPC } from "@/components/trpc/client";
 import type { RunEvent, SteeringInstruction } from "@/server/runtime";
 
@@ -71,7 +72,8 @@ export function RunDetail({ runId }: { runId: string }) {
     <article className="run-detail" data-testid="run-detail">
       <header className="approval-head">
         <h2>Run {runId.slice(0, 8)}</h2>
-        {info ? <span className={`badge status-${info.status}`} data-testid="run-status">{info.status}{info.pauseReason ? ` · ${info.pauseReason}` : ""}</span> : null}
+        {info ? <span className={`badge status-${info.status}`} data-testid="run-status">{info.status}</span> : null}
+        {info?.pauseReason ? <ReasonBadge reason={info.pauseReason} /> : null}
       </header>
       {info ? (
         <p className="muted small">

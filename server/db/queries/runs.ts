@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { runEvents, runs, type MessageRole, type StoredToolCall } from "../schema";
+import { runEvents, runs, type MessageRole, type PauseReason, type RunStatus, type StoredToolCall } from "../schema";
 
 export async function findRun(db: Executor, runId: string) {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
@@ -107,8 +107,9 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     owner_id: string;
     owner_name: string | null;
     agent_id: string;
-    status: string;
-    pause_reason: string | null;
+    // The table's check constraints keep these within their closed sets.
+    status: RunStatus;
+    pause_reason: PauseReason | null;
     priority: number;
     parent_run_id: string | null;
     created_at: Date | string;
