@@ -15,6 +15,7 @@ export function Header({ profile, signOutAction }: { profile: HeaderProfile; sig
       </Link>
       <nav className="topnav">
         <Link href="/chat">Chat</Link>
+        <Link href="/connections">Connections</Link>
         {profile.role === "approver" || profile.role === "admin" ? <Link href="/approvals">Approvals</Link> : null}
         {profile.role === "admin" ? <Link href="/console">Console</Link> : null}
       </nav>

@@ -125,7 +125,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
                 >
                   <span className="row-top">
                     <strong>{i.message}</strong>
-                    <StatusBadge status={i.status} />
+                    <StatusBadge status={i.status} kind={i.kind} />
                   </span>
                   <span className="muted small">
                     <ReasonBadge reason={i.pauseReason} />{" "}
@@ -158,7 +158,7 @@ function Detail({ interaction, viewerId }: { interaction: InteractionView & { pa
     <article className={`approval-card ${toneOf(interaction.status)}`} data-testid="inbox-detail" data-status={interaction.status}>
       <header className="approval-head">
         <h2>{interaction.tool ? toolTitle(interaction.tool.name) : interaction.message}</h2>
-        <StatusBadge status={interaction.status} />
+        <StatusBadge status={interaction.status} kind={interaction.kind} />
       </header>
       <p className="muted small" style={{ margin: 0 }}>
         {interaction.message}

@@ -59,7 +59,7 @@ export function OAuthCard({
     <article className={`approval-card ${toneOf(status)}`} data-testid="oauth-card" data-status={status} aria-label="Connect an account">
       <header className="approval-head">
         <span className="approval-title">Connect an account</span>
-        <StatusBadge status={status} pendingLabel="Waiting for you" />
+        <StatusBadge status={status} kind="oauth" />
       </header>
       <p className="small" style={{ margin: 0 }}>
         {interaction.message}

@@ -49,7 +49,7 @@ export function PrivateInputForm({
     <article className={`approval-card ${toneOf(status)}`} data-testid="private-form" data-status={status ?? "loading"} aria-label="Private form">
       <header className="approval-head">
         <span className="approval-title">Private input</span>
-        <StatusBadge status={status} pendingLabel="Waiting for you" />
+        <StatusBadge status={status} kind="private_input" />
       </header>
       {!interaction ? (
         <p className="muted small">Loading the form…</p>

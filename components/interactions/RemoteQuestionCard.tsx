@@ -36,7 +36,7 @@ export function RemoteQuestionCard({
     <article className={`approval-card ${toneOf(status)}`} data-testid="remote-question" data-status={status} aria-label={`${agent} asks`}>
       <header className="approval-head">
         <span className="approval-title">{agent} asks</span>
-        <StatusBadge status={status} pendingLabel={credential ? "Sign-in needed" : "Waiting for your answer"} />
+        <StatusBadge status={status} kind="a2a" pendingLabel={credential ? "Sign-in needed" : undefined} />
       </header>
       <blockquote className="remote-question">{interaction.message}</blockquote>
       <footer className="approval-foot">
@@ -67,7 +67,7 @@ export function RemoteQuestionCard({
               {credential
                 ? "Sent once to the remote agent; Harbor keeps no copy and it never appears in this conversation."
                 : "Your reply goes to the remote agent's task."}{" "}
-              <Countdown until={interaction.expiresAt} />
+              · <Countdown until={interaction.expiresAt} />
             </p>
           </form>
         ) : status === "resolved" ? (

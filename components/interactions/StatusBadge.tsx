@@ -1,6 +1,9 @@
 import type { InteractionView } from "@/server/runtime";
 
-const LABELS: Record<InteractionView["status"], string> = {
+type Status = InteractionView["status"];
+type Kind = InteractionView["kind"];
+
+const LABELS: Record<Status, string> = {
   pending: "Waiting for approval",
   resolved: "Approved",
   rejected: "Rejected",
@@ -9,13 +12,22 @@ const LABELS: Record<InteractionView["status"], string> = {
   lost: "Lost",
 };
 
-export function StatusBadge({ status, pendingLabel }: { status: InteractionView["status"] | undefined; pendingLabel?: string }) {
-  const label = status === "pending" && pendingLabel ? pendingLabel : status ? LABELS[status] : "…";
+/** What "waiting" and "done" mean for each kind of request; an approval's words are the default. */
+const BY_KIND: Partial<Record<Kind, Partial<Record<Status, string>>>> = {
+  private_input: { pending: "Waiting for you", resolved: "Sent" },
+  oauth: { pending: "Waiting to connect", resolved: "Connected" },
+  a2a: { pending: "Waiting for your answer", resolved: "Answered" },
+  operator: { pending: "Paused", resolved: "Resumed" },
+};
+
+export function StatusBadge({ status, kind, pendingLabel }: { status: Status | undefined; kind?: Kind; pendingLabel?: string }) {
+  const label =
+    status === "pending" && pendingLabel ? pendingLabel : status ? ((kind && BY_KIND[kind]?.[status]) ?? LABELS[status]) : "…";
   return <span className={`badge badge-${status ?? "loading"}`}>{label}</span>;
 }
 
 /** The card's accent: waiting, approved, or closed without the action. */
-export function toneOf(status: InteractionView["status"] | undefined): "pending" | "approved" | "closed" {
+export function toneOf(status: Status | undefined): "pending" | "approved" | "closed" {
   if (!status || status === "pending") return "pending";
   return status === "resolved" ? "approved" : "closed";
 }

@@ -404,7 +404,7 @@ async function executeServerTool(
       kind: "oauth",
       reason: "oauth",
       policy: "owner",
-      message: `Connect your ${providerName} account so ${call.name} can continue.`,
+      message: `Connect your ${providerName} account to continue.`,
       detail: { provider: auth!.provider, authorizationUrl },
     });
   };

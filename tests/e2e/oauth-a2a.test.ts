@@ -58,6 +58,17 @@ describe("OAuth consent and remote agents in Chromium", () => {
     await say(page, "check my calendar");
     await expect.poll(() => page.getByTestId("message-assistant").count(), PATIENCE).toBe(2);
     expect(await page.getByTestId("oauth-card").count()).toBe(1);
+
+    // She sees the connection and disconnects it, which revokes it at the provider.
+    await page.getByRole("link", { name: "Connections" }).click();
+    const connection = page.getByTestId("connection");
+    await expect.poll(() => connection.filter({ hasText: "demo calendar" }).count(), PATIENCE).toBe(1);
+    expect(await connection.textContent()).toContain("calendar.read");
+    await screenshot(page, "connections");
+    await connection.getByRole("button", { name: "Disconnect" }).click();
+    await connection.getByRole("button", { name: "Yes, disconnect" }).click();
+    await expect.poll(() => page.getByTestId("connections-empty").count(), PATIENCE).toBe(1);
+    await screenshot(page, "connections-empty");
     await context.close();
   });
 
