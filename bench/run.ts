@@ -10,7 +10,8 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createToken, signIn } from "../tests/helpers/http";
 import { createPostgresDatabase } from "../tests/helpers/postgres";
-import { startServer } from "../tests/helpers/server";
+import { freePort, startServer } from "../tests/helpers/server";
+import { measureDirectA2a, measureHarborA2a, type A2aRoundTrips } from "./a2a";
 import { chatBody, measure, type LoadResult } from "./chat-turn";
 import { measureFloor, type FloorResult } from "./durable-floor";
 import { replyTo } from "../server/agents/concierge/planner";
@@ -52,6 +53,7 @@ interface EngineResults {
   httpCycles: CycleResult[];
   toolTrips: RoundTrip[];
   polling: PollingLoad[];
+  a2a: A2aRoundTrips[];
   inProcess: CycleResult[];
   heap: { count: number; bytesPerRun: number };
   steering: SteeringLatency;
@@ -59,10 +61,18 @@ interface EngineResults {
 }
 
 /** Chat turns and the bare route on one server (`engine` picks its database), at 1 and 50 clients; then park → resume cycles over HTTP. */
-async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "turns" | "httpCycles" | "toolTrips" | "polling">> {
+async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "turns" | "httpCycles" | "toolTrips" | "polling" | "a2a">> {
   const database = engine === "postgres" ? await createPostgresDatabase(POSTGRES_URL) : undefined;
   // Research that outlasts the measurement, so every started wait stays in progress while polled.
-  const env: Record<string, string> = { HARBOR_BENCH: "1", HARBOR_STREAM_CHUNK_MS: "0", LOG_LEVEL: "warn", HARBOR_RESEARCH_MS: "600000" };
+  // The travel agent on a known port, so the baseline can call it directly.
+  const travelAgentPort = await freePort();
+  const env: Record<string, string> = {
+    HARBOR_BENCH: "1",
+    HARBOR_STREAM_CHUNK_MS: "0",
+    LOG_LEVEL: "warn",
+    HARBOR_RESEARCH_MS: "600000",
+    HARBOR_TRAVEL_AGENT_PORT: String(travelAgentPort),
+  };
   if (database) Object.assign(env, { DATABASE_URL: database.url, HARBOR_SEED_DEMO: "1", AUTH_SECRET: randomBytes(32).toString("hex") });
   const server = await startServer(env, `bench-${engine}`);
   try {
@@ -106,12 +116,19 @@ async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<E
       await measureClientToolRoundTrips(server.url, token, inFlight, 1);
       toolTrips.push(await measureClientToolRoundTrips(server.url, token, inFlight, SECONDS));
     }
+    const a2a: A2aRoundTrips[] = [];
+    for (const inFlight of [1, 20]) {
+      await measureDirectA2a(`http://127.0.0.1:${travelAgentPort}`, inFlight, 1);
+      a2a.push(await measureDirectA2a(`http://127.0.0.1:${travelAgentPort}`, inFlight, SECONDS));
+      await measureHarborA2a(server.url, token, inFlight, 1);
+      a2a.push(await measureHarborA2a(server.url, token, inFlight, SECONDS));
+    }
     const waits = await startWaits(server.url, token, WAITS);
     const polling = [
       await measurePolling(server.url, token, "bare route (/api/health)", ["/api/health"], SECONDS, waits.length),
       await measurePolling(server.url, token, "poll responses", waits.map((id) => `/api/responses/${id}`), SECONDS, waits.length),
     ];
-    return { turns: results, httpCycles, toolTrips, polling };
+    return { turns: results, httpCycles, toolTrips, polling, a2a };
   } finally {
     await server.stop();
     await database?.drop();
@@ -223,6 +240,24 @@ function printToolsAndWaits(engine: string, results: EngineResults) {
   console.log();
 }
 
+function printA2a(engine: string, results: EngineResults) {
+  console.log(`A2A round trip through a pause on ${engine}: ask → "Which city?" (run parked, reason a2a) → resume {text} → remote task completed`);
+  console.log("path                        in flight  round trips/s   p50 ms    p99 ms   answer leg p50/p99 ms  failures");
+  for (const r of results.a2a) {
+    console.log(
+      `${r.label.padEnd(27)} ${String(r.inFlight).padStart(9)} ${fmt(r.roundTripsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)}   ${fmt(r.answerP50)}/${r.answerP99.toFixed(1).padEnd(8)} ${String(r.failures).padStart(7)}`,
+    );
+  }
+  for (const inFlight of new Set(results.a2a.map((r) => r.inFlight))) {
+    const direct = results.a2a.find((r) => r.inFlight === inFlight && r.label.startsWith("direct"));
+    const harbor = results.a2a.find((r) => r.inFlight === inFlight && r.label.startsWith("through"));
+    if (direct && harbor) {
+      console.log(`at ${inFlight} in flight: Harbor / direct p50 = ${(harbor.p50 / direct.p50).toFixed(2)}, p99 = ${(harbor.p99 / direct.p99).toFixed(2)}`);
+    }
+  }
+  console.log();
+}
+
 function printCycles(engine: "pglite" | "postgres", results: EngineResults, floor: FloorResult[]) {
   console.log(`Park → resume cycles on ${engine}. "in-process" and "over HTTP": a chat turn asking for a gated email, parked`);
   console.log(`(interaction, checkpoint, events), approved, sent and answered. "gate only": a waiting run answered, parking again at once.`);
@@ -272,6 +307,7 @@ async function main() {
   console.log();
   for (const engine of engines) printCycles(engine, results.get(engine)!, floor);
   for (const engine of engines) printToolsAndWaits(engine, results.get(engine)!);
+  for (const engine of engines) printA2a(engine, results.get(engine)!);
   for (const engine of engines) printSteering(engine, results.get(engine)!);
 }
 

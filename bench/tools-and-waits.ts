@@ -18,10 +18,12 @@ export interface RoundTrip {
 }
 
 
-const body = (threadId: string, messages: unknown[]) =>
-  JSON.stringify({ threadId, runId: randomUUID(), tools: [], context: [], state: {}, forwardedProps: {}, messages });
+/** An AG-UI run request's body on `threadId`. */
+export const body = (threadId: string, messages: unknown[], extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ threadId, runId: randomUUID(), tools: [], context: [], state: {}, forwardedProps: {}, messages, ...extra });
 
-async function events(res: Response): Promise<Record<string, unknown>[]> {
+/** A whole SSE answer's events. */
+export async function events(res: Response): Promise<Record<string, unknown>[]> {
   return (await res.text())
     .split("\n\n")
     .filter((f) => f.startsWith("data: "))
