@@ -14,6 +14,24 @@ describe("settings", () => {
     expect(readSettings({ ...postgres, HARBOR_SEED_DEMO: "1" }).seedDemo).toBe(true);
   });
 
+  it("take a real OAuth provider as all four settings or none", () => {
+    expect(readSettings({}).oauthProvider).toBeUndefined();
+    const provider = {
+      HARBOR_OAUTH_ISSUER: "https://id.example.com",
+      HARBOR_OAUTH_CLIENT_ID: "harbor",
+      HARBOR_OAUTH_CLIENT_SECRET: "s3cret",
+      HARBOR_CALENDAR_URL: "https://calendar.example.com/today",
+    };
+    expect(readSettings(provider).oauthProvider).toEqual({
+      issuer: "https://id.example.com",
+      clientId: "harbor",
+      clientSecret: "s3cret",
+      calendarUrl: "https://calendar.example.com/today",
+    });
+    expect(() => readSettings({ HARBOR_OAUTH_ISSUER: "https://id.example.com" })).toThrow(/go together/);
+    expect(() => readSettings({ HARBOR_TRAVEL_AGENT_URL: "not a url" })).toThrow(/HARBOR_TRAVEL_AGENT_URL/);
+  });
+
   it("require a shared AUTH_SECRET with PostgreSQL", () => {
     expect(() => readSettings({ DATABASE_URL: "postgres://x/y" })).toThrow(/AUTH_SECRET must be set/);
   });

@@ -3,7 +3,7 @@ import { verifyEvents } from "@ag-ui/client";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import type { InterruptView, LoggedEvent, RunEvent } from "@/server/runtime";
-import { toAguiEvents } from "@/server/transport/agui";
+import { toAguiEvents, toInterrupt } from "@/server/transport/agui";
 
 const transport = { threadId: "thread-1", runId: "transport-run-1" };
 const log = (events: RunEvent[]): LoggedEvent[] => events.map((event, i) => ({ runId: "harbor-run", seq: i + 1, at: 1_700_000_000_000 + i, event }));
@@ -121,5 +121,44 @@ describe("runtime events on the AG-UI wire", () => {
     expect(out[2]).toMatchObject({ toolCallId: "call-1", role: "tool", content: '{"rejected":true}' });
     expect(out[4]).toMatchObject({ messages: [{ id: "a1" }, { id: "t1", role: "tool", toolCallId: "call-1" }] });
     expect(out.at(-1)).toMatchObject({ outcome: { type: "success" }, result: { status: "rejected" } });
+  });
+
+  describe("an OAuth or remote agent pause as an interrupt", () => {
+    const base = { runId: "harbor-run", policy: "owner" as const, expiresAt: 1_700_000_900_000, resumeToken: "token", toolCallId: "call-1" };
+
+    it("carries the consent URL for oauth, with no answer a user could send", () => {
+      const interrupt = toInterrupt({
+        ...base,
+        id: "pause-oauth",
+        kind: "oauth",
+        reason: "oauth",
+        message: "Connect your demo calendar account to continue.",
+        tool: { name: "calendar_today", args: {} },
+        detail: { provider: "calendar", authorizationUrl: "http://127.0.0.1:1/auth?state=s" },
+      });
+      expect(interrupt).toMatchObject({
+        id: "pause-oauth",
+        reason: "oauth",
+        toolCallId: "call-1",
+        metadata: { harbor: { pauseReason: "oauth", provider: "calendar", authorizationUrl: "http://127.0.0.1:1/auth?state=s" } },
+      });
+      expect(interrupt).not.toHaveProperty("responseSchema");
+    });
+
+    it("says what the remote agent asks: more input, or a credential marked private", () => {
+      const question = toInterrupt({
+        ...base,
+        id: "pause-a2a",
+        kind: "a2a",
+        reason: "a2a",
+        message: "Which city?",
+        responseSchema: { type: "object" },
+        detail: { prompt: "input_required", agent: "Travel agent" },
+      });
+      expect(question).toMatchObject({ reason: "input_required", message: "Which city?", responseSchema: { type: "object" }, metadata: { harbor: { pauseReason: "a2a", agent: "Travel agent" } } });
+      expect(question.metadata).not.toHaveProperty("harnest");
+      const signIn = toInterrupt({ ...base, id: "pause-auth", kind: "a2a", reason: "a2a", message: "Sign in", detail: { prompt: "auth_required", agent: "Travel agent" } });
+      expect(signIn).toMatchObject({ reason: "auth_required", metadata: { harnest: { privateInput: true } } });
+    });
   });
 });

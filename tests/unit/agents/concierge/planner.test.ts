@@ -37,6 +37,34 @@ describe("the concierge planner", () => {
 
   const ask = (content: string) => planner.next(state([{ id: "1", role: "user", content }]));
 
+  it("maps the calendar and the travel agent to their tools, each in a message of its own", async () => {
+    expect(await ask("Please check my calendar")).toEqual({ type: "call_tools", calls: [{ name: "calendar_today", args: {} }] });
+    expect(await ask("ask the travel agent to book a trip.")).toEqual({
+      type: "call_tools",
+      calls: [{ name: "ask_travel_agent", args: { request: "Book a trip" } }],
+    });
+    expect(await ask("check my calendar\nsend an email to bob@example.com saying hi")).toMatchObject({ type: "say", text: expect.stringContaining("in a message of its own") });
+  });
+
+  it("reports today's events, and a cancelled consent or remote request", async () => {
+    const after = (name: string, result: unknown) =>
+      planner.next(
+        state([
+          { id: "1", role: "user", content: "…" },
+          { id: "2", role: "assistant", content: "", toolCalls: [{ id: "c", name, args: {} }] },
+          { id: "3", role: "tool", content: JSON.stringify(result), toolCallId: "c" },
+        ]),
+      );
+    expect(await after("calendar_today", { date: "2026-11-29", events: [{ start: "09:30", end: "10:00", title: "Standup" }] })).toEqual({
+      type: "say",
+      text: "Today (2026-11-29) you have 1 event:\n- 09:30–10:00 Standup",
+    });
+    expect(await after("calendar_today", { date: "2026-11-29", events: [] })).toEqual({ type: "say", text: "Your calendar is clear today (2026-11-29)." });
+    expect(await after("calendar_today", { rejected: true, reason: "cancelled" })).toEqual({ type: "say", text: "I did not read your calendar: the connection was cancelled." });
+    expect(await after("ask_travel_agent", { agent: "Travel agent", status: "completed", text: "Booked." })).toEqual({ type: "say", text: "Travel agent: Booked." });
+    expect(await after("ask_travel_agent", { rejected: true })).toEqual({ type: "say", text: "I cancelled the request to the travel agent." });
+  });
+
   it("maps each capability phrase to its tool", async () => {
     expect(await ask("send an email to bob@example.com saying hi")).toEqual({
       type: "call_tools",
