@@ -120,10 +120,10 @@ export function oauthBroker(deps: BrokerDeps) {
       return pending;
     },
 
-    async consent(owner, provider, _scopes, interactionId) {
+    async consent(owner, provider, scopes, interactionId) {
       const setup = providerOf(provider);
       const state = await signState(signingKey, { interactionId, provider, ...owner }, new Date(Date.now() + deps.consentTtlMs));
-      const authorizationUrl = await setup.client.authorizationUrl({ state, codeVerifier: pkceVerifierFor(verifierSecret, interactionId) });
+      const authorizationUrl = await setup.client.authorizationUrl({ state, codeVerifier: pkceVerifierFor(verifierSecret, interactionId), scopes });
       return { authorizationUrl, providerName: setup.name };
     },
   };

@@ -13,7 +13,7 @@ export interface ConsentOutcome {
 }
 
 export async function completeConsent(
-  deps: { runtime: Pick<Runtime, "consent" | "interactions">; broker: OAuthBroker },
+  deps: { runtime: Pick<Runtime, "consent">; broker: OAuthBroker },
   identity: Identity,
   provider: string,
   callbackUrl: URL,
@@ -29,10 +29,10 @@ export async function completeConsent(
   const owner = { tenantId: identity.tenantId, userId: identity.userId };
   if (callbackUrl.searchParams.has("error")) {
     // The user declined at the provider: the tool gets a refusal, as if the pause were cancelled.
-    await deps.runtime.interactions.resolve(identity, { interactionId: state.interactionId, status: "cancelled" });
+    await deps.runtime.consent.complete(identity, state.interactionId, "declined");
     return { threadId, outcome: "declined" };
   }
   await deps.broker.connect(owner, provider, callbackUrl, stateParam, state.interactionId);
-  await deps.runtime.consent.complete(identity, state.interactionId);
+  await deps.runtime.consent.complete(identity, state.interactionId, "connected");
   return { threadId, outcome: "connected" };
 }

@@ -27,8 +27,11 @@ export interface TokenSet {
 }
 
 export interface OAuthClient {
-  /** The provider's authorization URL for the code flow with PKCE (S256): `state` and `codeVerifier` are the caller's. */
-  authorizationUrl(input: { state: string; codeVerifier: string }): Promise<string>;
+  /**
+   * The provider's authorization URL for the code flow with PKCE (S256): `state` and `codeVerifier`
+   * are the caller's; `scopes` (default: the configured ones) are what the tool asking needs.
+   */
+  authorizationUrl(input: { state: string; codeVerifier: string; scopes?: readonly string[] }): Promise<string>;
   /** Completes the callback: checks `state` matches, exchanges the code with the verifier. `callbackUrl` is the full URL the provider redirected to. */
   exchangeCode(input: { callbackUrl: URL; expectedState: string; codeVerifier: string }): Promise<TokenSet>;
   refresh(refreshToken: string): Promise<TokenSet>;
@@ -97,19 +100,19 @@ export function oauthClient(config: OAuthProviderConfig): OAuthClient {
   }
 
   return {
-    async authorizationUrl({ state, codeVerifier }) {
+    async authorizationUrl({ state, codeVerifier, scopes = config.scopes }) {
       const as = await server();
       if (!as.authorization_endpoint) throw new Error(`${issuer.origin} has no authorization endpoint`);
       const url = new URL(as.authorization_endpoint);
       url.searchParams.set("response_type", "code");
       url.searchParams.set("client_id", config.clientId);
       url.searchParams.set("redirect_uri", config.redirectUri);
-      url.searchParams.set("scope", config.scopes.join(" "));
+      url.searchParams.set("scope", scopes.join(" "));
       url.searchParams.set("state", state);
       url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(codeVerifier));
       url.searchParams.set("code_challenge_method", "S256");
       // OpenID Connect honours offline_access (a refresh token) only with prompt=consent.
-      if (config.scopes.includes("offline_access")) url.searchParams.set("prompt", "consent");
+      if (scopes.includes("offline_access")) url.searchParams.set("prompt", "consent");
       return url.href;
     },
 

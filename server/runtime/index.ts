@@ -94,12 +94,13 @@ export function createRuntime(deps: RuntimeDeps) {
     interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange),
     /**
      * The OAuth callback's side of a consent pause: `check` before the code is exchanged (so a
-     * refused callback changes nothing), `complete` once the credential is stored.
+     * refused callback changes nothing), `complete` once the credential is stored (or the user
+     * declined at the provider, which cancels the pause).
      */
     consent: {
       check: (identity: Identity, interactionId: string, provider: string) => coordinator.answerableConsent(identity, interactionId, provider),
-      complete: (identity: Identity, interactionId: string) =>
-        runs.resolveInteractions(identity, [{ interactionId, status: "resolved" }], "oauth_callback"),
+      complete: (identity: Identity, interactionId: string, outcome: "connected" | "declined") =>
+        runs.resolveInteractions(identity, [{ interactionId, status: outcome === "connected" ? "resolved" : "cancelled" }], "oauth_callback"),
     },
     startRun: runs.startRun,
     runs: runAccess(deps.db, runs.steer),
@@ -147,7 +148,6 @@ export { SteeringInstruction } from "./steering";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
 export type { InteractionQuery, InteractionView } from "./interactions";
 export type { CredentialBroker, CredentialOwner } from "./credentials";
-export { RemoteAuthAnswer, RemoteInputAnswer } from "./run-loop";
 export { privateInputTool, tool, type JobProgress, type RemoteAgentPort, type RemoteAgentResult, type RemoteOutcome, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
 export { hashToken, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";

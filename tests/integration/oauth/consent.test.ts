@@ -163,6 +163,20 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     await expect(completeConsent({ runtime, broker }, alice, "calendar", callbackUrl)).resolves.toMatchObject({ outcome: "connected" });
   });
 
+  it("cancels the pause when the user denies at the provider, storing nothing", async () => {
+    const { runId, events: first } = await checkCalendar(mallory, "oauth-denied");
+    const consent = consentOf(first);
+    const callbackUrl = await consentAt(consent.detail!.authorizationUrl!, account("mallory@globex.test"), { callbackPrefix: CALLBACK, decision: "Deny" });
+    expect(callbackUrl.searchParams.get("error")).toBe("access_denied");
+    expect(await completeConsent({ runtime, broker }, mallory, "calendar", callbackUrl)).toEqual({ threadId: "oauth-denied", outcome: "declined" });
+    const after = await rest(mallory, runId);
+    expect(after.filter((e) => e.type === "text.delta").map((e) => (e.type === "text.delta" ? e.delta : "")).join("")).toBe(
+      "I did not read your calendar: the connection was cancelled.",
+    );
+    expect(await findRun(database.db, runId)).toMatchObject({ status: "cancelled" });
+    expect(await broker.connections(mallory)).toEqual([]);
+  });
+
   it("refuses a callback after the pause expired, and the run ends expired", async () => {
     const shortLived = testRuntime(database.db, {
       agents: createAgents(database.db, TEST_SECRET, { calendarUrl: idp.calendarUrl }),

@@ -193,7 +193,7 @@ describe.each(testBackends())("child runs and the scheduler on $name", (backend)
 
   it("bounds how many runs execute at once and takes queued runs by priority, then age", async () => {
     const runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 20 }), maxActiveRuns: 1 });
-    const first = started(await runtime.startRun(alice, request("q-1", "count slowly to 3")));
+    const first = started(await runtime.startRun(alice, request("q-1", "count slowly to 20")));
     const second = started(await runtime.startRun(alice, request("q-2", "count slowly to 1")));
     const third = started(await runtime.startRun(alice, request("q-3", "count slowly to 1")));
     await expect.poll(async () => (await findRun(database.db, third.runId))?.status).toBe("queued");
