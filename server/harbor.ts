@@ -66,7 +66,7 @@ async function boot(): Promise<Harbor> {
         ]
       : [],
   );
-  const oauth = oauthBroker({ db, serverSecret, providers, consentTtlMs: config.oauthTtlMs, log });
+  const oauth = oauthBroker({ db, serverSecret, providers, connectUrl: (id) => `${publicUrl()}/api/oauth/connect/${encodeURIComponent(id)}`, log });
   const travelAgentUrl = config.travelAgentUrl ?? peers?.travelAgent.url;
   const runtime = createRuntime({
     db,

@@ -60,8 +60,9 @@ export type RemotePrompt = (typeof REMOTE_PROMPTS)[number];
 
 /** Per-reason facts of an interaction, beyond its message. Never a secret. */
 export interface InteractionDetail {
-  /** oauth: the provider to connect and the URL of its consent page. */
+  /** oauth: the provider to connect, the scopes asked for, and Harbor's consent URL (owner only). */
   provider?: string;
+  scopes?: string[];
   authorizationUrl?: string;
   /** a2a: what the remote agent asks for, and who it is. */
   prompt?: RemotePrompt;
@@ -283,8 +284,9 @@ export const interactions = pgTable(
       output?: unknown;
       submitted?: true;
       status?: string;
-      /** An OAuth consent's callback completed. */
+      /** An OAuth consent's callback completed (`connecting` while it exchanges the code). */
       connected?: true;
+      connecting?: true;
       /** The owner's answer to a remote agent's question. */
       text?: string;
     }>(),

@@ -2,6 +2,19 @@
  * The page the provider's redirect lands on. It says plainly what happened; on success it tells the
  * chat that opened it (a popup) and closes, or — opened in place — returns to the conversation.
  */
+import type { ErrorCode } from "@/server/runtime";
+
+/** The refusal page's title, by code. */
+export const CONSENT_TITLES: Partial<Record<ErrorCode, string>> = {
+  INVALID_INPUT: "This link is not valid",
+  FORBIDDEN: "This connection is not yours",
+  NOT_FOUND: "Nothing is waiting for this connection",
+  EXPIRED: "This request expired",
+  ALREADY_RESOLVED: "This link was already used",
+  INTERACTION_LOST: "This request can no longer be answered",
+  OAUTH_FAILED: "The provider did not accept the sign-in",
+};
+
 const STYLE = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f4f5f7;color:#1f2430;margin:0;display:grid;place-items:center;min-height:100vh}
 main{background:#fff;border:1px solid #dfe2e8;border-radius:12px;padding:28px 32px;max-width:440px;box-shadow:0 6px 24px rgba(20,30,60,.08)}
 h1{font-size:20px;margin:0 0 10px}p{line-height:1.5;margin:0 0 14px;color:#454b5a}a{color:#2456d6;font-weight:600}

@@ -14,6 +14,8 @@ import {
   claimInteractions,
   closeInteractions,
   findInteractions,
+  holdConsent,
+  releaseConsent,
   interactionsToResolve,
   processLocal,
   type Claim,
@@ -113,6 +115,8 @@ const PROCESS_LOCAL_KINDS: InteractionKind[] = ["approval", "client_tool", "priv
  * takes the run over, also after a restart.
  */
 const DURABLE_KINDS: InteractionKind[] = ["operator", "oauth", "a2a"];
+/** Durable waits are swept every this many sweeps (a minute at the default 5 s interval). */
+const DURABLE_SWEEP_EVERY = 12;
 
 const LOST_MESSAGE = "Harbor restarted while this was waiting, so it can no longer be answered. Please ask again.";
 
@@ -129,6 +133,8 @@ export interface CoordinatorDeps {
   onJobsStarted?: () => void;
   /** A journal continuing a run's log from its last stored event (taking over a durable pause). */
   journalFor(runId: string): Promise<RunJournal>;
+  /** Waits closed unanswered (cancelled, expired, lost): their runs' remote work must stop too. */
+  onWaitsClosed?(closed: readonly { runId: string; kind: InteractionKind }[]): void;
 }
 
 export function createCoordinator(deps: CoordinatorDeps) {
@@ -328,6 +334,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       if (c.finalSeq !== null) deps.bus.publish({ runId: c.runId, seq: c.finalSeq, at, event: final });
     }
     notify(closed.map((c) => ({ ...c, interactionId: c.id, status: to })));
+    if (closed.length > 0) deps.onWaitsClosed?.(closed);
     return closed;
   }
 
@@ -384,11 +391,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
     if (overdue.length > 0) await closeAndRefuse("expired", overdue);
     // Held by another process: this one cannot answer it (forwarding between processes comes with
     // scale-out), and must not close what that process still holds.
-    // A durable wait: whichever process answers it takes the run over from its checkpoint.
+    // A durable wait: whichever process answers it takes the run over from its checkpoint — held
+    // aside until the claim is won, so a refused answer leaves nothing behind.
+    const takeovers = new Map<string, ParkedRun>();
     for (const row of ordered) {
       if (!DURABLE_KINDS.includes(row.kind) || parked.get(row.runId)?.waitingOn.includes(row.id)) continue;
-      parked.set(row.runId, { journal: await deps.journalFor(row.runId), waitingOn: [row.id], expiresAt: row.expiresAt.getTime() });
+      takeovers.set(row.runId, { journal: await deps.journalFor(row.runId), waitingOn: [row.id], expiresAt: row.expiresAt.getTime() });
     }
+    const holding = (runId: string) => parked.get(runId) ?? takeovers.get(runId);
     const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && !DURABLE_KINDS.includes(r.kind));
     if (elsewhere) {
       throw new HarborError(
@@ -397,7 +407,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         { interactionId: elsewhere.id },
       );
     }
-    const orphaned = ordered.filter((r) => !parked.has(r.runId));
+    const orphaned = ordered.filter((r) => !holding(r.runId));
     if (orphaned.length > 0) await closeAndRefuse("lost", orphaned);
     if (options.threadId) {
       const missing = loaded.filter(
@@ -445,8 +455,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const ready: ReadyRun[] = [];
     for (const [index, claim] of claims.entries()) {
       const runId = ordered[index]!.runId;
-      const run = parked.get(runId);
+      const run = holding(runId);
       if (!run) continue;
+      parked.set(runId, run);
       run.resolutions ??= new Map();
       run.resolutions.set(claim.id, {
         interactionId: claim.id,
@@ -464,24 +475,47 @@ export function createCoordinator(deps: CoordinatorDeps) {
   }
 
   /**
-   * The OAuth callback's check, before it exchanges anything: the interaction is this identity's
-   * open consent for `provider`. Refuses exactly as `resolve` would (an expired one ends its run).
+   * An open consent of this identity (for `provider`, when given); refuses exactly as `resolve`
+   * would (an expired one ends its run).
    */
-  async function answerableConsent(identity: Identity, interactionId: string, provider: string): Promise<{ threadId: string; runId: string }> {
+  async function openConsent(identity: Identity, interactionId: string, provider?: string): Promise<InteractionRow> {
     const [row] = await findInteractions(deps.db, [interactionId]);
-    if (!row || row.tenantId !== identity.tenantId || row.kind !== "oauth" || row.detail?.provider !== provider) {
+    if (!row || row.tenantId !== identity.tenantId || row.kind !== "oauth" || (provider !== undefined && row.detail?.provider !== provider)) {
       throw new NotFoundError("Consent request");
     }
     authorize(row, identity);
     assertOpen(row);
     if (row.expiresAt.getTime() <= Date.now()) await closeAndRefuse("expired", [row]);
-    return { threadId: row.threadId, runId: row.runId };
+    return row;
   }
 
-  /** Ends the interactions of this process whose time ran out while nobody answered (their runs end `expired`). */
+  /**
+   * The OAuth callback's hold, before it exchanges anything: the interaction is this identity's
+   * open consent for `provider`, and no other callback is completing it. `release` lets another
+   * try when the exchange failed; resolving it (`resolve` via `oauth_callback`) ends the hold.
+   */
+  async function holdOpenConsent(identity: Identity, interactionId: string, provider: string): Promise<{ threadId: string }> {
+    const row = await openConsent(identity, interactionId, provider);
+    if (!(await holdConsent(deps.db, row.id))) {
+      const [now] = await findInteractions(deps.db, [row.id]);
+      if (now) assertOpen(now);
+      throw new HarborError("ALREADY_RESOLVED", "This sign-in is already being completed; the action is not repeated.", { interactionId: row.id });
+    }
+    return { threadId: row.threadId };
+  }
+
+  /**
+   * Ends waits whose time ran out while nobody answered (their runs end `expired`): this process's
+   * own, and — less often, since any process may hold them — durable ones, also those an earlier
+   * process left behind.
+   */
+  let sweeps = 0;
   async function sweepExpired(): Promise<void> {
-    if (parked.size === 0) return;
-    await closeWhere("expired", sql`expires_at <= now() and instance_id = ${deps.instanceId}`, {
+    const durable = sweeps++ % DURABLE_SWEEP_EVERY === 0;
+    if (parked.size === 0 && !durable) return;
+    const mine = sql`instance_id = ${deps.instanceId}`;
+    const durableKinds = sql`kind in (${sql.join(DURABLE_KINDS.map((k) => sql`${k}`), sql`, `)})`;
+    await closeWhere("expired", sql`expires_at <= now() and (${durable ? sql`${mine} or ${durableKinds}` : mine})`, {
       code: "EXPIRED",
       message: "The request expired before it was answered.",
     });
@@ -496,7 +530,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
   return {
     park,
     resolve,
-    answerableConsent,
+    openConsent,
+    holdOpenConsent,
+    releaseConsent: (interactionId: string) => releaseConsent(deps.db, interactionId),
     cancel,
     sweepExpired,
     /** At start-up: what an earlier process held is gone; say so instead of leaving it pending. */

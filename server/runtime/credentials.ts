@@ -9,13 +9,11 @@ export interface CredentialOwner {
 
 export interface CredentialBroker {
   /**
-   * A usable access token of the owner for `provider` — refreshed first when it expired, or when
-   * `refresh` says the resource refused it — or null when the owner must connect (again).
+   * A usable access token of the owner for `provider` granting `scopes` — refreshed first when it
+   * expired, or when `refresh` says the resource refused it — or null when the owner must connect
+   * (again).
    */
-  accessToken(owner: CredentialOwner, provider: string, options?: { refresh?: boolean }): Promise<string | null>;
-  /**
-   * Where the owner consents for the OAuth interaction `interactionId`: the provider's authorization
-   * URL, whose `state` binds that interaction and the owner.
-   */
+  accessToken(owner: CredentialOwner, provider: string, scopes: readonly string[], options?: { refresh?: boolean }): Promise<string | null>;
+  /** Where the owner consents for the OAuth interaction `interactionId`, and the provider's name for people. */
   consent(owner: CredentialOwner, provider: string, scopes: readonly string[], interactionId: string): Promise<{ authorizationUrl: string; providerName: string }>;
 }

@@ -93,12 +93,18 @@ export function createRuntime(deps: RuntimeDeps) {
     threads: threadService(deps.db),
     interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange),
     /**
-     * The OAuth callback's side of a consent pause: `check` before the code is exchanged (so a
-     * refused callback changes nothing), `complete` once the credential is stored (or the user
-     * declined at the provider, which cancels the pause).
+     * The OAuth legs of a consent pause: `open` when the owner starts it (its provider, scopes and
+     * expiry); `hold` before the callback exchanges a code (so a refused callback changes nothing,
+     * and only one completes); `release` when the exchange failed; `complete` once the credential
+     * is stored (or the user declined at the provider, which cancels the pause).
      */
     consent: {
-      check: (identity: Identity, interactionId: string, provider: string) => coordinator.answerableConsent(identity, interactionId, provider),
+      open: async (identity: Identity, interactionId: string) => {
+        const row = await coordinator.openConsent(identity, interactionId);
+        return { interactionId: row.id, threadId: row.threadId, provider: row.detail?.provider ?? "", scopes: row.detail?.scopes ?? [], expiresAt: row.expiresAt };
+      },
+      hold: (identity: Identity, interactionId: string, provider: string) => coordinator.holdOpenConsent(identity, interactionId, provider),
+      release: (interactionId: string) => coordinator.releaseConsent(interactionId),
       complete: (identity: Identity, interactionId: string, outcome: "connected" | "declined") =>
         runs.resolveInteractions(identity, [{ interactionId, status: outcome === "connected" ? "resolved" : "cancelled" }], "oauth_callback"),
     },

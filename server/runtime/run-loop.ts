@@ -396,23 +396,29 @@ async function executeServerTool(
   const auth = definition.auth;
   const broker = deps.credentials;
   if (auth && !broker) throw new HarborError("OAUTH_FAILED", `The tool ${call.name} needs an OAuth credential, and this runtime has no OAuth providers.`);
+  const toolState = structuredClone(call.paused?.state ?? {});
+  const handles = call.paused ? await HandleRegistry.reattach(call.paused.handleKeys, held?.get(call.toolCallId)) : new HandleRegistry();
+  // A call that paused itself before keeps its state and handles through the consent, too.
   const consent = async (): Promise<CallOutcome> => {
     const id = deps.newId();
     const { authorizationUrl, providerName } = await broker!.consent(owner, auth!.provider, auth!.scopes, id);
-    return pauseFor(call, {
-      id,
-      kind: "oauth",
-      reason: "oauth",
-      policy: "owner",
-      message: `Connect your ${providerName} account to continue.`,
-      detail: { provider: auth!.provider, authorizationUrl },
-    });
+    return pauseFor(
+      call,
+      {
+        id,
+        kind: "oauth",
+        reason: "oauth",
+        policy: "owner",
+        message: `Connect your ${providerName} account to continue.`,
+        detail: { provider: auth!.provider, scopes: [...auth!.scopes], authorizationUrl },
+      },
+      toolState,
+      handles,
+    );
   };
-  let accessToken = auth ? await broker!.accessToken(owner, auth.provider) : undefined;
+  let accessToken = auth ? await broker!.accessToken(owner, auth.provider, auth.scopes) : undefined;
   if (accessToken === null) return consent();
 
-  const toolState = structuredClone(call.paused?.state ?? {});
-  const handles = call.paused ? await HandleRegistry.reattach(call.paused.handleKeys, held?.get(call.toolCallId)) : new HandleRegistry();
   for (let refreshed = false; ; refreshed = true) {
     const ctx: ToolContext = {
       runId: state.runId,
@@ -438,7 +444,7 @@ async function executeServerTool(
       if (CredentialRejectedSignal.is(thrown) && auth) {
         // Refused once: a refresh may fix it (the token was revoked early). Refused again, or no
         // refresh possible: the grant is gone, and only the owner can give a new one.
-        accessToken = refreshed ? null : await broker!.accessToken(owner, auth.provider, { refresh: true });
+        accessToken = refreshed ? null : await broker!.accessToken(owner, auth.provider, auth.scopes, { refresh: true });
         if (accessToken === null) return consent();
         continue;
       }

@@ -32,11 +32,18 @@ export async function findCredential(db: Executor, owner: CredentialOwnerKey) {
   return row;
 }
 
-/** Removes a credential; returns whether there was one. */
-export async function deleteCredential(db: Executor, owner: CredentialOwnerKey): Promise<boolean> {
+/** Removes a credential — only if still `sealed` as given, when given; returns whether one was removed. */
+export async function deleteCredential(db: Executor, owner: CredentialOwnerKey, unchanged?: { sealed: string }): Promise<boolean> {
   const deleted = await db
     .delete(credentials)
-    .where(and(eq(credentials.tenantId, owner.tenantId), eq(credentials.userId, owner.userId), eq(credentials.provider, owner.provider)))
+    .where(
+      and(
+        eq(credentials.tenantId, owner.tenantId),
+        eq(credentials.userId, owner.userId),
+        eq(credentials.provider, owner.provider),
+        unchanged ? eq(credentials.sealed, unchanged.sealed) : undefined,
+      ),
+    )
     .returning({ provider: credentials.provider });
   return deleted.length > 0;
 }

@@ -139,7 +139,7 @@ export async function closeInteractions(
     with closed as (
       update interactions set status = ${to}, resolved_at = now()
       where status = 'pending' and run_id in (select run_id from interactions where status = 'pending' and (${where}))
-      returning id, run_id, tenant_id, owner_id, policy
+      returning id, run_id, tenant_id, owner_id, policy, kind
     ),
     ended_runs as (
       update runs set status = ${to}, pause_reason = null, error = ${failure ? JSON.stringify(failure) : null}::jsonb,
@@ -158,15 +158,16 @@ export async function closeInteractions(
       select tenant_id, null, 'interaction.close', 'interaction', id, ${to}, jsonb_build_object('runId', run_id)
       from closed
     )
-    select c.id, c.run_id, c.tenant_id, c.owner_id, c.policy, f.seq as final_seq
+    select c.id, c.run_id, c.tenant_id, c.owner_id, c.policy, c.kind, f.seq as final_seq
     from closed c left join final_events f on f.run_id = c.run_id`);
-  type Row = { id: string; run_id: string; tenant_id: string; owner_id: string; policy: ResolverPolicy; final_seq: number | null };
+  type Row = { id: string; run_id: string; tenant_id: string; owner_id: string; policy: ResolverPolicy; kind: InteractionKind; final_seq: number | null };
   return (result as unknown as { rows: Row[] }).rows.map((r) => ({
     id: r.id,
     runId: r.run_id,
     tenantId: r.tenant_id,
     ownerId: r.owner_id,
     policy: r.policy,
+    kind: r.kind,
     finalSeq: r.final_seq,
   }));
 }
@@ -177,6 +178,7 @@ export interface ClosedInteraction {
   tenantId: string;
   ownerId: string;
   policy: ResolverPolicy;
+  kind: InteractionKind;
   /** The seq of the `run.failed` event that ended its run (absent when the run was not paused). */
   finalSeq: number | null;
 }
@@ -231,4 +233,25 @@ export async function listInteractions(db: Executor, filter: InteractionFilter &
     .where(and(...conditions))
     .orderBy(desc(interactions.createdAt))
     .limit(filter.limit ?? 200);
+}
+
+/**
+ * Marks a pending OAuth consent as being completed — one callback at a time exchanges its code.
+ * Returns false when it is not pending, or another callback already holds it.
+ */
+export async function holdConsent(db: Executor, id: string): Promise<boolean> {
+  const held = await db
+    .update(interactions)
+    .set({ decision: { connecting: true } })
+    .where(and(eq(interactions.id, id), eq(interactions.status, "pending"), sql`${interactions.decision} is null`))
+    .returning({ id: interactions.id });
+  return held.length > 0;
+}
+
+/** Lets another callback try again (the exchange failed; the consent is still open). */
+export async function releaseConsent(db: Executor, id: string): Promise<void> {
+  await db
+    .update(interactions)
+    .set({ decision: null })
+    .where(and(eq(interactions.id, id), eq(interactions.status, "pending")));
 }

@@ -12,7 +12,7 @@ import { findRun } from "@/server/db/queries/runs";
 import { DEMO_PASSWORD, DEMO_USERS } from "@/server/db/seed";
 import { log } from "@/server/log";
 import { oauthBroker, type OAuthBroker } from "@/server/oauth/broker";
-import { completeConsent } from "@/server/oauth/callback";
+import { beginConsent, completeConsent } from "@/server/oauth/callback";
 import { oauthClient } from "@/server/oauth/client";
 import { startIdentityProvider, type RunningIdentityProvider } from "@/server/peers/identity-provider";
 import type { Identity, InterruptView, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
@@ -67,7 +67,7 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
           },
         ],
       ]),
-      consentTtlMs: 60_000,
+      connectUrl: (id) => `http://127.0.0.1:9/api/oauth/connect/${id}`,
       log: log.child({ test: true }),
     });
     runtime = testRuntime(database.db, {
@@ -96,6 +96,16 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     return interrupt!;
   }
 
+  /** What the owner's browser does: opens Harbor's consent URL (keeping its nonce), signs in and answers at the provider. */
+  async function consentIn(identity: Identity, email: string, consent: InterruptView, options: { decision?: "Allow" | "Deny"; rt?: Runtime } = {}) {
+    const begun = await beginConsent({ runtime: options.rt ?? runtime, broker }, identity, consent.id);
+    const callbackUrl = await consentAt(begun.providerUrl, account(email), { callbackPrefix: CALLBACK, decision: options.decision });
+    return { callbackUrl, nonce: begun.nonce as string | undefined };
+  }
+  /** The provider's redirect arriving, with the cookie of the browser it lands in. */
+  const callback = (identity: Identity, browser: { callbackUrl: URL; nonce?: string }, rt = runtime) =>
+    completeConsent({ runtime: rt, broker }, identity, "calendar", browser.callbackUrl, () => browser.nonce);
+
   /** The run's whole log, until it ends. */
   async function rest(identity: Identity, runId: string) {
     const out: ReturnType<typeof events> = [];
@@ -109,14 +119,21 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
   it("parks with the consent URL, and the callback stores the tokens and continues the run, which reads the calendar with them", async () => {
     const { runId, events: first } = await checkCalendar(alice, "oauth-round-trip");
     const consent = consentOf(first);
-    const url = new URL(consent.detail!.authorizationUrl!);
+    // The pause carries Harbor's own consent URL; the provider's (with its state) is made only for the owner's browser.
+    expect(consent.detail!.authorizationUrl).toBe(`http://127.0.0.1:9/api/oauth/connect/${consent.id}`);
+    expect(consent.detail!.scopes).toEqual(["openid", "offline_access", "calendar.read"]);
+    const begun = await beginConsent({ runtime, broker }, alice, consent.id);
+    const url = new URL(begun.providerUrl);
     expect(url.origin).toBe(idp.issuer);
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");
     expect(url.searchParams.get("redirect_uri")).toBe(CALLBACK);
+    expect(url.searchParams.get("scope")).toBe("openid offline_access calendar.read");
     expect((await findRun(database.db, runId))?.status).toBe("paused");
+    await expect(beginConsent({ runtime, broker }, bob, consent.id)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(beginConsent({ runtime, broker }, mallory, consent.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
 
-    const callbackUrl = await consentAt(url.href, account("alice@acme.test"), { callbackPrefix: CALLBACK });
-    expect(await completeConsent({ runtime, broker }, alice, "calendar", callbackUrl)).toEqual({ threadId: "oauth-round-trip", outcome: "connected" });
+    const browser = { callbackUrl: await consentAt(url.href, account("alice@acme.test"), { callbackPrefix: CALLBACK }), nonce: begun.nonce };
+    expect(await callback(alice, browser)).toEqual({ threadId: "oauth-round-trip", outcome: "connected" });
 
     const after = await rest(alice, runId);
     const result = after.find((e) => e.type === "tool.result");
@@ -132,7 +149,7 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     expect(dump).toContain('"provider":"calendar"');
 
     // Replayed: refused, and nothing changes.
-    await expect(completeConsent({ runtime, broker }, alice, "calendar", callbackUrl)).rejects.toMatchObject({ code: "ALREADY_RESOLVED" });
+    await expect(callback(alice, browser)).rejects.toMatchObject({ code: "ALREADY_RESOLVED" });
 
     // Next time the stored credential is used at once: no pause.
     const again = await checkCalendar(alice, "oauth-connected");
@@ -144,31 +161,39 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     await broker.disconnect(alice, "calendar");
     const { events: first } = await checkCalendar(alice, "oauth-refusals");
     const consent = consentOf(first);
-    const callbackUrl = await consentAt(consent.detail!.authorizationUrl!, account("alice@acme.test"), { callbackPrefix: CALLBACK });
+    const browser = await consentIn(alice, "alice@acme.test", consent);
 
-    const forged = new URL(callbackUrl);
+    const forged = new URL(browser.callbackUrl);
     const state = forged.searchParams.get("state")!;
     forged.searchParams.set("state", `${state.slice(0, -3)}${state.slice(-3) === "AAA" ? "BBB" : "AAA"}`);
-    await expect(completeConsent({ runtime, broker }, alice, "calendar", forged)).rejects.toMatchObject({ code: "INVALID_INPUT", details: { field: "state" } });
-    const missing = new URL(callbackUrl);
+    await expect(callback(alice, { ...browser, callbackUrl: forged })).rejects.toMatchObject({ code: "INVALID_INPUT", details: { field: "state" } });
+    const missing = new URL(browser.callbackUrl);
     missing.searchParams.delete("state");
-    await expect(completeConsent({ runtime, broker }, alice, "calendar", missing)).rejects.toMatchObject({ code: "INVALID_INPUT" });
-    await expect(completeConsent({ runtime, broker }, bob, "calendar", callbackUrl)).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(completeConsent({ runtime, broker }, mallory, "calendar", callbackUrl)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(callback(alice, { ...browser, callbackUrl: missing })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    await expect(callback(bob, browser)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(callback(mallory, browser)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // Another browser (no nonce, or another consent's): the link alone is not enough.
+    await expect(callback(alice, { callbackUrl: browser.callbackUrl })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("not started from this browser") });
+    await expect(callback(alice, { callbackUrl: browser.callbackUrl, nonce: "another-nonce" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // The provider failing (not the user declining) leaves the pause open.
+    const failed = new URL(browser.callbackUrl);
+    failed.searchParams.delete("code");
+    failed.searchParams.set("error", "temporarily_unavailable");
+    await expect(callback(alice, { ...browser, callbackUrl: failed })).rejects.toMatchObject({ code: "OAUTH_FAILED" });
     // An OAuth pause is not answered with a payload by anyone, the owner included: only the callback resolves it.
     await expect(runtime.interactions.resolve(alice, { interactionId: consent.id, status: "resolved", payload: {} })).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await runtime.interactions.get(alice, consent.id)).toMatchObject({ status: "pending" });
 
     // The genuine callback still works afterwards: the refusals consumed nothing.
-    await expect(completeConsent({ runtime, broker }, alice, "calendar", callbackUrl)).resolves.toMatchObject({ outcome: "connected" });
+    await expect(callback(alice, browser)).resolves.toMatchObject({ outcome: "connected" });
   });
 
   it("cancels the pause when the user denies at the provider, storing nothing", async () => {
     const { runId, events: first } = await checkCalendar(mallory, "oauth-denied");
     const consent = consentOf(first);
-    const callbackUrl = await consentAt(consent.detail!.authorizationUrl!, account("mallory@globex.test"), { callbackPrefix: CALLBACK, decision: "Deny" });
-    expect(callbackUrl.searchParams.get("error")).toBe("access_denied");
-    expect(await completeConsent({ runtime, broker }, mallory, "calendar", callbackUrl)).toEqual({ threadId: "oauth-denied", outcome: "declined" });
+    const browser = await consentIn(mallory, "mallory@globex.test", consent, { decision: "Deny" });
+    expect(browser.callbackUrl.searchParams.get("error")).toBe("access_denied");
+    expect(await callback(mallory, browser)).toEqual({ threadId: "oauth-denied", outcome: "declined" });
     const after = await rest(mallory, runId);
     expect(after.filter((e) => e.type === "text.delta").map((e) => (e.type === "text.delta" ? e.delta : "")).join("")).toBe(
       "I did not read your calendar: the connection was cancelled.",
@@ -186,9 +211,9 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     try {
       const { runId, events: first } = await checkCalendar(bob, "oauth-expired", shortLived);
       const consent = consentOf(first);
-      const callbackUrl = await consentAt(consent.detail!.authorizationUrl!, account("bob@acme.test"), { callbackPrefix: CALLBACK });
+      const browser = await consentIn(bob, "bob@acme.test", consent, { rt: shortLived });
       await new Promise((resolve) => setTimeout(resolve, 1_600));
-      await expect(completeConsent({ runtime: shortLived, broker }, bob, "calendar", callbackUrl)).rejects.toMatchObject({ code: "EXPIRED" });
+      await expect(callback(bob, browser, shortLived)).rejects.toMatchObject({ code: "EXPIRED" });
       expect(await findRun(database.db, runId)).toMatchObject({ status: "expired" });
       expect(await broker.connections(bob)).toEqual([]);
     } finally {
@@ -197,11 +222,24 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     }
   });
 
+  it("lets one callback at a time complete a consent: the other changes nothing", async () => {
+    await broker.disconnect(alice, "calendar");
+    const { runId, events: first } = await checkCalendar(alice, "oauth-race");
+    const consent = consentOf(first);
+    const browser = await consentIn(alice, "alice@acme.test", consent);
+    const outcomes = await Promise.allSettled([callback(alice, browser), callback(alice, browser)]);
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    expect(outcomes.find((o) => o.status === "rejected")).toMatchObject({ reason: { code: "ALREADY_RESOLVED" } });
+    await rest(alice, runId);
+    // The winner's tokens still work: the loser never exchanged the code (which would have revoked them).
+    expect((await checkCalendar(alice, "oauth-race-after")).events.at(-1)).toMatchObject({ type: "run.completed" });
+  });
+
   it("refreshes an expired access token, and parks again once the grant is revoked", async () => {
     const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["admin"] };
     const { runId, events: first } = await checkCalendar(carol, "oauth-refresh");
     const consent = consentOf(first);
-    await completeConsent({ runtime, broker }, carol, "calendar", await consentAt(consent.detail!.authorizationUrl!, account("carol@acme.test"), { callbackPrefix: CALLBACK }));
+    await callback(carol, await consentIn(carol, "carol@acme.test", consent));
     await rest(carol, runId);
     const firstToken = seenByCalendar.at(-1)!;
 

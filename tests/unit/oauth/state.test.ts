@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { signState, stateKey, verifyState } from "@/server/oauth/state";
 
 const key = stateKey("a-server-secret-for-tests");
-const consent = { interactionId: "i-1", tenantId: "tenant-acme", userId: "user-alice", provider: "calendar" };
+const consent = { interactionId: "i-1", tenantId: "tenant-acme", userId: "user-alice", provider: "calendar", nonceHash: "h" };
 
 describe("the OAuth state", () => {
   it("carries the interaction, the user and the provider, signed", async () => {

@@ -2,26 +2,24 @@ import { httpStatusOf } from "@/server/api/errors";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
-import { completeConsent } from "@/server/oauth/callback";
-import { consentDonePage, consentRefusedPage, signInFirstPage } from "@/server/oauth/callback-page";
-import { asHarborError, HarborError, type ErrorCode } from "@/server/runtime";
+import { completeConsent, nonceCookieName } from "@/server/oauth/callback";
+import { consentDonePage, consentRefusedPage, CONSENT_TITLES, signInFirstPage } from "@/server/oauth/callback-page";
+import { asHarborError, HarborError } from "@/server/runtime";
 
 export const dynamic = "force-dynamic";
 
-const TITLES: Partial<Record<ErrorCode, string>> = {
-  INVALID_INPUT: "This link is not valid",
-  FORBIDDEN: "This connection is not yours",
-  NOT_FOUND: "Nothing is waiting for this connection",
-  EXPIRED: "This request expired",
-  ALREADY_RESOLVED: "This link was already used",
-  INTERACTION_LOST: "This request can no longer be answered",
-  OAUTH_FAILED: "The provider did not accept the sign-in",
-};
+function cookieValue(header: string | null, name: string): string | undefined {
+  for (const part of header?.split(";") ?? []) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=");
+  }
+  return undefined;
+}
 
 /**
  * `GET /api/oauth/callback/{provider}`: where the provider returns after consent. Answers a page
- * for a person: connected, or refused with the reason (a forged or replayed state, another user,
- * an expired request) — in which case nothing changed.
+ * for a person: connected, or refused with the reason (a forged or replayed state, another user or
+ * browser, an expired request) — in which case nothing changed.
  */
 export async function GET(request: Request, { params }: { params: Promise<{ provider: string }> }) {
   const requestId = requestIdFrom(request.headers);
@@ -31,11 +29,12 @@ export async function GET(request: Request, { params }: { params: Promise<{ prov
     const identity = await identityFrom(h.db, request.headers);
     if (!identity) return signInFirstPage(`${url.pathname}${url.search}`);
     const { provider } = await params;
-    const done = await completeConsent({ runtime: h.runtime, broker: h.oauth }, identity, provider, url);
+    const cookies = request.headers.get("cookie");
+    const done = await completeConsent({ runtime: h.runtime, broker: h.oauth }, identity, provider, url, (id) => cookieValue(cookies, nonceCookieName(id)));
     return consentDonePage(done.outcome, done.threadId, h.oauthProviderName(provider));
   } catch (thrown) {
     if (!HarborError.is(thrown)) requestLogger(requestId).error({ err: thrown }, "OAuth callback failed");
     const error = asHarborError(thrown);
-    return consentRefusedPage(httpStatusOf(error.code), TITLES[error.code] ?? "Something went wrong", error.message);
+    return consentRefusedPage(httpStatusOf(error.code), CONSENT_TITLES[error.code] ?? "Something went wrong", error.message);
   }
 }
