@@ -45,6 +45,8 @@ const settingsSchema = z.object({
   HARBOR_IDP_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86_400).default(3_600),
   /** The travel agent's A2A URL; absent, the demo's embedded one. */
   HARBOR_TRAVEL_AGENT_URL: z.url().optional(),
+  /** How long a remote agent's question waits for the owner's answer; then it expires and the remote task is cancelled. */
+  HARBOR_A2A_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(60 * 60_000),
   /** How long Harbor waits for a remote agent's answer before the call fails with REMOTE_AGENT_TIMEOUT. */
   HARBOR_A2A_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
@@ -68,6 +70,7 @@ export type Settings = Readonly<{
   idpTokenTtlSeconds: number;
   travelAgentPort: number;
   travelAgentUrl: string | undefined;
+  a2aTtlMs: number;
   a2aTimeoutMs: number;
 }>;
 
@@ -113,6 +116,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     idpTokenTtlSeconds: s.HARBOR_IDP_TOKEN_TTL_S,
     travelAgentPort: s.HARBOR_TRAVEL_AGENT_PORT,
     travelAgentUrl: s.HARBOR_TRAVEL_AGENT_URL,
+    a2aTtlMs: s.HARBOR_A2A_TTL_MS,
     a2aTimeoutMs: s.HARBOR_A2A_TIMEOUT_MS,
   };
 }

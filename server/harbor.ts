@@ -49,6 +49,18 @@ async function boot(): Promise<Harbor> {
         accessTokenTtlSeconds: config.idpTokenTtlSeconds,
       })
     : undefined;
+  try {
+    return await wire(db, serverSecret, redirectUri, peers);
+  } catch (error) {
+    // Listening peers would outlive a failed start (and hold their ports against a retry).
+    await peers?.close();
+    throw error;
+  }
+}
+
+/** Providers, agents and the runtime on top of the database and the demo peers (if any). */
+async function wire(db: Database, serverSecret: string, redirectUri: string, peers: DemoPeers | undefined): Promise<Harbor> {
+  const config = settings();
   const calendar =
     config.oauthProvider ??
     (peers && { issuer: peers.identityProvider.issuer, ...peers.client, calendarUrl: peers.identityProvider.calendarUrl });
@@ -80,6 +92,7 @@ async function boot(): Promise<Harbor> {
     streamChunkMs: config.streamChunkMs,
     approvalTtlMs: config.approvalTtlMs,
     oauthTtlMs: config.oauthTtlMs,
+    a2aTtlMs: config.a2aTtlMs,
     jobLeaseMs: config.jobLeaseMs,
     maxActiveRuns: config.maxActiveRuns,
     serverSecret,

@@ -23,29 +23,9 @@ import {
 import { ClientFactory, DefaultAgentCardResolver, type Client, type RequestOptions } from "@a2a-js/sdk/client";
 import { A2AError } from "@a2a-js/sdk/errors";
 import { HarborError } from "@/server/runtime/errors";
+import type { RemoteAgentPort, RemoteOutcome, RemoteSend } from "@/server/runtime/tools";
 
-export type RemoteOutcome =
-  | { state: "completed"; taskId: string; contextId: string; text: string }
-  | { state: "input_required" | "auth_required"; taskId: string; contextId: string; prompt: string }
-  | { state: "failed" | "rejected" | "canceled"; taskId: string; contextId: string; text: string };
-
-export interface RemoteSend {
-  text: string;
-  /** Continue this remote task (answer its question) instead of starting a new one. */
-  taskId?: string;
-  contextId?: string;
-  /** Sent as `Authorization: Bearer <bearer>` on this call only; never logged, never stored. */
-  bearer?: string;
-  signal?: AbortSignal;
-}
-
-export interface RemoteAgent {
-  readonly url: string;
-  /** The agent card's name (discovers the card on first use, then caches it). */
-  name(): Promise<string>;
-  send(input: RemoteSend): Promise<RemoteOutcome>;
-  cancel(taskId: string): Promise<void>;
-}
+export type { RemoteOutcome, RemoteSend };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -62,7 +42,7 @@ interface Connection {
   streaming: boolean;
 }
 
-export function remoteAgent(url: string, options: { timeoutMs?: number } = {}): RemoteAgent {
+export function remoteAgent(url: string, options: { timeoutMs?: number } = {}): RemoteAgentPort {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let discovery: Promise<{ connection: Connection } | { error: unknown }> | undefined;
 

@@ -17,6 +17,7 @@ export interface ConsentDeps {
 }
 
 export interface ConsentOutcome {
+  interactionId: string;
   threadId: string;
   outcome: "connected" | "declined";
 }
@@ -61,7 +62,7 @@ export async function completeConsent(
   if (error === "access_denied") {
     // The user declined at the provider: the tool gets a refusal, as if the pause were cancelled.
     await deps.runtime.consent.complete(identity, state.interactionId, "declined");
-    return { threadId, outcome: "declined" };
+    return { interactionId: state.interactionId, threadId, outcome: "declined" };
   }
   try {
     await deps.broker.connect({ tenantId: identity.tenantId, userId: identity.userId }, provider, callbackUrl, stateParam, state.interactionId);
@@ -70,5 +71,5 @@ export async function completeConsent(
     throw thrown;
   }
   await deps.runtime.consent.complete(identity, state.interactionId, "connected");
-  return { threadId, outcome: "connected" };
+  return { interactionId: state.interactionId, threadId, outcome: "connected" };
 }

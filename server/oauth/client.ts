@@ -73,6 +73,9 @@ export function pkceVerifierFor(secret: string, bindingId: string): string {
   return createHmac("sha256", secret).update(`harbor-oauth-pkce:${bindingId}`).digest("base64url");
 }
 
+/** How long one request to the provider may take. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
 export function oauthClient(config: OAuthProviderConfig): OAuthClient {
   const issuer = new URL(config.issuer);
   // Plain http is tolerated only for a provider on this machine (the embedded demo provider).
@@ -80,7 +83,8 @@ export function oauthClient(config: OAuthProviderConfig): OAuthClient {
   if (issuer.protocol !== "https:" && !insecure) {
     throw new Error(`OAuth issuer must use https (or http on a loopback address): ${issuer.origin}`);
   }
-  const http = insecure ? { [oauth.allowInsecureRequests]: true } : {};
+  // Every request to the provider is bounded: a provider that hangs fails the step, never the caller.
+  const http = () => ({ ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const client: oauth.Client = { client_id: config.clientId };
   const clientAuth = oauth.ClientSecretBasic(config.clientSecret);
 
@@ -88,7 +92,7 @@ export function oauthClient(config: OAuthProviderConfig): OAuthClient {
   function server(): Promise<oauth.AuthorizationServer> {
     if (!metadata) {
       const pending = oauth
-        .discoveryRequest(issuer, { algorithm: "oidc", ...http })
+        .discoveryRequest(issuer, { algorithm: "oidc", ...http() })
         .then((response) => oauth.processDiscoveryResponse(issuer, response));
       metadata = pending;
       // A failed discovery is forgotten so the next call tries again; callers still see the failure.
@@ -128,7 +132,7 @@ export function oauthClient(config: OAuthProviderConfig): OAuthClient {
         throw new OAuthCallbackError(error instanceof Error ? error.message : "invalid authorization response");
       }
       return tokenEndpoint(async () => {
-        const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, config.redirectUri, codeVerifier, http);
+        const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, config.redirectUri, codeVerifier, http());
         return oauth.processAuthorizationCodeResponse(as, client, response);
       });
     },
@@ -136,7 +140,7 @@ export function oauthClient(config: OAuthProviderConfig): OAuthClient {
     async refresh(refreshToken) {
       const as = await server();
       return tokenEndpoint(async () => {
-        const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, http);
+        const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, http());
         return oauth.processRefreshTokenResponse(as, client, response);
       });
     },
@@ -148,7 +152,7 @@ export function oauthClient(config: OAuthProviderConfig): OAuthClient {
         return;
       }
       // Transport failures throw from here: the caller may want to retry.
-      const response = await oauth.revocationRequest(as, client, clientAuth, token, http);
+      const response = await oauth.revocationRequest(as, client, clientAuth, token, http());
       try {
         await oauth.processRevocationResponse(response);
       } catch (error) {

@@ -125,8 +125,10 @@ export interface CoordinatorDeps {
   log: Logger;
   instanceId: string;
   approvalTtlMs: number;
-  /** How long an OAuth consent may take (the authorization URL's state expires with it). */
+  /** How long an OAuth consent may take. */
   oauthTtlMs: number;
+  /** How long a remote agent's question waits for its answer. */
+  a2aTtlMs: number;
   resumeTokenKey: Uint8Array;
   bus: EventBus;
   /** A pause stored jobs (external work): the runner should look for them now. */
@@ -153,7 +155,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const now = Date.now();
     const expiryOf = (r: Parking["requests"][number]) =>
       new Date(
-        now + (r.kind === "external_wait" || r.kind === "operator" ? EXTERNAL_WAIT_TTL_MS : r.kind === "oauth" ? deps.oauthTtlMs : deps.approvalTtlMs),
+        now +
+          (r.kind === "external_wait" || r.kind === "operator"
+            ? EXTERNAL_WAIT_TTL_MS
+            : r.kind === "oauth"
+              ? deps.oauthTtlMs
+              : r.kind === "a2a"
+                ? deps.a2aTtlMs
+                : deps.approvalTtlMs),
       );
     const views: InterruptView[] = await Promise.all(
       parking.requests.map(async (r) => ({

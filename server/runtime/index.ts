@@ -47,10 +47,13 @@ export interface RuntimeDeps {
   credentials?: CredentialBroker;
   /** How long an OAuth consent may take before its pause expires (default 10 minutes). */
   oauthTtlMs?: number;
+  /** How long a remote agent's question waits for its answer (default 1 hour). */
+  a2aTtlMs?: number;
 }
 
 export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
 export const DEFAULT_OAUTH_TTL_MS = 10 * 60_000;
+export const DEFAULT_A2A_TTL_MS = 60 * 60_000;
 
 export function createRuntime(deps: RuntimeDeps) {
   const bus = new EventBus();
@@ -76,10 +79,12 @@ export function createRuntime(deps: RuntimeDeps) {
     instanceId,
     approvalTtlMs: deps.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     oauthTtlMs: deps.oauthTtlMs ?? DEFAULT_OAUTH_TTL_MS,
+    a2aTtlMs: deps.a2aTtlMs ?? DEFAULT_A2A_TTL_MS,
     resumeTokenKey: resumeTokenKey(deps.serverSecret),
     bus,
     onJobsStarted: () => jobs.kick(),
     journalFor: async (runId) => new RunJournal(runId, store, bus, await lastSeq(deps.db, runId)),
+    onWaitsClosed: (closed) => runs.remoteWaitsClosed(closed),
   });
   const runs = runService({ ...deps, bus, coordinator, store, mailboxes, scheduler, maxSteps: deps.maxSteps ?? 20_000 });
   const sweep = setInterval(() => {
@@ -154,7 +159,7 @@ export { SteeringInstruction } from "./steering";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
 export type { InteractionQuery, InteractionView } from "./interactions";
 export type { CredentialBroker, CredentialOwner } from "./credentials";
-export { privateInputTool, tool, type JobProgress, type RemoteAgentPort, type RemoteAgentResult, type RemoteOutcome, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
+export { privateInputTool, tool, type JobProgress, type RemoteAgentPort, type RemoteAgentResult, type RemoteOutcome, type RemoteSend, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
 export { hashToken, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";

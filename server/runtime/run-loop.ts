@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { InteractionDetail, PauseReason, ResolverPolicy } from "@/server/db/schema";
 import type { CredentialBroker } from "./credentials";
+import { RemoteTaskState } from "./remote-tasks";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
 import type { AgentDefinition } from "./planner";
@@ -330,7 +331,6 @@ async function runCalls(
     const definition = agent.tools.get(call.name);
     if (answer && answer.status !== "resolved") {
       // The tool asked and was told no: it does not run again, exactly like a rejected gate.
-      if (definition?.kind === "remote_agent") await cancelRemoteTask(definition, call.paused?.state);
       const reason = typeof answer.payload?.reason === "string" ? answer.payload.reason : undefined;
       state = await recordResult(state, call, { rejected: true, ...(reason ? { reason } : {}) }, deps);
       state = { ...state, outcome: answer.status };
@@ -461,8 +461,11 @@ async function executeServerTool(
   }
 }
 
-/** What a paused remote agent call keeps in its checkpoint: the remote task it waits on. */
-const RemoteTaskState = z.object({ taskId: z.string(), contextId: z.string(), prompt: z.enum(["input_required", "auth_required"]) });
+/** A remote agent that echoes the credential it was given does not get it into Harbor's record. */
+function withoutSecret(outcome: RemoteOutcome, secret: string): RemoteOutcome {
+  const scrub = (text: string) => text.replaceAll(secret, "[credential]");
+  return "prompt" in outcome ? { ...outcome, prompt: scrub(outcome.prompt) } : { ...outcome, text: scrub(outcome.text) };
+}
 
 /**
  * Sends the call's message to the remote agent — or, resumed, the owner's answer to the same
@@ -481,10 +484,12 @@ async function askRemoteAgent(
   } else {
     const task = RemoteTaskState.parse(call.paused.state);
     if (!answer) throw new HarborError("INTERNAL", `Remote agent call ${call.toolCallId} resumed without an answer.`);
-    outcome =
-      task.prompt === "auth_required"
-        ? await remote.send({ text: "Signed in.", taskId: task.taskId, contextId: task.contextId, bearer: RemoteAuthAnswer.parse(answer.payload).credential })
-        : await remote.send({ text: RemoteInputAnswer.parse(answer.payload).text, taskId: task.taskId, contextId: task.contextId });
+    if (task.prompt === "auth_required") {
+      const { credential } = RemoteAuthAnswer.parse(answer.payload);
+      outcome = withoutSecret(await remote.send({ text: "Signed in.", taskId: task.taskId, contextId: task.contextId, bearer: credential }), credential);
+    } else {
+      outcome = await remote.send({ text: RemoteInputAnswer.parse(answer.payload).text, taskId: task.taskId, contextId: task.contextId });
+    }
   }
   const name = await remote.name();
   switch (outcome.state) {
@@ -513,11 +518,6 @@ async function askRemoteAgent(
   }
 }
 
-/** Cancels the remote task a paused remote agent call waits on (if any). */
-export async function cancelRemoteTask(definition: RemoteAgentToolDefinition, pausedState: Record<string, unknown> | undefined): Promise<void> {
-  const task = RemoteTaskState.safeParse(pausedState);
-  if (task.success) await definition.agent.cancel(task.data.taskId);
-}
 
 /** A browser tool's delivered output (validated by the coordinator) becomes its result; a cancel, a refusal. */
 async function recordBrowserResult(

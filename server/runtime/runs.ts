@@ -14,7 +14,7 @@ import { findThread } from "@/server/db/queries/threads";
 import { browserRequestsFor, pendingOfRun, pendingOnThread } from "@/server/db/queries/interactions";
 import type { Checkpoint, Coordinator, ReadyRun, ResolutionInput } from "./coordinator";
 import { createDriver, toTranscript } from "./drive";
-import { cancelRemoteTask } from "./run-loop";
+import { cancelRemoteTasks } from "./remote-tasks";
 import { asHarborError, ForbiddenError, HarborError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
@@ -294,6 +294,10 @@ export function runService(deps: RunsDeps) {
     const log = logFor(runId, loaded.threadId, transport.requestId);
     const checkpoint = (loaded.checkpoint ?? { step: 0, calls: [] }) as unknown as Checkpoint;
     const resolutions = parked.resolutions ?? new Map();
+    // The owner cancelled a remote agent's question: its remote task is cancelled too.
+    if ([...resolutions.values()].some((r) => r.kind === "a2a" && r.status !== "resolved")) {
+      void cancelRemoteTasks(deps.agents.get(loaded.agentId), checkpoint.calls, log);
+    }
     // The answers are stored with the continuation's first write (the claim already set it running).
     journal.defer(
       [
@@ -427,28 +431,23 @@ export function runService(deps: RunsDeps) {
       deps.mailboxes.post(runId, { instruction: { type: "CANCEL" }, actorId });
       return true;
     }
-    const checkpoint = await loadContinuation(deps.db, runId);
     if (await deps.coordinator.cancel(runId)) {
       deps.mailboxes.drop(runId);
-      if (checkpoint) await cancelRemoteTasks(runId, checkpoint);
       return true;
     }
     return false;
   }
 
-  /** A cancelled run's remote agents stop working for it too: each remote task it waited on is cancelled. */
-  async function cancelRemoteTasks(runId: string, continuation: Continuation): Promise<void> {
-    const calls = ((continuation.checkpoint ?? { calls: [] }) as unknown as Checkpoint).calls;
-    const agent = deps.agents.get(continuation.agentId);
-    for (const call of calls) {
-      const definition = agent?.tools.get(call.name);
-      if (definition?.kind !== "remote_agent" || !call.paused) continue;
-      try {
-        await cancelRemoteTask(definition, call.paused.state);
-      } catch (error) {
-        // The Harbor run is cancelled whatever the remote agent says; its failure is reported, not hidden.
-        deps.log.warn({ err: error, runId, agent: definition.agent.url }, "the remote task of a cancelled run could not be cancelled");
-      }
+  /**
+   * Remote waits that closed unanswered (the run cancelled or expired): their remote tasks are
+   * cancelled in the background, from the runs' checkpoints.
+   */
+  function remoteWaitsClosed(closed: readonly { runId: string; kind: string }[]): void {
+    for (const runId of new Set(closed.filter((c) => c.kind === "a2a").map((c) => c.runId))) {
+      const log = deps.log.child({ runId });
+      void findRun(deps.db, runId)
+        .then((run) => run && cancelRemoteTasks(deps.agents.get(run.agentId), ((run.checkpoint ?? { calls: [] }) as unknown as Checkpoint).calls, log))
+        .catch((error: unknown) => log.warn({ err: error }, "the remote tasks of a closed run could not be looked up"));
     }
   }
 
@@ -456,6 +455,7 @@ export function runService(deps: RunsDeps) {
     startRun,
     steer,
     resolveInteractions,
+    remoteWaitsClosed,
     /** Resolves once every run executing in this process has finished (tests, shutdown). */
     idle: async () => {
       while (active.size > 0) await Promise.allSettled([...active]);

@@ -136,11 +136,23 @@ export type RemoteOutcome =
   | { state: RemotePrompt; taskId: string; contextId: string; prompt: string }
   | { state: "failed" | "rejected" | "canceled"; taskId: string; contextId: string; text: string };
 
+/** One message to a remote agent. */
+export interface RemoteSend {
+  text: string;
+  /** Continue this remote task (answer its question) instead of starting a new one. */
+  taskId?: string;
+  contextId?: string;
+  /** Sent as `Authorization: Bearer <bearer>` on this call only; never logged, never stored. */
+  bearer?: string;
+  signal?: AbortSignal;
+}
+
 /** A remote agent as the runtime uses it (A2A: `server/a2a/remote-agent.ts`). */
 export interface RemoteAgentPort {
   readonly url: string;
+  /** The agent card's name (discovered on first use, then cached). */
   name(): Promise<string>;
-  send(input: { text: string; taskId?: string; contextId?: string; bearer?: string; signal?: AbortSignal }): Promise<RemoteOutcome>;
+  send(input: RemoteSend): Promise<RemoteOutcome>;
   cancel(taskId: string): Promise<void>;
 }
 

@@ -34,7 +34,17 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
     return { threadId, turn, consent: interruptsOf(turn.events)[0] };
   }
 
-  const callback = (url: URL, email?: string) => fetch(url, { headers: email ? { cookie: cookies[email]! } : {}, redirect: "manual" });
+  /** The owner's browser opens the pause's consent URL (Harbor's): it keeps a nonce cookie and is sent on to the provider. */
+  async function connect(email: string, consentUrl: string) {
+    const res = await fetch(consentUrl, { headers: { cookie: cookies[email]! }, redirect: "manual" });
+    expect(res.status).toBe(302);
+    const nonce = res.headers.getSetCookie().find((c) => c.startsWith("harbor_oauth_"))!.split(";")[0]!;
+    return { providerUrl: res.headers.get("location")!, nonce };
+  }
+
+  /** The provider's redirect arriving in a browser signed in as `email`, holding `nonce` (or not). */
+  const callback = (url: URL, email?: string, nonce?: string) =>
+    fetch(url, { headers: email ? { cookie: [cookies[email], nonce].filter(Boolean).join("; ") } : {}, redirect: "manual" });
 
   async function reply(email: string, threadId: string, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
@@ -57,23 +67,24 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
       expect(consent).toMatchObject({
         reason: "oauth",
         message: expect.stringContaining("Connect your demo calendar account"),
-        metadata: { harbor: { pauseReason: "oauth", kind: "oauth", provider: "calendar", authorizationUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/auth\?/) } },
+        metadata: { harbor: { pauseReason: "oauth", kind: "oauth", provider: "calendar", authorizationUrl: `${server.url}/api/oauth/connect/${consent!.id}` } },
       });
       expect(consent).not.toHaveProperty("responseSchema");
       expect(customEvents(turn.events, "pause.requested")[0]).toMatchObject({ pauseId: consent!.id, reason: "oauth", kind: "oauth" });
-      const authorizationUrl = new URL(consent!.metadata!.harbor!.authorizationUrl!);
-      expect(authorizationUrl.searchParams.get("redirect_uri")).toBe(callbackPrefix);
-      expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
+      const browser = await connect(email, consent!.metadata!.harbor!.authorizationUrl!);
+      const providerUrl = new URL(browser.providerUrl);
+      expect(providerUrl.searchParams.get("redirect_uri")).toBe(callbackPrefix);
+      expect(providerUrl.searchParams.get("code_challenge_method")).toBe("S256");
 
-      const callbackUrl = await consentAt(authorizationUrl.href, { email, password: PASSWORD }, { callbackPrefix });
-      const page = await callback(callbackUrl, email);
+      const callbackUrl = await consentAt(providerUrl.href, { email, password: PASSWORD }, { callbackPrefix });
+      const page = await callback(callbackUrl, email, browser.nonce);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("demo calendar connected");
       const answer = await reply(email, threadId, /^Today \(/);
       expect(answer).toMatch(/you have 3 events/);
       expect(answer).toContain(`Lunch with ${name}`);
 
-      const replayed = await callback(callbackUrl, email);
+      const replayed = await callback(callbackUrl, email, browser.nonce);
       expect(replayed.status).toBe(409);
       expect(await replayed.text()).toContain("This link was already used");
 
@@ -86,23 +97,34 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
 
   const client = AGUI_CLIENTS[0]!;
 
-  it("refuses a callback without a session, for another user, or with a forged state, and changes nothing", async () => {
+  it("refuses a consent or callback without a session, for another user or browser, or with a forged state, and changes nothing", async () => {
     await disconnected("bob@acme.test");
     const { threadId, consent } = await checkCalendar(client, "bob@acme.test");
-    const authorizationUrl = consent!.metadata!.harbor!.authorizationUrl!;
-    const callbackUrl = await consentAt(authorizationUrl, { email: "bob@acme.test", password: PASSWORD }, { callbackPrefix });
+    const consentUrl = consent!.metadata!.harbor!.authorizationUrl!;
+    const notSignedIn = await fetch(consentUrl, { redirect: "manual" });
+    expect(notSignedIn.status).toBe(401);
+    expect(await notSignedIn.text()).toContain("Sign in to finish connecting");
+    const notTheOwner = await fetch(consentUrl, { headers: { cookie: cookies["alice@acme.test"]! }, redirect: "manual" });
+    expect(notTheOwner.status).toBe(403);
+    expect(notTheOwner.headers.get("set-cookie")).toBeNull();
+    const browser = await connect("bob@acme.test", consentUrl);
+    const callbackUrl = await consentAt(browser.providerUrl, { email: "bob@acme.test", password: PASSWORD }, { callbackPrefix });
 
     const anonymous = await callback(callbackUrl);
     expect(anonymous.status).toBe(401);
     expect(await anonymous.text()).toContain("Sign in to finish connecting");
-    for (const other of ["alice@acme.test", "mallory@globex.test"]) {
-      const refused = await callback(callbackUrl, other);
-      expect(refused.status).toBe(403);
-      expect(await refused.text()).toContain("This connection is not yours");
-    }
+    const refused = await callback(callbackUrl, "alice@acme.test", browser.nonce);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("This connection is not yours");
+    const otherTenant = await callback(callbackUrl, "mallory@globex.test", browser.nonce);
+    expect(otherTenant.status).toBe(404);
+    // Bob's own session, but not the browser that started the consent (a link forwarded to him).
+    const otherBrowser = await callback(callbackUrl, "bob@acme.test");
+    expect(otherBrowser.status).toBe(403);
+    expect(await otherBrowser.text()).toContain("not started from this browser");
     const forged = new URL(callbackUrl);
     forged.searchParams.set("state", `${forged.searchParams.get("state")!.slice(0, -2)}xx`);
-    const forgedPage = await callback(forged, "bob@acme.test");
+    const forgedPage = await callback(forged, "bob@acme.test", browser.nonce);
     expect(forgedPage.status).toBe(400);
     expect(await forgedPage.text()).toContain("This link is not valid");
     const unknown = await callback(new URL(`${server.url}/api/oauth/callback/calendar?code=abc&state=not-a-jwt`), "bob@acme.test");
@@ -124,7 +146,7 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
     });
     expect(runError(answered.events)).toMatchObject({ code: "FORBIDDEN" });
 
-    const genuine = await callback(callbackUrl, "bob@acme.test");
+    const genuine = await callback(callbackUrl, "bob@acme.test", browser.nonce);
     expect(genuine.status).toBe(200);
     await reply("bob@acme.test", threadId, /^Today \(/);
   });

@@ -126,14 +126,32 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
     const steeredTask = await remoteTaskOf(steered.runId);
     await runtime.runs.steer(alice, steered.runId, { type: "CANCEL" });
     expect(await findRun(database.db, steered.runId)).toMatchObject({ status: "cancelled" });
-    expect(await agent.taskState(steeredTask)).toBe("canceled");
+    await expect.poll(() => agent.taskState(steeredTask)).toBe("canceled");
 
     const declined = await begin(alice, "a2a-decline", "ask the travel agent to book a trip");
     const question = questionOf(declined.events);
     const declinedTask = await remoteTaskOf(declined.runId);
     const after = await answer(alice, "a2a-decline", { interactionId: question.id, status: "cancelled" });
     expect(spoken(after)).toBe("I cancelled the request to the travel agent.");
-    expect(await agent.taskState(declinedTask)).toBe("canceled");
+    await expect.poll(() => agent.taskState(declinedTask)).toBe("canceled");
+  });
+
+  it("expires an unanswered question, ending the run and cancelling the remote task", async () => {
+    const hasty = testRuntime(database.db, {
+      agents: createAgents(database.db, TEST_SECRET, { travelAgent: remoteAgent(agent.url) }),
+      a2aTtlMs: 1_000,
+      sweepIntervalMs: 200,
+    });
+    try {
+      const { runId, events } = await begin(alice, "a2a-expire", "ask the travel agent to book a trip", hasty);
+      questionOf(events);
+      const task = await remoteTaskOf(runId);
+      await expect.poll(async () => (await findRun(database.db, runId))?.status, { timeout: 5_000 }).toBe("expired");
+      await expect.poll(() => agent.taskState(task)).toBe("canceled");
+    } finally {
+      hasty.close();
+      await hasty.idle();
+    }
   });
 
   it("keeps waiting across a restart: another runtime takes the answer and finishes the remote task", async () => {

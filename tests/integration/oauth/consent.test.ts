@@ -133,7 +133,7 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     await expect(beginConsent({ runtime, broker }, mallory, consent.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
 
     const browser = { callbackUrl: await consentAt(url.href, account("alice@acme.test"), { callbackPrefix: CALLBACK }), nonce: begun.nonce };
-    expect(await callback(alice, browser)).toEqual({ threadId: "oauth-round-trip", outcome: "connected" });
+    expect(await callback(alice, browser)).toEqual({ interactionId: consent.id, threadId: "oauth-round-trip", outcome: "connected" });
 
     const after = await rest(alice, runId);
     const result = after.find((e) => e.type === "tool.result");
@@ -193,7 +193,7 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     const consent = consentOf(first);
     const browser = await consentIn(mallory, "mallory@globex.test", consent, { decision: "Deny" });
     expect(browser.callbackUrl.searchParams.get("error")).toBe("access_denied");
-    expect(await callback(mallory, browser)).toEqual({ threadId: "oauth-denied", outcome: "declined" });
+    expect(await callback(mallory, browser)).toEqual({ interactionId: consent.id, threadId: "oauth-denied", outcome: "declined" });
     const after = await rest(mallory, runId);
     expect(after.filter((e) => e.type === "text.delta").map((e) => (e.type === "text.delta" ? e.delta : "")).join("")).toBe(
       "I did not read your calendar: the connection was cancelled.",

@@ -31,7 +31,10 @@ export async function GET(request: Request, { params }: { params: Promise<{ prov
     const { provider } = await params;
     const cookies = request.headers.get("cookie");
     const done = await completeConsent({ runtime: h.runtime, broker: h.oauth }, identity, provider, url, (id) => cookieValue(cookies, nonceCookieName(id)));
-    return consentDonePage(done.outcome, done.threadId, h.oauthProviderName(provider));
+    const page = consentDonePage(done.outcome, done.threadId, h.oauthProviderName(provider));
+    // The browser's nonce has done its work.
+    page.headers.append("set-cookie", `${nonceCookieName(done.interactionId)}=; Path=/api/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax`);
+    return page;
   } catch (thrown) {
     if (!HarborError.is(thrown)) requestLogger(requestId).error({ err: thrown }, "OAuth callback failed");
     const error = asHarborError(thrown);
