@@ -32,6 +32,7 @@ describe("OAuth consent and remote agents in Chromium", () => {
     await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("pending");
     expect(await card.textContent()).toContain("Connect your demo calendar account");
     await expect.poll(() => page.getByLabel("Message").isDisabled(), PATIENCE).toBe(true);
+    await expect.poll(() => page.getByTestId("thread-list").textContent(), PATIENCE).toContain("check my calendar");
     await screenshot(page, "chat-oauth-card");
 
     const opened = page.waitForEvent("popup");
@@ -52,6 +53,7 @@ describe("OAuth consent and remote agents in Chromium", () => {
     expect(await lastReply(page)).toContain("Lunch with Alice");
     await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("resolved");
     await expect.poll(() => page.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);
+    await expect.poll(() => page.getByTestId("thread-list").textContent(), PATIENCE).toContain("check my calendar");
     await screenshot(page, "chat-oauth-connected");
 
     // Connected: the next ask needs no consent.
