@@ -12,7 +12,7 @@ import { beginRun } from "@/server/db/queries/run-writes";
 import { isTerminalStatus } from "@/server/db/schema";
 import { findThread } from "@/server/db/queries/threads";
 import { browserRequestsFor, pendingOfRun, pendingOnThread } from "@/server/db/queries/interactions";
-import type { Checkpoint, Coordinator, ReadyRun, ResolutionInput } from "./coordinator";
+import type { Checkpoint, Coordinator, ReadyRun, ResolutionInput, ResolveVia } from "./coordinator";
 import { createDriver, toTranscript } from "./drive";
 import { cancelRemoteTasks } from "./remote-tasks";
 import { asHarborError, ForbiddenError, HarborError, NotFoundError } from "./errors";
@@ -271,7 +271,7 @@ export function runService(deps: RunsDeps) {
   async function resolveInteractions(
     identity: Identity,
     entries: readonly ResolutionInput[],
-    via: "trpc" | "console" | "oauth_callback",
+    via: Exclude<ResolveVia, "agui">,
   ): Promise<{ continued: string[] }> {
     const ready = await deps.coordinator.resolve(identity, entries, { via });
     for (const next of ready) track(continueRun(next, {}));

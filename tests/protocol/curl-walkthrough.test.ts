@@ -15,7 +15,7 @@ function shellBlocks(markdown: string): string[] {
 }
 
 describe("the curl walkthrough in docs/protocol.md", () => {
-  it("signs in, starts a run, watches, pauses, resumes, approves a gate and cancels — with curl alone", () => {
+  it("signs in, starts a run, watches, pauses, resumes, approves a gate, cancels and answers a remote agent — with curl alone", () => {
     const blocks = shellBlocks(fs.readFileSync("docs/protocol.md", "utf8"));
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-curl-"));
@@ -38,6 +38,8 @@ describe("the curl walkthrough in docs/protocol.md", () => {
         "email",
         "cancelled, and the stream finished",
         "cancelled",
+        "the travel agent asks: Which city?",
+        "the travel agent booked the trip",
       ]) {
         expect(lines, result.stdout).toContain(expected);
       }
