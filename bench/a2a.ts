@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { remoteAgent } from "../server/a2a/remote-agent";
-import { percentile } from "./stats";
+import { keepBusy, percentile } from "./stats";
 import { body, events } from "./tools-and-waits";
 
 export interface A2aRoundTrips {
@@ -25,30 +25,13 @@ export interface A2aRoundTrips {
 }
 
 async function loop(inFlight: number, seconds: number, label: string, once: () => Promise<{ total: number; answer: number } | null>): Promise<A2aRoundTrips> {
-  const totals: number[] = [];
-  const answers: number[] = [];
-  let failures = 0;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (performance.now() < deadline) {
-        const took = await once();
-        if (!took) {
-          failures++;
-          continue;
-        }
-        totals.push(took.total);
-        answers.push(took.answer);
-      }
-    }),
-  );
-  totals.sort((a, b) => a - b);
-  answers.sort((a, b) => a - b);
+  const { samples, failures, elapsedMs } = await keepBusy(inFlight, seconds, once);
+  const totals = samples.total ?? [];
+  const answers = samples.answer ?? [];
   return {
     label,
     inFlight,
-    roundTripsPerSecond: totals.length / ((performance.now() - start) / 1000),
+    roundTripsPerSecond: totals.length / (elapsedMs / 1000),
     p50: percentile(totals, 50),
     p99: percentile(totals, 99),
     answerP50: percentile(answers, 50),

@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import type { Database } from "../server/db";
 import type { Identity, LoggedEvent, Planner, Runtime } from "../server/runtime";
 import { agentOf, drain, started, testRuntime } from "../tests/helpers/runtime";
-import { percentile } from "./stats";
+import { keepBusy, percentile } from "./stats";
 
 export interface CycleResult {
   label: string;
@@ -22,10 +22,16 @@ export interface CycleResult {
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 
-
-function summarize(label: string, inFlight: number, elapsedMs: number, parks: number[], resumes: number[], failures: number): CycleResult {
-  parks.sort((a, b) => a - b);
-  resumes.sort((a, b) => a - b);
+/** Runs `cycle` from `inFlight` workers for `seconds`; each cycle reports its park and resume times. */
+async function drive(
+  label: string,
+  inFlight: number,
+  seconds: number,
+  cycle: (worker: number) => Promise<{ parkMs: number; resumeMs: number } | null>,
+): Promise<CycleResult> {
+  const { samples, failures, elapsedMs } = await keepBusy(inFlight, seconds, cycle);
+  const parks = samples.parkMs ?? [];
+  const resumes = samples.resumeMs ?? [];
   return {
     label,
     inFlight,
@@ -34,34 +40,6 @@ function summarize(label: string, inFlight: number, elapsedMs: number, parks: nu
     resume: { p50: percentile(resumes, 50), p99: percentile(resumes, 99) },
     failures,
   };
-}
-
-/** Runs `cycle` from `inFlight` workers for `seconds`; each cycle reports its park and resume times. */
-async function drive(
-  label: string,
-  inFlight: number,
-  seconds: number,
-  cycle: (worker: number) => Promise<{ parkMs: number; resumeMs: number } | null>,
-): Promise<CycleResult> {
-  const parks: number[] = [];
-  const resumes: number[] = [];
-  let failures = 0;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: inFlight }, async (_, worker) => {
-      while (performance.now() < deadline) {
-        const timing = await cycle(worker);
-        if (!timing) {
-          failures++;
-          continue;
-        }
-        parks.push(timing.parkMs);
-        resumes.push(timing.resumeMs);
-      }
-    }),
-  );
-  return summarize(label, inFlight, performance.now() - start, parks, resumes, failures);
 }
 
 const ask = () => `send an email to bench-${randomUUID().slice(0, 8)}@example.com saying hi`;

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
-import { percentile } from "./stats";
+import { keepBusy, percentile } from "./stats";
 
 export interface RoundTrip {
   inFlight: number;
@@ -33,41 +33,26 @@ export async function events(res: Response): Promise<Record<string, unknown>[]> 
 export async function measureClientToolRoundTrips(baseUrl: string, bearer: string, inFlight: number, seconds: number): Promise<RoundTrip> {
   const url = `${baseUrl}/api/agents/concierge/runs`;
   const headers = { "content-type": "application/json", authorization: `Bearer ${bearer}` };
-  const latencies: number[] = [];
-  let failures = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (performance.now() < deadline) {
-        const threadId = randomUUID();
-        const ask = { id: randomUUID(), role: "user", content: "what is my time zone?" };
-        const asked = await events(await fetch(url, { method: "POST", headers, body: body(threadId, [ask]) }));
-        const request = asked.find((e) => e.name === "harnest.client_tool")?.value as { toolCallId: string } | undefined;
-        if (!request) {
-          failures++;
-          continue;
-        }
-        const t0 = performance.now();
-        const answered = await events(
-          await fetch(url, {
-            method: "POST",
-            headers,
-            body: body(threadId, [ask, { id: randomUUID(), role: "tool", toolCallId: request.toolCallId, content: '{"timeZone":"UTC"}' }]),
-          }),
-        );
-        if (answered.at(-1)?.type !== "RUN_FINISHED") {
-          failures++;
-          continue;
-        }
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
+  const { samples, failures, elapsedMs } = await keepBusy(inFlight, seconds, async () => {
+    const threadId = randomUUID();
+    const ask = { id: randomUUID(), role: "user", content: "what is my time zone?" };
+    const asked = await events(await fetch(url, { method: "POST", headers, body: body(threadId, [ask]) }));
+    const request = asked.find((e) => e.name === "harnest.client_tool")?.value as { toolCallId: string } | undefined;
+    if (!request) return null;
+    const t0 = performance.now();
+    const answered = await events(
+      await fetch(url, {
+        method: "POST",
+        headers,
+        body: body(threadId, [ask, { id: randomUUID(), role: "tool", toolCallId: request.toolCallId, content: '{"timeZone":"UTC"}' }]),
+      }),
+    );
+    return answered.at(-1)?.type === "RUN_FINISHED" ? { latency: performance.now() - t0 } : null;
+  });
+  const latencies = samples.latency ?? [];
   return {
     inFlight,
-    roundTripsPerSecond: latencies.length / ((performance.now() - start) / 1000),
+    roundTripsPerSecond: latencies.length / (elapsedMs / 1000),
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     failures,

@@ -20,8 +20,6 @@ export interface Harbor {
   runtime: Runtime;
   outbox: ReturnType<typeof outboxService>;
   oauth: OAuthBroker;
-  /** A provider's name for people ("demo calendar"); its id when unknown. */
-  oauthProviderName(provider: string): string;
   peers: DemoPeers | undefined;
 }
 
@@ -101,7 +99,7 @@ async function wire(db: Database, serverSecret: string, redirectUri: string, pee
   // What an earlier process held cannot be answered any more: say so before serving anyone.
   await runtime.recover();
   if (peers) log.info({ identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url }, "demo peers started");
-  return { db, runtime, outbox: outboxService(db), oauth, oauthProviderName: (id) => providers.get(id)?.name ?? id, peers };
+  return { db, runtime, outbox: outboxService(db), oauth, peers };
 }
 
 export function harbor(): Promise<Harbor> {

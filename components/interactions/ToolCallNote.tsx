@@ -6,8 +6,9 @@ import { argEntries, toolTitle } from "./tools";
  * or a server or remote call (working, then done — its answer is the concierge's next message).
  */
 export function ToolCallNote({ call, result, where = "browser" }: { call: ChatToolCall; result?: string; where?: "browser" | "server" }) {
-  const answered = result === undefined ? null : argEntries(parseObject(result));
-  const rejected = answered !== null && parseObject(result!).rejected === true;
+  const output = result === undefined ? null : parseObject(result);
+  const answered = output && argEntries(output);
+  const rejected = output?.rejected === true;
   return (
     <div className="tool-note" data-testid="tool-note" data-status={answered ? "done" : "running"}>
       <span className="tool-note-kind">{where === "browser" ? "Browser" : "Tool"}</span>

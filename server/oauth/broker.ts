@@ -151,9 +151,7 @@ export function oauthBroker(deps: BrokerDeps) {
       return pending;
     },
 
-    async consent(_owner, provider, _scopes, interactionId) {
-      return { authorizationUrl: deps.connectUrl(interactionId), providerName: providerOf(provider).name };
-    },
+    consent: (provider, interactionId) => ({ authorizationUrl: deps.connectUrl(interactionId), providerName: providerOf(provider).name }),
   };
 
   return {
@@ -183,6 +181,9 @@ export function oauthBroker(deps: BrokerDeps) {
       return { providerUrl, nonce };
     },
 
+    /** A provider's name for people ("demo calendar"); its id when it is not configured. */
+    providerName: (id: string): string => deps.providers.get(id)?.name ?? id,
+
     /** The claims of a callback's `state` (INVALID_INPUT when Harbor did not sign it, or it expired). */
     verifyState: (token: string): Promise<ConsentState> => verifyState(signingKey, token),
 
@@ -207,7 +208,7 @@ export function oauthBroker(deps: BrokerDeps) {
       const rows = await listCredentials(deps.db, owner);
       return rows.map((row) => ({
         provider: row.provider,
-        name: deps.providers.get(row.provider)?.name ?? (row.kind === "api_key" ? "API key" : row.provider),
+        name: row.kind === "api_key" ? "API key" : deps.providers.get(row.provider)?.name ?? row.provider,
         kind: row.kind,
         scopes: row.scopes ? row.scopes.split(" ") : [],
         connectedAt: row.updatedAt.toISOString(),

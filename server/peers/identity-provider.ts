@@ -8,7 +8,7 @@
  */
 import { generateKeyPair, randomBytes, createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./listen";
 import { promisify } from "node:util";
 // oidc-provider ships no type declarations and @types/oidc-provider is not a dependency. The
 // structural types below describe the little of it this module uses, so nothing untyped escapes.
@@ -155,15 +155,7 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
   });
 
   // Listen first: the issuer must name the real port, and that is only known once bound.
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = await listenOnLoopback(server, options.port);
 
   try {
     provider = new Provider(issuer, await configuration(options, accounts));

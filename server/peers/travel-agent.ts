@@ -9,7 +9,7 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./listen";
 import { z } from "zod";
 import { AGENT_CARD_PATH, Role, TaskState, taskStateToJSON, type AgentCard, type Message, type Part, type Task } from "@a2a-js/sdk";
 import {
@@ -83,15 +83,7 @@ const ANONYMOUS = new ServerCallContext();
 export async function startTravelAgent(options: TravelAgentOptions): Promise<RunningTravelAgent> {
   const express = await loadExpress();
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = await listenOnLoopback(server, options.port);
 
   const taskStore = new InMemoryTaskStore();
   const executor = travelExecutor(options.memberToken, taskStore);

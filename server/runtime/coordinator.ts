@@ -117,6 +117,7 @@ const PROCESS_LOCAL_KINDS: InteractionKind[] = ["approval", "client_tool", "priv
 const DURABLE_KINDS: InteractionKind[] = ["operator", "oauth", "a2a"];
 /** Durable waits are swept every this many sweeps (a minute at the default 5 s interval). */
 const DURABLE_SWEEP_EVERY = 12;
+const IS_DURABLE = sql`kind in (${sql.join(DURABLE_KINDS.map((k) => sql`${k}`), sql`, `)})`;
 
 const LOST_MESSAGE = "Harbor restarted while this was waiting, so it can no longer be answered. Please ask again.";
 
@@ -523,8 +524,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const durable = sweeps++ % DURABLE_SWEEP_EVERY === 0;
     if (parked.size === 0 && !durable) return;
     const mine = sql`instance_id = ${deps.instanceId}`;
-    const durableKinds = sql`kind in (${sql.join(DURABLE_KINDS.map((k) => sql`${k}`), sql`, `)})`;
-    await closeWhere("expired", sql`expires_at <= now() and (${durable ? sql`${mine} or ${durableKinds}` : mine})`, {
+    await closeWhere("expired", sql`expires_at <= now() and (${durable ? sql`${mine} or ${IS_DURABLE}` : mine})`, {
       code: "EXPIRED",
       message: "The request expired before it was answered.",
     });

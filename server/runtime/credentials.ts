@@ -15,5 +15,5 @@ export interface CredentialBroker {
    */
   accessToken(owner: CredentialOwner, provider: string, scopes: readonly string[], options?: { refresh?: boolean }): Promise<string | null>;
   /** Where the owner consents for the OAuth interaction `interactionId`, and the provider's name for people. */
-  consent(owner: CredentialOwner, provider: string, scopes: readonly string[], interactionId: string): Promise<{ authorizationUrl: string; providerName: string }>;
+  consent(provider: string, interactionId: string): { authorizationUrl: string; providerName: string };
 }

@@ -317,8 +317,7 @@ async function runCalls(
     const decision = call.gate?.decision;
     if (call.gate && !decision) throw new HarborError("INTERNAL", `The gate of tool call ${call.toolCallId} has no decision.`);
     if (decision && !decision.approved) {
-      state = await recordResult(state, call, { rejected: true, ...(decision.reason ? { reason: decision.reason } : {}) }, deps);
-      state = { ...state, outcome: decision.status === "cancelled" ? "cancelled" : "rejected" };
+      state = await refuse(state, call, decision.status === "cancelled" ? "cancelled" : "rejected", decision.reason, deps);
       remaining.shift();
       continue;
     }
@@ -328,15 +327,13 @@ async function runCalls(
       continue;
     }
     const answer = call.paused ? resolutions.get(call.paused.on) : undefined;
-    const definition = agent.tools.get(call.name);
     if (answer && answer.status !== "resolved") {
       // The tool asked and was told no: it does not run again, exactly like a rejected gate.
-      const reason = typeof answer.payload?.reason === "string" ? answer.payload.reason : undefined;
-      state = await recordResult(state, call, { rejected: true, ...(reason ? { reason } : {}) }, deps);
-      state = { ...state, outcome: answer.status };
+      state = await refuse(state, call, answer.status, typeof answer.payload?.reason === "string" ? answer.payload.reason : undefined, deps);
       remaining.shift();
       continue;
     }
+    const definition = agent.tools.get(call.name);
     if (!definition) throw new HarborError("TOOL_FAILED", `The tool "${call.name}" is no longer available.`);
     if (definition.kind === "client" || definition.kind === "external") {
       throw new HarborError("INTERNAL", `Tool call ${call.toolCallId} of ${call.name} cannot run in the loop.`);
@@ -399,9 +396,9 @@ async function executeServerTool(
   const toolState = structuredClone(call.paused?.state ?? {});
   const handles = call.paused ? await HandleRegistry.reattach(call.paused.handleKeys, held?.get(call.toolCallId)) : new HandleRegistry();
   // A call that paused itself before keeps its state and handles through the consent, too.
-  const consent = async (): Promise<CallOutcome> => {
+  const consent = (): CallOutcome => {
     const id = deps.newId();
-    const { authorizationUrl, providerName } = await broker!.consent(owner, auth!.provider, auth!.scopes, id);
+    const { authorizationUrl, providerName } = broker!.consent(auth!.provider, id);
     return pauseFor(
       call,
       {
@@ -518,7 +515,6 @@ async function askRemoteAgent(
   }
 }
 
-
 /** A browser tool's delivered output (validated by the coordinator) becomes its result; a cancel, a refusal. */
 async function recordBrowserResult(
   state: RunState,
@@ -529,10 +525,7 @@ async function recordBrowserResult(
 ): Promise<RunState> {
   const delivered = resolutions.get(requestId);
   if (!delivered) throw new HarborError("INTERNAL", `Browser tool call ${call.toolCallId} resumed without its result.`);
-  if (delivered.status !== "resolved") {
-    const next = await recordResult(state, call, { rejected: true, reason: "cancelled" }, deps);
-    return { ...next, outcome: "cancelled" };
-  }
+  if (delivered.status !== "resolved") return refuse(state, call, "cancelled", "cancelled", deps);
   return recordResult(state, call, delivered.payload?.output, deps);
 }
 
@@ -550,10 +543,7 @@ async function deliverPrivateInput(
 ): Promise<RunState> {
   const answer = resolutions.get(requestId);
   if (!answer) throw new HarborError("INTERNAL", `Private input call ${call.toolCallId} resumed without its value.`);
-  if (answer.status !== "resolved") {
-    const next = await recordResult(state, call, { rejected: true, reason: "cancelled" }, deps);
-    return { ...next, outcome: "cancelled" };
-  }
+  if (answer.status !== "resolved") return refuse(state, call, "cancelled", "cancelled", deps);
   try {
     await definition.deliver(answer.payload?.value, {
       runId: state.runId,
@@ -579,6 +569,15 @@ function withDecision(call: PendingCall, resolutions: ReadonlyMap<string, Resolu
   const approved = resolution.status === "resolved" && resolution.payload?.approved === true;
   const reason = typeof resolution.payload?.reason === "string" ? resolution.payload.reason : undefined;
   return { ...call, gate: { id: call.gate.id, decision: { approved, by: resolution.actorId, reason, status: resolution.status } } };
+}
+
+/**
+ * A call told no (a rejected gate, a cancelled request): it never runs, its result says so, and
+ * the run ends with that outcome.
+ */
+async function refuse(state: RunState, call: PendingCall, outcome: "rejected" | "cancelled", reason: string | undefined, deps: RunLoopDeps): Promise<RunState> {
+  const next = await recordResult(state, call, { rejected: true, ...(reason ? { reason } : {}) }, deps);
+  return { ...next, outcome };
 }
 
 async function recordResult(state: RunState, call: PendingCall, output: unknown, deps: RunLoopDeps): Promise<RunState> {

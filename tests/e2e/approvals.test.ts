@@ -1,27 +1,13 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import fs from "node:fs";
-import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
+import { say, screenshot, signInAs, useBrowser } from "../helpers/browser";
 import { startServer } from "../helpers/server";
 
 const server = inject("servers")[0]!;
 const PATIENCE = { timeout: 15_000 };
 
-async function say(page: Page, text: string) {
-  const box = page.getByLabel("Message");
-  await box.fill(text);
-  await box.press("Enter");
-}
-
 describe("approval journeys in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   it("alice asks to send an email and approves it in the chat", async () => {
     const page = await (await browser.newContext()).newPage();

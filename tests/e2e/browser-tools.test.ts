@@ -1,19 +1,11 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
+import { describe, expect, inject, it } from "vitest";
+import { screenshot, signInAs, useBrowser } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
 const PATIENCE = { timeout: 15_000 };
 
 describe("browser tools in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   it("alice asks her time zone and the browser answers it, without a click", async () => {
     const context = await browser.newContext({ timezoneId: "Pacific/Auckland" });

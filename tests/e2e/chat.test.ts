@@ -1,22 +1,15 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
+import type { Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { screenshot, signInAs, useBrowser } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
 /** The UI streams at its real pace; give polls time for a whole reply and a navigation. */
 const PATIENCE = { timeout: 15_000 };
 
 describe("the chat journey in Chromium", () => {
-  let browser: Browser;
+  const browser = useBrowser();
   let alicePage: Page;
   let aliceThreadUrl: string;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it("refuses a wrong password with a clear message", async () => {
     const page = await (await browser.newContext()).newPage();

@@ -1,15 +1,9 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { say, screenshot, signInAs, useBrowser } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
 const PATIENCE = { timeout: 20_000 };
-
-async function say(page: Page, text: string) {
-  const box = page.getByLabel("Message");
-  await box.fill(text);
-  await box.press("Enter");
-}
 
 /** The newest top-level run still running: alice's, since the journeys here run one at a time. */
 async function newestRunningRun(carol: Page): Promise<string> {
@@ -19,16 +13,12 @@ async function newestRunningRun(carol: Page): Promise<string> {
 }
 
 describe("the operator console in Chromium", () => {
-  let browser: Browser;
+  const browser = useBrowser();
   let carol: Page;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     carol = await (await browser.newContext()).newPage();
     await signInAs(carol, server.url, "carol@acme.test");
-  });
-  afterAll(async () => {
-    await browser?.close();
   });
 
   it("carol pauses alice's counting run, alice's chat shows it paused, carol resumes it and it completes", async () => {

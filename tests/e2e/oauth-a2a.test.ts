@@ -1,27 +1,14 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser, screenshot, signInAs } from "../helpers/browser";
+import type { Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { say, screenshot, signInAs, useBrowser } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
 const PATIENCE = { timeout: 15_000 };
 
-async function say(page: Page, text: string) {
-  const box = page.getByLabel("Message");
-  await box.fill(text);
-  await box.press("Enter");
-}
-
 const lastReply = (page: Page) => page.getByTestId("message-assistant").last().locator(".message-body").textContent();
 
 describe("OAuth consent and remote agents in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   it("alice checks her calendar, connects through the provider's consent page, and sees today's events", async () => {
     const context = await browser.newContext();

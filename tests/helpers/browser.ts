@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -21,6 +22,30 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/** One Chromium for a test file: launched before its tests, closed after them. */
+export function useBrowser(): Pick<Browser, "newContext"> {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    newContext: (options) => {
+      if (!browser) throw new Error("the browser is launched in beforeAll");
+      return browser.newContext(options);
+    },
+  };
+}
+
+/** Types a message into the chat's composer and sends it. */
+export async function say(page: Page, text: string): Promise<void> {
+  const box = page.getByLabel("Message");
+  await box.fill(text);
+  await box.press("Enter");
 }
 
 export const SCREENSHOT_DIR = path.resolve("test-results/screenshots");

@@ -112,3 +112,12 @@ export function trpcSubscribe(baseUrl: string, auth: Auth, path: string, input: 
 export function signInAll(baseUrl: string, emails: readonly string[]): Promise<string[]> {
   return Promise.all(emails.map((email) => signIn(baseUrl, email)));
 }
+
+/**
+ * The three people most protocol tests need: alice (a member, by bearer token), bob (an approver
+ * of her tenant) and mallory (another tenant's admin), both by session cookie.
+ */
+export async function signInCast(baseUrl: string): Promise<{ alice: Auth; bob: Auth; mallory: Auth }> {
+  const [a, b, m] = await signInAll(baseUrl, ["alice@acme.test", "bob@acme.test", "mallory@globex.test"]);
+  return { alice: { bearer: (await createToken(baseUrl, a!)).token }, bob: { cookie: b! }, mallory: { cookie: m! } };
+}

@@ -29,6 +29,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The URL of a loopback port that was just listening and no longer is: nothing answers there. */
+export async function closedPortUrl(): Promise<string> {
+  return `http://127.0.0.1:${await freePort()}`;
+}
+
 function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();

@@ -4,12 +4,10 @@
  * same thread; only the owner may answer; a remote agent that is down ends the run with RUN_ERROR.
  */
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, customEvents, interruptsOf, runError, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
-import { createToken, signIn, signInAll, trpcMutation, trpcQuery, type Auth } from "../helpers/http";
-import { startServer, type RunningServer } from "../helpers/server";
+import { signIn, signInCast, trpcMutation, trpcQuery, type Auth } from "../helpers/http";
+import { closedPortUrl, startServer, type RunningServer } from "../helpers/server";
 
 /** The member token the demo travel agent asks for (README). */
 const MEMBER_TOKEN = "harbor-member";
@@ -20,10 +18,7 @@ describe.each(inject("servers"))("remote A2A agents on the $name server", (serve
   let mallory: Auth;
 
   beforeAll(async () => {
-    const [a, b, m] = await signInAll(server.url, ["alice@acme.test", "bob@acme.test", "mallory@globex.test"]);
-    alice = { bearer: (await createToken(server.url, a!)).token };
-    bob = { cookie: b! };
-    mallory = { cookie: m! };
+    ({ alice, bob, mallory } = await signInCast(server.url));
   });
 
   async function askTravelAgent(client: AguiClient, request: string) {
@@ -134,11 +129,3 @@ describe("a remote agent that is down", () => {
   });
 });
 
-/** A port that was just listening and no longer is. */
-async function closedPortUrl(): Promise<string> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve, reject) => probe.close((error) => (error ? reject(error) : resolve())));
-  return `http://127.0.0.1:${port}`;
-}

@@ -15,7 +15,7 @@ import {
   userMessage,
   type AguiClient,
 } from "../helpers/agui";
-import { createToken, readSse, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
+import { readSse, signInCast, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
 
 interface OutboxRow {
   kind: string;
@@ -29,10 +29,7 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
   let mallory: Auth;
 
   beforeAll(async () => {
-    const [a, b, m] = await signInAll(server.url, ["alice@acme.test", "bob@acme.test", "mallory@globex.test"]);
-    alice = { bearer: (await createToken(server.url, a!)).token };
-    bob = { cookie: b! };
-    mallory = { cookie: m! };
+    ({ alice, bob, mallory } = await signInCast(server.url));
   });
 
   const outboxTo = async (who: Auth, to: string) =>

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Message } from "@ag-ui/client";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, customEvents, postRun, runError, runInput, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
-import { createToken, signInAll, trpcMutation, type Auth } from "../helpers/http";
+import { signInCast, trpcMutation, type Auth } from "../helpers/http";
 
 interface BrowserRequest {
   requestId: string;
@@ -18,10 +18,7 @@ describe.each(inject("servers"))("browser tools over AG-UI on the $name server",
   let mallory: Auth;
 
   beforeAll(async () => {
-    const [a, b, m] = await signInAll(server.url, ["alice@acme.test", "bob@acme.test", "mallory@globex.test"]);
-    alice = { bearer: (await createToken(server.url, a!)).token };
-    bob = { cookie: b! };
-    mallory = { cookie: m! };
+    ({ alice, bob, mallory } = await signInCast(server.url));
   });
 
   /** Asks for the time zone: the run announces the browser tool and finishes its transport run. */

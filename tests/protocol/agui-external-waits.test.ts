@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, customEvents, runTurn, userMessage, type AguiClient } from "../helpers/agui";
-import { authHeaders, createToken, signIn, signInAll, trpcQuery, type Auth } from "../helpers/http";
+import { authHeaders, signIn, signInCast, trpcQuery, type Auth } from "../helpers/http";
 import { startServer, type RunningServer } from "../helpers/server";
 
 interface ResponseBody {
@@ -43,10 +43,7 @@ describe.each(inject("servers"))("external waits on the $name server", (server) 
   let mallory: Auth;
 
   beforeAll(async () => {
-    const [a, b, m] = await signInAll(server.url, ["alice@acme.test", "bob@acme.test", "mallory@globex.test"]);
-    alice = { bearer: (await createToken(server.url, a!)).token };
-    bob = { cookie: b! };
-    mallory = { cookie: m! };
+    ({ alice, bob, mallory } = await signInCast(server.url));
   });
 
   describe.each(AGUI_CLIENTS)("with @ag-ui/client $version", (client) => {

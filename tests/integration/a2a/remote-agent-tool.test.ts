@@ -4,8 +4,6 @@
  * remote task; cancelling the run cancels the remote task; a remote agent that is down fails the
  * run with a clear code; the wait survives a restart.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { remoteAgent } from "@/server/a2a/remote-agent";
@@ -15,6 +13,7 @@ import { startTravelAgent, type RunningTravelAgent } from "@/server/peers/travel
 import type { Identity, InterruptView, LoggedEvent, ResolutionInput, Runtime, StartRunRequest } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 import { drain, refused, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+import { closedPortUrl } from "../../helpers/server";
 
 const MEMBER_TOKEN = "member-token-for-tests";
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
@@ -182,11 +181,3 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
   });
 });
 
-/** A port that was just listening and no longer is. */
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-  return `http://127.0.0.1:${port}`;
-}

@@ -7,6 +7,7 @@ import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { remoteAgent, type RemoteOutcome } from "@/server/a2a/remote-agent";
 import { startTravelAgent, type RunningTravelAgent } from "@/server/peers/travel-agent";
+import { closedPortUrl } from "../../helpers/server";
 
 const MEMBER_TOKEN = "member-token-7f3a9c";
 
@@ -91,14 +92,6 @@ describe.each([{ streaming: true }, { streaming: false }])("travel agent over A2
   });
 });
 
-/** A port that was just listening and no longer is. */
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe("remote agent failures", () => {
   it("reports an agent nobody listens for as unavailable, and retries discovery next time", async () => {
