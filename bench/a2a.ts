@@ -24,7 +24,12 @@ export interface A2aRoundTrips {
   failures: number;
 }
 
-async function loop(inFlight: number, seconds: number, label: string, once: () => Promise<{ total: number; answer: number } | null>): Promise<A2aRoundTrips> {
+async function loop(
+  inFlight: number,
+  seconds: number,
+  label: string,
+  once: () => Promise<{ total: number; answer: number } | null>,
+): Promise<A2aRoundTrips> {
   const { samples, failures, elapsedMs } = await keepBusy(inFlight, seconds, once);
   const totals = samples.total ?? [];
   const answers = samples.answer ?? [];

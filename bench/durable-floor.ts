@@ -18,7 +18,6 @@ export interface FloorResult {
   p99: number;
 }
 
-
 export async function measureFloor(engine: string, sql: Sql, inFlight: number, seconds: number): Promise<FloorResult> {
   await sql.query("create table if not exists bench_claims (id bigserial primary key, status text not null)");
   const latencies: number[] = [];

@@ -104,7 +104,12 @@ export function measureGateCycles(db: Database, inFlight: number, seconds: numbe
     if (!current) {
       const threadId = randomUUID();
       const run = started(
-        await runtime.startRun(alice, { agentId: "gatekeeper", threadId, transportRunId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: "go" }] }),
+        await runtime.startRun(alice, {
+          agentId: "gatekeeper",
+          threadId,
+          transportRunId: randomUUID(),
+          messages: [{ id: randomUUID(), role: "user", content: "go" }],
+        }),
       );
       const interruptId = pausedOn(await drain(run.events));
       if (!interruptId) return null;
@@ -145,7 +150,11 @@ export function measureOverHttp(baseUrl: string, bearer: string, inFlight: numbe
     const threadId = randomUUID();
     const t0 = performance.now();
     const parked = await lastEvent(
-      await fetch(url, { method: "POST", headers, body: body(threadId, { messages: [{ id: randomUUID(), role: "user", content: ask() }] }) }),
+      await fetch(url, {
+        method: "POST",
+        headers,
+        body: body(threadId, { messages: [{ id: randomUUID(), role: "user", content: ask() }] }),
+      }),
     );
     const t1 = performance.now();
     const interrupt = (parked?.outcome as { interrupts?: { id: string }[] } | undefined)?.interrupts?.[0];

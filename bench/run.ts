@@ -61,7 +61,9 @@ interface EngineResults {
 }
 
 /** Chat turns and the bare route on one server (`engine` picks its database), at 1 and 50 clients; then park → resume cycles over HTTP. */
-async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "turns" | "httpCycles" | "toolTrips" | "polling" | "a2a">> {
+async function serverMeasurements(
+  engine: "pglite" | "postgres",
+): Promise<Pick<EngineResults, "turns" | "httpCycles" | "toolTrips" | "polling" | "a2a">> {
   const database = engine === "postgres" ? await createPostgresDatabase(POSTGRES_URL) : undefined;
   // Research that outlasts the measurement, so every started wait stays in progress while polled.
   // The travel agent on a known port, so the baseline can call it directly.
@@ -84,7 +86,14 @@ async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<E
     for (const connections of [1, 50]) {
       // Warm both paths (JIT, connection pools) before measuring.
       await measure({ label: "warm", url: `${server.url}/api/bench/sse`, headers: {}, connections, seconds: 1, body: () => ({ text }) });
-      await measure({ label: "warm", url: `${server.url}/api/agents/concierge/runs`, headers: auth, connections, seconds: 1, body: chatBody });
+      await measure({
+        label: "warm",
+        url: `${server.url}/api/agents/concierge/runs`,
+        headers: auth,
+        connections,
+        seconds: 1,
+        body: chatBody,
+      });
       results.push(
         await measure({
           label: "bare SSE route",
@@ -126,7 +135,14 @@ async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<E
     const waits = await startWaits(server.url, token, WAITS);
     const polling = [
       await measurePolling(server.url, token, "bare route (/api/health)", ["/api/health"], SECONDS, waits.length),
-      await measurePolling(server.url, token, "poll responses", waits.map((id) => `/api/responses/${id}`), SECONDS, waits.length),
+      await measurePolling(
+        server.url,
+        token,
+        "poll responses",
+        waits.map((id) => `/api/responses/${id}`),
+        SECONDS,
+        waits.length,
+      ),
     ];
     return { turns: results, httpCycles, toolTrips, polling, a2a };
   } finally {
@@ -137,7 +153,9 @@ async function serverMeasurements(engine: "pglite" | "postgres"): Promise<Pick<E
 }
 
 /** Park → resume through the runtime API on a fresh database of `engine`, and the heap of 10,000 parked runs. */
-async function runtimeMeasurements(engine: "pglite" | "postgres"): Promise<Pick<EngineResults, "inProcess" | "heap" | "steering" | "scheduling">> {
+async function runtimeMeasurements(
+  engine: "pglite" | "postgres",
+): Promise<Pick<EngineResults, "inProcess" | "heap" | "steering" | "scheduling">> {
   let handle: DatabaseHandle;
   let cleanup = async () => {};
   if (engine === "pglite") {
@@ -199,7 +217,9 @@ function printTurns(engine: string, turns: LoadResult[]) {
   console.log(`Chat turn (POST → RUN_FINISHED) on ${engine}, against the bare SSE route of the same server`);
   console.log("target                 clients  turns/s      p50 ms    p99 ms   failures");
   for (const r of turns) {
-    console.log(`${r.label.padEnd(22)} ${String(r.connections).padStart(7)} ${fmt(r.turnsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)} ${String(r.failures).padStart(9)}`);
+    console.log(
+      `${r.label.padEnd(22)} ${String(r.connections).padStart(7)} ${fmt(r.turnsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)} ${String(r.failures).padStart(9)}`,
+    );
   }
   for (const connections of [1, 50]) {
     const bare = turns.find((r) => r.connections === connections && r.label.startsWith("bare"))!;
@@ -214,8 +234,12 @@ function printTurns(engine: string, turns: LoadResult[]) {
 
 function printSteering(engine: string, results: EngineResults) {
   const s = results.steering;
-  console.log(`Steering on ${engine}: INJECT_CONTEXT accepted → steer.applied in the run's log, ${s.liveRuns} live runs, ${s.samples} samples`);
-  console.log(`p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms — baseline: safe points come once per step, every ${s.stepMs} ms (p50/step = ${(s.p50 / s.stepMs).toFixed(2)})`);
+  console.log(
+    `Steering on ${engine}: INJECT_CONTEXT accepted → steer.applied in the run's log, ${s.liveRuns} live runs, ${s.samples} samples`,
+  );
+  console.log(
+    `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms — baseline: safe points come once per step, every ${s.stepMs} ms (p50/step = ${(s.p50 / s.stepMs).toFixed(2)})`,
+  );
   console.log("Scheduler throughput, 500 short runs");
   for (const r of results.scheduling) console.log(`${r.label.padEnd(28)} ${fmt(r.runsPerSecond)} runs/s`);
   const [free, bounded] = results.scheduling;
@@ -228,12 +252,16 @@ function printToolsAndWaits(engine: string, results: EngineResults) {
   console.log("clients  round trips/s   p50 ms   p99 ms  failures   bare SSE p50/p99 ms");
   for (const r of results.toolTrips) {
     const bare = results.turns.find((t) => t.connections === r.inFlight && t.label.startsWith("bare"));
-    console.log(`${String(r.inFlight).padStart(7)} ${fmt(r.roundTripsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)} ${String(r.failures).padStart(9)}   ${bare ? `${bare.p50}/${bare.p99}` : "?"}`);
+    console.log(
+      `${String(r.inFlight).padStart(7)} ${fmt(r.roundTripsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)} ${String(r.failures).padStart(9)}   ${bare ? `${bare.p50}/${bare.p99}` : "?"}`,
+    );
   }
   console.log(`External waits in progress at once while 50 clients poll (on ${engine})`);
   console.log("target                     in progress  polls/s    p50 ms   p99 ms  failures");
   for (const p of results.polling) {
-    console.log(`${p.label.padEnd(26)} ${String(p.inProgress).padStart(11)} ${fmt(p.pollsPerSecond)} ${fmt(p.p50)} ${fmt(p.p99)} ${String(p.failures).padStart(9)}`);
+    console.log(
+      `${p.label.padEnd(26)} ${String(p.inProgress).padStart(11)} ${fmt(p.pollsPerSecond)} ${fmt(p.p50)} ${fmt(p.p99)} ${String(p.failures).padStart(9)}`,
+    );
   }
   const [bare, polled] = results.polling;
   if (bare && polled) console.log(`polling / bare = ${(polled.pollsPerSecond / bare.pollsPerSecond).toFixed(2)}`);
@@ -241,7 +269,9 @@ function printToolsAndWaits(engine: string, results: EngineResults) {
 }
 
 function printA2a(engine: string, results: EngineResults) {
-  console.log(`A2A round trip through a pause on ${engine}: ask → "Which city?" (run parked, reason a2a) → resume {text} → remote task completed`);
+  console.log(
+    `A2A round trip through a pause on ${engine}: ask → "Which city?" (run parked, reason a2a) → resume {text} → remote task completed`,
+  );
   console.log("path                        in flight  round trips/s   p50 ms    p99 ms   answer leg p50/p99 ms  failures");
   for (const r of results.a2a) {
     console.log(
@@ -252,7 +282,9 @@ function printA2a(engine: string, results: EngineResults) {
     const direct = results.a2a.find((r) => r.inFlight === inFlight && r.label.startsWith("direct"));
     const harbor = results.a2a.find((r) => r.inFlight === inFlight && r.label.startsWith("through"));
     if (direct && harbor) {
-      console.log(`at ${inFlight} in flight: Harbor / direct p50 = ${(harbor.p50 / direct.p50).toFixed(2)}, p99 = ${(harbor.p99 / direct.p99).toFixed(2)}`);
+      console.log(
+        `at ${inFlight} in flight: Harbor / direct p50 = ${(harbor.p50 / direct.p50).toFixed(2)}, p99 = ${(harbor.p99 / direct.p99).toFixed(2)}`,
+      );
     }
   }
   console.log();
@@ -260,7 +292,9 @@ function printA2a(engine: string, results: EngineResults) {
 
 function printCycles(engine: "pglite" | "postgres", results: EngineResults, floor: FloorResult[]) {
   console.log(`Park → resume cycles on ${engine}. "in-process" and "over HTTP": a chat turn asking for a gated email, parked`);
-  console.log(`(interaction, checkpoint, events), approved, sent and answered. "gate only": a waiting run answered, parking again at once.`);
+  console.log(
+    `(interaction, checkpoint, events), approved, sent and answered. "gate only": a waiting run answered, parking again at once.`,
+  );
   console.log("path                       in flight  cycles/s  park p50/p99 ms   resume p50/p99 ms  failures  vs floor");
   for (const r of [...results.inProcess, ...results.httpCycles]) {
     const base = floor.find((f) => f.engine === engine && f.inFlight === r.inFlight);
@@ -279,7 +313,9 @@ function printCycles(engine: "pglite" | "postgres", results: EngineResults, floo
   }
   const http50 = results.httpCycles.find((r) => r.inFlight === 50);
   if (http50 && engine === "postgres") {
-    console.log(`over HTTP at 50: ${http50.cyclesPerSecond.toFixed(1)} cycles/s — ${http50.cyclesPerSecond >= HTTP_CYCLES_TARGET ? "meets" : "MISSES"} the ≥ ${HTTP_CYCLES_TARGET}/s target`);
+    console.log(
+      `over HTTP at 50: ${http50.cyclesPerSecond.toFixed(1)} cycles/s — ${http50.cyclesPerSecond >= HTTP_CYCLES_TARGET ? "meets" : "MISSES"} the ≥ ${HTTP_CYCLES_TARGET}/s target`,
+    );
   }
   const { bytesPerRun, count } = results.heap;
   console.log(

@@ -16,9 +16,13 @@ import { percentile } from "./stats";
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
 
-
 const start = (runtime: Runtime, text: string) =>
-  runtime.startRun(alice, { agentId: "concierge", threadId: randomUUID(), transportRunId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: text }] });
+  runtime.startRun(alice, {
+    agentId: "concierge",
+    threadId: randomUUID(),
+    transportRunId: randomUUID(),
+    messages: [{ id: randomUUID(), role: "user", content: text }],
+  });
 
 export interface SteeringLatency {
   liveRuns: number;

@@ -17,7 +17,6 @@ export interface RoundTrip {
   failures: number;
 }
 
-
 /** An AG-UI run request's body on `threadId`. */
 export const body = (threadId: string, messages: unknown[], extra: Record<string, unknown> = {}) =>
   JSON.stringify({ threadId, runId: randomUUID(), tools: [], context: [], state: {}, forwardedProps: {}, messages, ...extra });
@@ -77,9 +76,15 @@ export async function startWaits(baseUrl: string, bearer: string, count: number)
   await Promise.all(
     Array.from({ length: 25 }, async () => {
       while (next++ < count) {
-        const finished = (await events(
-          await fetch(url, { method: "POST", headers, body: body(randomUUID(), [{ id: randomUUID(), role: "user", content: "research load" }]) }),
-        )).at(-1) as { result?: { status: string; responseId: string } } | undefined;
+        const finished = (
+          await events(
+            await fetch(url, {
+              method: "POST",
+              headers,
+              body: body(randomUUID(), [{ id: randomUUID(), role: "user", content: "research load" }]),
+            }),
+          )
+        ).at(-1) as { result?: { status: string; responseId: string } } | undefined;
         if (finished?.result?.status === "in_progress") ids.push(finished.result.responseId);
       }
     }),

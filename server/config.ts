@@ -18,7 +18,12 @@ const settingsSchema = z.object({
   /** Pause between streamed text chunks, so the chat visibly streams; 0 in benchmarks. */
   HARBOR_STREAM_CHUNK_MS: z.coerce.number().int().min(0).max(1000).default(15),
   /** How long an approval gate waits for its decision before it expires. */
-  HARBOR_APPROVAL_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(15 * 60_000),
+  HARBOR_APPROVAL_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(7 * 24 * 3600_000)
+    .default(15 * 60_000),
   /** How long a background job's lease lasts unrenewed: how soon a dead process's job is taken over. */
   HARBOR_JOB_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
   /** How many runs execute at once per process; more wait in the scheduler's queue by priority, then age. */
@@ -32,7 +37,12 @@ const settingsSchema = z.object({
   /** The origin users reach Harbor at (OAuth redirects come back to it); default http://HOSTNAME:PORT. */
   HARBOR_PUBLIC_URL: z.url().optional(),
   /** How long an OAuth consent may take before its pause expires. */
-  HARBOR_OAUTH_TTL_MS: z.coerce.number().int().min(1000).max(24 * 3600_000).default(10 * 60_000),
+  HARBOR_OAUTH_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(24 * 3600_000)
+    .default(10 * 60_000),
   /** A real OAuth provider for the calendar tool (all four, or none: the demo's embedded provider). */
   HARBOR_OAUTH_ISSUER: z.url().optional(),
   HARBOR_OAUTH_CLIENT_ID: z.string().min(1).optional(),
@@ -46,7 +56,12 @@ const settingsSchema = z.object({
   /** The travel agent's A2A URL; absent, the demo's embedded one. */
   HARBOR_TRAVEL_AGENT_URL: z.url().optional(),
   /** How long a remote agent's question waits for the owner's answer; then it expires and the remote task is cancelled. */
-  HARBOR_A2A_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(60 * 60_000),
+  HARBOR_A2A_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(7 * 24 * 3600_000)
+    .default(60 * 60_000),
   /** How long Harbor waits for a remote agent's answer before the call fails with REMOTE_AGENT_TIMEOUT. */
   HARBOR_A2A_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
@@ -110,7 +125,12 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     oauthTtlMs: s.HARBOR_OAUTH_TTL_MS,
     oauthProvider:
       s.HARBOR_OAUTH_ISSUER && s.HARBOR_OAUTH_CLIENT_ID && s.HARBOR_OAUTH_CLIENT_SECRET && s.HARBOR_CALENDAR_URL
-        ? { issuer: s.HARBOR_OAUTH_ISSUER, clientId: s.HARBOR_OAUTH_CLIENT_ID, clientSecret: s.HARBOR_OAUTH_CLIENT_SECRET, calendarUrl: s.HARBOR_CALENDAR_URL }
+        ? {
+            issuer: s.HARBOR_OAUTH_ISSUER,
+            clientId: s.HARBOR_OAUTH_CLIENT_ID,
+            clientSecret: s.HARBOR_OAUTH_CLIENT_SECRET,
+            calendarUrl: s.HARBOR_CALENDAR_URL,
+          }
         : undefined,
     idpPort: s.HARBOR_IDP_PORT,
     idpTokenTtlSeconds: s.HARBOR_IDP_TOKEN_TTL_S,

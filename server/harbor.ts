@@ -76,7 +76,13 @@ async function wire(db: Database, serverSecret: string, redirectUri: string, pee
         ]
       : [],
   );
-  const oauth = oauthBroker({ db, serverSecret, providers, connectUrl: (id) => `${publicUrl()}/api/oauth/connect/${encodeURIComponent(id)}`, log });
+  const oauth = oauthBroker({
+    db,
+    serverSecret,
+    providers,
+    connectUrl: (id) => `${publicUrl()}/api/oauth/connect/${encodeURIComponent(id)}`,
+    log,
+  });
   const travelAgentUrl = config.travelAgentUrl ?? peers?.travelAgent.url;
   const runtime = createRuntime({
     db,

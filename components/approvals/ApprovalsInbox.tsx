@@ -128,8 +128,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
                     <StatusBadge status={i.status} kind={i.kind} />
                   </span>
                   <span className="muted small">
-                    <ReasonBadge reason={i.pauseReason} />{" "}
-                    {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
+                    <ReasonBadge reason={i.pauseReason} /> {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
                   </span>
                 </button>
               </li>
@@ -138,7 +137,11 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
         )}
       </aside>
       <section className="inbox-detail" aria-label="Request detail">
-        {selected ? <Detail key={selected.interactionId} interaction={selected} viewerId={viewerId} /> : <p className="muted">Select a request to see it in full.</p>}
+        {selected ? (
+          <Detail key={selected.interactionId} interaction={selected} viewerId={viewerId} />
+        ) : (
+          <p className="muted">Select a request to see it in full.</p>
+        )}
       </section>
     </div>
   );
@@ -205,9 +208,7 @@ function Detail({ interaction, viewerId }: { interaction: InteractionView & { pa
         ) : (
           <>
             <dt>Decision</dt>
-            <dd data-testid="receipt">
-              {receipt(interaction, viewerId)}
-            </dd>
+            <dd data-testid="receipt">{receipt(interaction, viewerId)}</dd>
           </>
         )}
       </dl>

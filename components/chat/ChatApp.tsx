@@ -119,10 +119,10 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
     : gates.operatorPause
       ? "Paused by an operator…"
       : gates.waitingForOthers
-      ? "Waiting for an approver to decide…"
-      : gates.blocking
-        ? "Answer the request above first"
-        : "Message the concierge (Enter to send)";
+        ? "Waiting for an approver to decide…"
+        : gates.blocking
+          ? "Answer the request above first"
+          : "Message the concierge (Enter to send)";
   return (
     <section className="conversation" aria-label="Conversation">
       <div className="messages" data-testid="messages" aria-live="polite">
@@ -183,16 +183,16 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                 ) : UNGATED_TOOLS.has(call.name) && !gates.byToolCall.get(call.id) ? (
                   <ToolCallNote key={call.id} call={call} result={results.get(call.id)} where="server" />
                 ) : (
-                <ApprovalCard
-                  key={call.id}
-                  call={call}
-                  interaction={gates.byToolCall.get(call.id)}
-                  result={results.get(call.id)}
-                  viewerId={viewerId}
-                  chosen={gates.chosen(call.id)}
-                  busy={run.running}
-                  onDecide={(approved, reason) => void gates.decide(call.id, approved, reason)}
-                />
+                  <ApprovalCard
+                    key={call.id}
+                    call={call}
+                    interaction={gates.byToolCall.get(call.id)}
+                    result={results.get(call.id)}
+                    viewerId={viewerId}
+                    chosen={gates.chosen(call.id)}
+                    busy={run.running}
+                    onDecide={(approved, reason) => void gates.decide(call.id, approved, reason)}
+                  />
                 ),
               )}
             </Fragment>

@@ -120,11 +120,16 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
             onTextMessageContentEvent: ({ event }) =>
               setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + event.delta } } : s)),
             onTextMessageEndEvent: () =>
-              setState((s) => (s.streaming ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] } : s)),
+              setState((s) =>
+                s.streaming ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] } : s,
+              ),
             onToolCallResultEvent: ({ event }) =>
               setState((s) => ({
                 ...s,
-                messages: [...s.messages, { id: event.messageId, role: "tool", content: String(event.content), toolCallId: event.toolCallId }],
+                messages: [
+                  ...s.messages,
+                  { id: event.messageId, role: "tool", content: String(event.content), toolCallId: event.toolCallId },
+                ],
               })),
             onMessagesSnapshotEvent: ({ event }) => {
               // Kept at once: a browser tool's follow-up run starts from this history.
@@ -180,7 +185,10 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
         const output = await handler(call?.args ?? {});
         results.push({ id: crypto.randomUUID(), role: "tool", content: JSON.stringify(output), toolCallId: request.toolCallId });
       } catch (error) {
-        setState((s) => ({ ...s, error: { message: `The browser tool failed: ${error instanceof Error ? error.message : String(error)}` } }));
+        setState((s) => ({
+          ...s,
+          error: { message: `The browser tool failed: ${error instanceof Error ? error.message : String(error)}` },
+        }));
         await run(id, { resume: requests.map((r) => ({ interruptId: r.requestId, status: "cancelled" as const })) });
         return;
       }
@@ -213,7 +221,11 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
           return s.streaming ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] } : s;
         case "tool.result":
           if (s.messages.some((m) => m.id === event.messageId)) return s;
-          return { ...s, running: true, messages: [...s.messages, { id: event.messageId, role: "tool", content: event.content, toolCallId: event.toolCallId }] };
+          return {
+            ...s,
+            running: true,
+            messages: [...s.messages, { id: event.messageId, role: "tool", content: event.content, toolCallId: event.toolCallId }],
+          };
         case "snapshot":
           return { ...s, messages: event.messages };
         case "run.completed":

@@ -40,10 +40,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   // Waiting for consent at a provider: its callback (in another window) continues the run.
   const consent = pending.filter((i) => i.kind === "oauth");
 
-  const refresh = useCallback(
-    () => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }),
-    [queryClient, trpc],
-  );
+  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }), [queryClient, trpc]);
 
   const decide = useCallback(
     async (toolCallId: string, approved: boolean, reason?: string) => {
@@ -54,7 +51,11 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
         setChoices(next);
         return;
       }
-      const answers: ResumeAnswer[] = mine.map((i) => ({ interruptId: i.interactionId, status: "resolved", payload: next[i.interactionId] }));
+      const answers: ResumeAnswer[] = mine.map((i) => ({
+        interruptId: i.interactionId,
+        status: "resolved",
+        payload: next[i.interactionId],
+      }));
       setChoices({});
       if (routed.length === 0) {
         await run.resume(answers);
@@ -63,7 +64,8 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
         // interrupt, so answer ours through tRPC; the run goes on (and is followed here) once the
         // approver decided too.
         try {
-          for (const answer of answers) await client.interactions.resume.mutate({ interactionId: answer.interruptId, status: answer.status, payload: answer.payload });
+          for (const answer of answers)
+            await client.interactions.resume.mutate({ interactionId: answer.interruptId, status: answer.status, payload: answer.payload });
         } catch (error) {
           run.report({ message: error instanceof Error ? error.message : String(error) });
         }

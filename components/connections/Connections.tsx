@@ -25,8 +25,8 @@ export function Connections() {
     <main className="page narrow-page" data-testid="connections">
       <h1>Connections</h1>
       <p className="muted">
-        Accounts and keys you connected so the concierge can act for you. Harbor keeps them encrypted; disconnecting one also revokes the access at its
-        provider.
+        Accounts and keys you connected so the concierge can act for you. Harbor keeps them encrypted; disconnecting one also revokes the
+        access at its provider.
       </p>
       {list.isPending ? (
         <ul className="connections" aria-busy="true">
@@ -57,7 +57,12 @@ export function Connections() {
                   <button type="button" className="button ghost" onClick={() => setConfirming(null)} disabled={disconnect.isPending}>
                     Keep
                   </button>
-                  <button type="button" className="button danger-outline" onClick={() => disconnect.mutate({ provider: c.provider })} disabled={disconnect.isPending}>
+                  <button
+                    type="button"
+                    className="button danger-outline"
+                    onClick={() => disconnect.mutate({ provider: c.provider })}
+                    disabled={disconnect.isPending}
+                  >
                     {disconnect.isPending ? "Disconnecting…" : "Yes, disconnect"}
                   </button>
                 </div>

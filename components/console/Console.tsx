@@ -54,7 +54,9 @@ export function Console() {
           </div>
           <p className="muted small" style={{ margin: 0 }} data-testid="scheduler">
             Scheduler: {queue.data ? `${queue.data.active} of ${queue.data.maxActive} running, ${queue.data.queue.length} queued` : "…"}
-            {queue.data?.queue.length ? ` — next: ${queue.data.queue.map((q) => `${q.runId.slice(0, 8)} (p${q.priority})`).join(", ")}` : ""}
+            {queue.data?.queue.length
+              ? ` — next: ${queue.data.queue.map((q) => `${q.runId.slice(0, 8)} (p${q.priority})`).join(", ")}`
+              : ""}
           </p>
         </div>
         {runs.isPending ? (

@@ -72,7 +72,11 @@ export function RunDetail({ runId }: { runId: string }) {
     <article className="run-detail" data-testid="run-detail">
       <header className="approval-head">
         <h2>Run {runId.slice(0, 8)}</h2>
-        {info ? <span className={`badge status-${info.status}`} data-testid="run-status">{info.status}</span> : null}
+        {info ? (
+          <span className={`badge status-${info.status}`} data-testid="run-status">
+            {info.status}
+          </span>
+        ) : null}
         {info?.pauseReason ? <ReasonBadge reason={info.pauseReason} /> : null}
       </header>
       {info ? (
@@ -84,48 +88,104 @@ export function RunDetail({ runId }: { runId: string }) {
       ) : null}
 
       <fieldset className="controls" aria-label="Steering" disabled={steer.isPending}>
-        <input aria-label="Instruction text" placeholder="Context, goal or message…" value={text} onChange={(e) => setText(e.target.value)} />
+        <input
+          aria-label="Instruction text"
+          placeholder="Context, goal or message…"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
         <div className="control-row">
-          <button type="button" className="button small" onClick={needsText((context) => ({ type: "INJECT_CONTEXT", context }))}>Inject context</button>
-          <button type="button" className="button small" onClick={needsText((goal) => ({ type: "REDIRECT", goal }))}>Redirect</button>
-          <button type="button" className="button small" onClick={needsText((message) => ({ type: "USER_MESSAGE", message }))}>Send user message</button>
+          <button type="button" className="button small" onClick={needsText((context) => ({ type: "INJECT_CONTEXT", context }))}>
+            Inject context
+          </button>
+          <button type="button" className="button small" onClick={needsText((goal) => ({ type: "REDIRECT", goal }))}>
+            Redirect
+          </button>
+          <button type="button" className="button small" onClick={needsText((message) => ({ type: "USER_MESSAGE", message }))}>
+            Send user message
+          </button>
         </div>
         <div className="control-row">
-          <button type="button" className="button small" onClick={() => send({ type: "PAUSE" })}>Pause</button>
-          <button type="button" className="button small" onClick={() => send({ type: "RESUME" })}>Resume</button>
-          <button type="button" className="button small" onClick={() => send({ type: "APPROVE", ...(text.trim() ? { reason: text.trim() } : {}) })}>Approve gate</button>
+          <button type="button" className="button small" onClick={() => send({ type: "PAUSE" })}>
+            Pause
+          </button>
+          <button type="button" className="button small" onClick={() => send({ type: "RESUME" })}>
+            Resume
+          </button>
+          <button
+            type="button"
+            className="button small"
+            onClick={() => send({ type: "APPROVE", ...(text.trim() ? { reason: text.trim() } : {}) })}
+          >
+            Approve gate
+          </button>
           {confirming === "REJECT" ? (
-            <button type="button" className="button small danger-outline" onClick={() => send({ type: "REJECT", ...(text.trim() ? { reason: text.trim() } : {}) })}>Confirm reject</button>
+            <button
+              type="button"
+              className="button small danger-outline"
+              onClick={() => send({ type: "REJECT", ...(text.trim() ? { reason: text.trim() } : {}) })}
+            >
+              Confirm reject
+            </button>
           ) : (
-            <button type="button" className="button small danger-outline" onClick={() => setConfirming("REJECT")}>Reject gate</button>
+            <button type="button" className="button small danger-outline" onClick={() => setConfirming("REJECT")}>
+              Reject gate
+            </button>
           )}
         </div>
         <div className="control-row">
           <label className="small">
             Priority{" "}
-            <input type="number" aria-label="Priority" value={priority} onChange={(e) => setPriority(Number(e.target.value))} style={{ width: "4.5rem" }} />
+            <input
+              type="number"
+              aria-label="Priority"
+              value={priority}
+              onChange={(e) => setPriority(Number(e.target.value))}
+              style={{ width: "4.5rem" }}
+            />
           </label>
-          <button type="button" className="button small" onClick={() => send({ type: "PRIORITIZE", priority })}>Prioritize</button>
+          <button type="button" className="button small" onClick={() => send({ type: "PRIORITIZE", priority })}>
+            Prioritize
+          </button>
           {confirming === "CANCEL" ? (
-            <button type="button" className="button small danger-outline" onClick={() => send({ type: "CANCEL", mode: "cascade" })}>Confirm cancel with helpers</button>
+            <button type="button" className="button small danger-outline" onClick={() => send({ type: "CANCEL", mode: "cascade" })}>
+              Confirm cancel with helpers
+            </button>
           ) : confirming === "CANCEL_ISOLATE" ? (
-            <button type="button" className="button small danger-outline" onClick={() => send({ type: "CANCEL", mode: "isolate" })}>Confirm cancel this run only</button>
+            <button type="button" className="button small danger-outline" onClick={() => send({ type: "CANCEL", mode: "isolate" })}>
+              Confirm cancel this run only
+            </button>
           ) : (
             <>
-              <button type="button" className="button small danger-outline" onClick={() => setConfirming("CANCEL")}>Cancel (cascade)</button>
-              <button type="button" className="button small danger-outline" onClick={() => setConfirming("CANCEL_ISOLATE")}>Cancel (isolate)</button>
+              <button type="button" className="button small danger-outline" onClick={() => setConfirming("CANCEL")}>
+                Cancel (cascade)
+              </button>
+              <button type="button" className="button small danger-outline" onClick={() => setConfirming("CANCEL_ISOLATE")}>
+                Cancel (isolate)
+              </button>
             </>
           )}
         </div>
-        {steer.error ? <p className="error small" role="alert">{steer.error.message}</p> : null}
-        {steer.isSuccess ? <p className="muted small" role="status">Instruction accepted.</p> : null}
+        {steer.error ? (
+          <p className="error small" role="alert">
+            {steer.error.message}
+          </p>
+        ) : null}
+        {steer.isSuccess ? (
+          <p className="muted small" role="status">
+            Instruction accepted.
+          </p>
+        ) : null}
       </fieldset>
 
       <h3 className="small muted">Timeline</h3>
       <ol className="timeline" data-testid="timeline">
         {lines.map((l) => (
           <li key={l.seq}>
-            <span className="muted small">#{l.seq} · {new Date(l.at).toLocaleTimeString()}</span> {l.line}
+            <span className="muted small">
+              #{l.seq} · {new Date(l.at).toLocaleTimeString()}
+            </span>{" "}
+            {l.line}
           </li>
         ))}
         {lines.length === 0 ? <li className="muted small">Loading the timeline…</li> : null}

@@ -25,7 +25,12 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
   const status = interaction?.status;
   const outcome = resultSummary(result);
   return (
-    <article className={`approval-card ${toneOf(status)}`} data-testid="approval-card" data-status={status ?? "loading"} aria-label={toolTitle(call.name)}>
+    <article
+      className={`approval-card ${toneOf(status)}`}
+      data-testid="approval-card"
+      data-status={status ?? "loading"}
+      aria-label={toolTitle(call.name)}
+    >
       <header className="approval-head">
         <span className="approval-title">{toolTitle(call.name)}</span>
         <StatusBadge status={status} />
@@ -44,17 +49,24 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
 
   function footer() {
     if (!interaction) return <p className="muted small">Loading the request…</p>;
-    const decidedBy = interaction.resolvedBy ? (interaction.resolvedBy.id === viewerId ? "you" : (interaction.resolvedBy.name ?? "an approver")) : null;
+    const decidedBy = interaction.resolvedBy
+      ? interaction.resolvedBy.id === viewerId
+        ? "you"
+        : (interaction.resolvedBy.name ?? "an approver")
+      : null;
     switch (interaction.status) {
       case "pending": {
         const routed = interaction.policy === "approvers";
         return (
           <>
             <p className="small who-decides">
-              {routed ? "An approver of your organisation must decide" : "Your approval is needed"} · <Countdown until={interaction.expiresAt} />
+              {routed ? "An approver of your organisation must decide" : "Your approval is needed"} ·{" "}
+              <Countdown until={interaction.expiresAt} />
             </p>
             {chosen ? (
-              <p className="small muted">You chose to {chosen.approved ? "approve" : "reject"}; answer the other open request to send both.</p>
+              <p className="small muted">
+                You chose to {chosen.approved ? "approve" : "reject"}; answer the other open request to send both.
+              </p>
             ) : (
               <DecisionForm
                 busy={busy}
@@ -70,13 +82,19 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
         );
       }
       case "resolved":
-        return <p className="small outcome ok">Approved by {decidedBy}{outcome ? ` · ${outcome.text}` : " · running…"}</p>;
+        return (
+          <p className="small outcome ok">
+            Approved by {decidedBy}
+            {outcome ? ` · ${outcome.text}` : " · running…"}
+          </p>
+        );
       case "rejected":
       case "cancelled":
         return (
           <p className="small outcome no">
             {interaction.status === "cancelled" ? "Cancelled" : "Rejected"} by {decidedBy}
-            {interaction.decision?.reason && interaction.decision.reason !== "cancelled" ? `: “${interaction.decision.reason}”` : ""} · nothing was done
+            {interaction.decision?.reason && interaction.decision.reason !== "cancelled" ? `: “${interaction.decision.reason}”` : ""} ·
+            nothing was done
           </p>
         );
       case "expired":

@@ -61,7 +61,10 @@ export function ExternalWaitStatus({
         </span>
       </div>
       <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
-        <div className={`progress-bar ${status === "failed" ? "failed" : ""}`} style={{ width: `${status === "failed" ? 100 : percent}%` }} />
+        <div
+          className={`progress-bar ${status === "failed" ? "failed" : ""}`}
+          style={{ width: `${status === "failed" ? 100 : percent}%` }}
+        />
       </div>
     </div>
   );

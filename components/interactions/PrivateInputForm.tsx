@@ -46,7 +46,12 @@ export function PrivateInputForm({
   }
 
   return (
-    <article className={`approval-card ${toneOf(status)}`} data-testid="private-form" data-status={status ?? "loading"} aria-label="Private form">
+    <article
+      className={`approval-card ${toneOf(status)}`}
+      data-testid="private-form"
+      data-status={status ?? "loading"}
+      aria-label="Private form"
+    >
       <header className="approval-head">
         <span className="approval-title">Private input</span>
         <StatusBadge status={status} kind="private_input" />

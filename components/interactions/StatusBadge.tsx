@@ -21,8 +21,7 @@ const BY_KIND: Partial<Record<Kind, Partial<Record<Status, string>>>> = {
 };
 
 export function StatusBadge({ status, kind, pendingLabel }: { status: Status | undefined; kind?: Kind; pendingLabel?: string }) {
-  const label =
-    status === "pending" && pendingLabel ? pendingLabel : status ? ((kind && BY_KIND[kind]?.[status]) ?? LABELS[status]) : "…";
+  const label = status === "pending" && pendingLabel ? pendingLabel : status ? ((kind && BY_KIND[kind]?.[status]) ?? LABELS[status]) : "…";
   return <span className={`badge badge-${status ?? "loading"}`}>{label}</span>;
 }
 

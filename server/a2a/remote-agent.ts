@@ -22,8 +22,7 @@ import {
 } from "@a2a-js/sdk";
 import { ClientFactory, DefaultAgentCardResolver, type Client, type RequestOptions } from "@a2a-js/sdk/client";
 import { A2AError } from "@a2a-js/sdk/errors";
-import { HarborError } from "@/server/runtime/errors";
-import type { RemoteAgentPort, RemoteOutcome, RemoteSend } from "@/server/runtime/tools";
+import { HarborError, type RemoteAgentPort, type RemoteOutcome, type RemoteSend } from "@/server/runtime";
 
 export type { RemoteOutcome, RemoteSend };
 
@@ -67,7 +66,11 @@ export function remoteAgent(url: string, options: { timeoutMs?: number } = {}): 
   }
 
   /** Runs one operation under the timeout and the caller's signal, and turns failures into HarborErrors. */
-  async function guarded<T>(callerSignal: AbortSignal | undefined, bearer: string | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async function guarded<T>(
+    callerSignal: AbortSignal | undefined,
+    bearer: string | undefined,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
     try {
@@ -76,7 +79,10 @@ export function remoteAgent(url: string, options: { timeoutMs?: number } = {}): 
       // The caller's own abort is theirs to interpret: hand back exactly what they aborted with.
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (timeout.aborted || isTimeout(error)) {
-        throw new HarborError("REMOTE_AGENT_TIMEOUT", `The remote agent at ${url} did not answer within ${duration(timeoutMs)}.`, { url, timeoutMs });
+        throw new HarborError("REMOTE_AGENT_TIMEOUT", `The remote agent at ${url} did not answer within ${duration(timeoutMs)}.`, {
+          url,
+          timeoutMs,
+        });
       }
       throw asRemoteError(url, error, bearer);
     }
@@ -117,10 +123,14 @@ async function discover(url: string, signal: AbortSignal): Promise<Connection> {
   }
   const response = await fetch(cardUrl, { headers: { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION }, signal });
   if (!response.ok) {
-    throw new HarborError("REMOTE_AGENT_UNAVAILABLE", `The remote agent at ${url} cannot be reached: it has no agent card (HTTP ${response.status}).`, {
-      url,
-      status: response.status,
-    });
+    throw new HarborError(
+      "REMOTE_AGENT_UNAVAILABLE",
+      `The remote agent at ${url} cannot be reached: it has no agent card (HTTP ${response.status}).`,
+      {
+        url,
+        status: response.status,
+      },
+    );
   }
   const raw: unknown = await response.json();
   const card = CardEssentials.safeParse(raw);
@@ -154,7 +164,12 @@ interface TaskView {
   artifacts: Map<string, Artifact>;
 }
 
-const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED, TaskState.TASK_STATE_CANCELED]);
+const TERMINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_REJECTED,
+  TaskState.TASK_STATE_CANCELED,
+]);
 const INTERRUPTED = new Set([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
 
 /**
@@ -228,7 +243,12 @@ function settled(url: string, view: TaskView): RemoteOutcome {
   const said = textOf(view.message?.parts ?? []);
   switch (view.state) {
     case TaskState.TASK_STATE_COMPLETED: {
-      const text = said || [...view.artifacts.values()].map((a) => textOf(a.parts)).filter(Boolean).join("\n");
+      const text =
+        said ||
+        [...view.artifacts.values()]
+          .map((a) => textOf(a.parts))
+          .filter(Boolean)
+          .join("\n");
       return { state: "completed", taskId, contextId, text };
     }
     case TaskState.TASK_STATE_INPUT_REQUIRED:
@@ -311,7 +331,10 @@ function asRemoteError(url: string, error: unknown, bearer: string | undefined):
     // The remote's own words help the user, but they come from outside: trim them, and make sure
     // a credential the agent might echo back never reaches a message.
     const said = redact(refusal.message, bearer).slice(0, 300);
-    return new HarborError("REMOTE_AGENT_FAILED", `The remote agent at ${url} refused the request: ${said}`, { url, reason: refusal.reason });
+    return new HarborError("REMOTE_AGENT_FAILED", `The remote agent at ${url} refused the request: ${said}`, {
+      url,
+      reason: refusal.reason,
+    });
   }
   return malformed(url, error instanceof SyntaxError ? "it is not valid JSON" : "it does not follow the A2A protocol");
 }

@@ -4,7 +4,7 @@
  */
 import { TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
-import { HarborError, type ErrorCode } from "@/server/runtime";
+import { type HarborError, type ErrorCode } from "@/server/runtime";
 
 /**
  * Each code's HTTP status and tRPC code. On the AG-UI stream, `RUN_ERROR.code` is the runtime code

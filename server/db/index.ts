@@ -28,7 +28,11 @@ async function openConfigured(): Promise<DatabaseHandle> {
     }
   }
   log.info(
-    { engine: handle.engine, dataDir: handle.engine === "pglite" ? path.relative(process.cwd(), s.dataDir) : undefined, ms: Date.now() - started },
+    {
+      engine: handle.engine,
+      dataDir: handle.engine === "pglite" ? path.relative(process.cwd(), s.dataDir) : undefined,
+      ms: Date.now() - started,
+    },
     "database ready",
   );
   return handle;

@@ -9,8 +9,7 @@ export class DataDirLockedError extends Error {
   readonly code = "DATA_DIR_LOCKED";
   constructor(dataDir: string, pid: number) {
     super(
-      `The embedded database in ${dataDir} is in use by process ${pid}. ` +
-        `Stop that process or set HARBOR_DATA_DIR to another folder.`,
+      `The embedded database in ${dataDir} is in use by process ${pid}. ` + `Stop that process or set HARBOR_DATA_DIR to another folder.`,
     );
     this.name = "DataDirLockedError";
   }

@@ -2,33 +2,12 @@
  * The one Drizzle pg-core schema. The same migrations run on embedded PGlite and on PostgreSQL.
  */
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  check,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 export const ROLES = ["member", "approver", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
-export const RUN_STATUSES = [
-  "queued",
-  "running",
-  "paused",
-  "completed",
-  "failed",
-  "cancelled",
-  "rejected",
-  "expired",
-  "lost",
-] as const;
+export const RUN_STATUSES = ["queued", "running", "paused", "completed", "failed", "cancelled", "rejected", "expired", "lost"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "rejected", "expired", "lost"]);
@@ -295,7 +274,9 @@ export const interactions = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("interactions_thread_pending_idx").on(t.threadId).where(sql`${t.status} = 'pending'`),
+    index("interactions_thread_pending_idx")
+      .on(t.threadId)
+      .where(sql`${t.status} = 'pending'`),
     index("interactions_tenant_idx").on(t.tenantId, t.createdAt),
     index("interactions_run_idx").on(t.runId),
     check("interactions_kind_check", sql`${t.kind} in (${inList(INTERACTION_KINDS)})`),
@@ -401,8 +382,5 @@ export const jobs = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
   },
-  (t) => [
-    index("jobs_due_idx").on(t.status, t.leaseUntil),
-    check("jobs_status_check", sql`${t.status} in (${inList(JOB_STATUSES)})`),
-  ],
+  (t) => [index("jobs_due_idx").on(t.status, t.leaseUntil), check("jobs_status_check", sql`${t.status} in (${inList(JOB_STATUSES)})`)],
 );

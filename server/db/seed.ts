@@ -21,15 +21,21 @@ export const DEMO_USERS: readonly { id: string; tenantId: string; email: string;
 ];
 
 export async function seedDemo(db: Executor): Promise<void> {
-  await db.insert(tenants).values([...DEMO_TENANTS]).onConflictDoNothing();
+  await db
+    .insert(tenants)
+    .values([...DEMO_TENANTS])
+    .onConflictDoNothing();
   const existing = await db
     .select({ email: users.email })
     .from(users)
-    .where(inArray(users.email, DEMO_USERS.map((u) => u.email)));
+    .where(
+      inArray(
+        users.email,
+        DEMO_USERS.map((u) => u.email),
+      ),
+    );
   const missing = DEMO_USERS.filter((u) => !existing.some((e) => e.email === u.email));
   if (missing.length === 0) return;
-  const rows = await Promise.all(
-    missing.map(async (u) => ({ ...u, passwordHash: await hashPassword(DEMO_PASSWORD) })),
-  );
+  const rows = await Promise.all(missing.map(async (u) => ({ ...u, passwordHash: await hashPassword(DEMO_PASSWORD) })));
   await db.insert(users).values(rows).onConflictDoNothing();
 }

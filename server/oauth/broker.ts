@@ -85,7 +85,10 @@ export function oauthBroker(deps: BrokerDeps) {
       tokens = StoredTokens.parse(JSON.parse(open(key, row.sealed, associated(owner, provider))));
     } catch (error) {
       // Sealed with another server secret, or damaged: unusable, so the owner is asked to connect again.
-      deps.log.warn({ provider, tenantId: owner.tenantId, userId: owner.userId, err: error instanceof Error ? error.name : "unknown" }, "a stored OAuth credential cannot be opened");
+      deps.log.warn(
+        { provider, tenantId: owner.tenantId, userId: owner.userId, err: error instanceof Error ? error.name : "unknown" },
+        "a stored OAuth credential cannot be opened",
+      );
       return null;
     }
     return { tokens, scopes: row.scopes ? row.scopes.split(" ") : [], sealed: row.sealed };
@@ -125,13 +128,21 @@ export function oauthBroker(deps: BrokerDeps) {
       }
       // The grant is gone (revoked at the provider, or expired): only the owner can give a new one.
       // Deleted only if unchanged meanwhile (a new consent may just have replaced it).
-      deps.log.info({ provider, tenantId: owner.tenantId, userId: owner.userId }, "an OAuth grant was refused on refresh; the owner must connect again");
+      deps.log.info(
+        { provider, tenantId: owner.tenantId, userId: owner.userId },
+        "an OAuth grant was refused on refresh; the owner must connect again",
+      );
       await deleteCredential(deps.db, { ...owner, provider }, { sealed: held.sealed });
       return null;
     }
   }
 
-  async function accessToken(owner: CredentialOwner, provider: string, scopes: readonly string[], forceRefresh: boolean): Promise<string | null> {
+  async function accessToken(
+    owner: CredentialOwner,
+    provider: string,
+    scopes: readonly string[],
+    forceRefresh: boolean,
+  ): Promise<string | null> {
     const held = await load(owner, provider);
     // No credential, or one granting less than the tool needs: the owner consents (again).
     if (!held || !scopes.every((s) => held.scopes.includes(s))) return null;
@@ -173,10 +184,19 @@ export function oauthBroker(deps: BrokerDeps) {
       );
       let providerUrl: string;
       try {
-        providerUrl = await setup.client.authorizationUrl({ state, codeVerifier: pkceVerifierFor(verifierSecret, consent.interactionId), scopes: consent.scopes });
+        providerUrl = await setup.client.authorizationUrl({
+          state,
+          codeVerifier: pkceVerifierFor(verifierSecret, consent.interactionId),
+          scopes: consent.scopes,
+        });
       } catch (error) {
-        deps.log.warn({ provider: consent.provider, err: error instanceof Error ? error.message : String(error) }, "the OAuth provider could not be reached");
-        throw new HarborError("OAUTH_FAILED", `${setup.name} cannot be reached right now; try Connect again in a moment.`, { provider: consent.provider });
+        deps.log.warn(
+          { provider: consent.provider, err: error instanceof Error ? error.message : String(error) },
+          "the OAuth provider could not be reached",
+        );
+        throw new HarborError("OAUTH_FAILED", `${setup.name} cannot be reached right now; try Connect again in a moment.`, {
+          provider: consent.provider,
+        });
       }
       return { providerUrl, nonce };
     },
@@ -195,10 +215,21 @@ export function oauthBroker(deps: BrokerDeps) {
       const setup = providerOf(provider);
       let tokens: TokenSet;
       try {
-        tokens = await setup.client.exchangeCode({ callbackUrl, expectedState: state, codeVerifier: pkceVerifierFor(verifierSecret, interactionId) });
+        tokens = await setup.client.exchangeCode({
+          callbackUrl,
+          expectedState: state,
+          codeVerifier: pkceVerifierFor(verifierSecret, interactionId),
+        });
       } catch (error) {
-        deps.log.warn({ provider, err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, "an OAuth code exchange failed");
-        throw new HarborError("OAUTH_FAILED", `${setup.name} did not accept this sign-in (the code may have been used already). Press Connect again.`, { provider });
+        deps.log.warn(
+          { provider, err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
+          "an OAuth code exchange failed",
+        );
+        throw new HarborError(
+          "OAUTH_FAILED",
+          `${setup.name} did not accept this sign-in (the code may have been used already). Press Connect again.`,
+          { provider },
+        );
       }
       await store(owner, provider, tokens);
     },
@@ -208,7 +239,7 @@ export function oauthBroker(deps: BrokerDeps) {
       const rows = await listCredentials(deps.db, owner);
       return rows.map((row) => ({
         provider: row.provider,
-        name: row.kind === "api_key" ? "API key" : deps.providers.get(row.provider)?.name ?? row.provider,
+        name: row.kind === "api_key" ? "API key" : (deps.providers.get(row.provider)?.name ?? row.provider),
         kind: row.kind,
         scopes: row.scopes ? row.scopes.split(" ") : [],
         connectedAt: row.updatedAt.toISOString(),
@@ -228,7 +259,10 @@ export function oauthBroker(deps: BrokerDeps) {
         await setup.client.revoke(held.tokens.refreshToken ?? held.tokens.accessToken);
         return { revoked: true };
       } catch (error) {
-        deps.log.warn({ provider, err: error instanceof Error ? error.message : String(error) }, "revoking a disconnected OAuth grant at its provider failed");
+        deps.log.warn(
+          { provider, err: error instanceof Error ? error.message : String(error) },
+          "revoking a disconnected OAuth grant at its provider failed",
+        );
         return { revoked: false };
       }
     },

@@ -26,7 +26,10 @@ function escape(text: string): string {
 
 function page(status: number, tone: "ok" | "bad", title: string, body: string, script = ""): Response {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escape(title)} · Harbor</title><style>${STYLE}</style></head><body><main class="${tone}" role="main"><h1>${escape(title)}</h1>${body}</main>${script}</body></html>`;
-  return new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer" } });
+  return new Response(html, {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer" },
+  });
 }
 
 /** Connected (or declined): back to the conversation, which follows the run as it continues. */
@@ -36,8 +39,20 @@ export function consentDonePage(outcome: "connected" | "declined", threadId: str
   // Same-origin only: the chat that opened this window hears the outcome, nobody else.
   const script = `<script>(function(){var m=${message.replace(/</g, "\\u003c")};if(window.opener&&!window.opener.closed){window.opener.postMessage(m,location.origin);setTimeout(function(){window.close()},600)}else{setTimeout(function(){location.replace(${JSON.stringify(chat)})},900)}})()</script>`;
   return outcome === "connected"
-    ? page(200, "ok", `${providerName} connected`, `<p>Your conversation continues where it stopped.</p><p><a href="${escape(chat)}">Back to the conversation</a></p>`, script)
-    : page(200, "bad", "Connection declined", `<p>Nothing was connected; the request in your conversation was cancelled.</p><p><a href="${escape(chat)}">Back to the conversation</a></p>`, script);
+    ? page(
+        200,
+        "ok",
+        `${providerName} connected`,
+        `<p>Your conversation continues where it stopped.</p><p><a href="${escape(chat)}">Back to the conversation</a></p>`,
+        script,
+      )
+    : page(
+        200,
+        "bad",
+        "Connection declined",
+        `<p>Nothing was connected; the request in your conversation was cancelled.</p><p><a href="${escape(chat)}">Back to the conversation</a></p>`,
+        script,
+      );
 }
 
 export function consentRefusedPage(status: number, title: string, message: string): Response {

@@ -45,7 +45,8 @@ export async function completeConsent(
   const stateParam = callbackUrl.searchParams.get("state");
   if (!stateParam) throw new HarborError("INVALID_INPUT", "state: the provider's answer carries no state", { field: "state" });
   const state = await deps.broker.verifyState(stateParam);
-  if (state.provider !== provider) throw new HarborError("INVALID_INPUT", "state: this consent was started for another provider", { field: "state" });
+  if (state.provider !== provider)
+    throw new HarborError("INVALID_INPUT", "state: this consent was started for another provider", { field: "state" });
   if (state.tenantId !== identity.tenantId) throw new NotFoundError("Consent request");
   if (state.userId !== identity.userId) {
     throw new ForbiddenError("This connection was started by another user. Sign in as that user, or ask again from your own chat.");
@@ -56,7 +57,11 @@ export async function completeConsent(
   const error = callbackUrl.searchParams.get("error");
   if (error !== null && error !== "access_denied") {
     // The provider failed (not the user's choice): the pause stays open, Connect can be tried again.
-    throw new HarborError("OAUTH_FAILED", `The provider could not complete the sign-in (${error.slice(0, 60)}). Press Connect to try again.`, { provider });
+    throw new HarborError(
+      "OAUTH_FAILED",
+      `The provider could not complete the sign-in (${error.slice(0, 60)}). Press Connect to try again.`,
+      { provider },
+    );
   }
   const { threadId } = await deps.runtime.consent.hold(identity, state.interactionId, provider);
   if (error === "access_denied") {
@@ -65,7 +70,13 @@ export async function completeConsent(
     return { interactionId: state.interactionId, threadId, outcome: "declined" };
   }
   try {
-    await deps.broker.connect({ tenantId: identity.tenantId, userId: identity.userId }, provider, callbackUrl, stateParam, state.interactionId);
+    await deps.broker.connect(
+      { tenantId: identity.tenantId, userId: identity.userId },
+      provider,
+      callbackUrl,
+      stateParam,
+      state.interactionId,
+    );
   } catch (thrown) {
     await deps.runtime.consent.release(state.interactionId);
     throw thrown;

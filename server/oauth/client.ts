@@ -132,7 +132,15 @@ export function oauthClient(config: OAuthProviderConfig): OAuthClient {
         throw new OAuthCallbackError(error instanceof Error ? error.message : "invalid authorization response");
       }
       return tokenEndpoint(async () => {
-        const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, config.redirectUri, codeVerifier, http());
+        const response = await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          clientAuth,
+          params,
+          config.redirectUri,
+          codeVerifier,
+          http(),
+        );
         return oauth.processAuthorizationCodeResponse(as, client, response);
       });
     },

@@ -9,7 +9,13 @@ import { jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 import { InvalidInputError } from "@/server/runtime";
 
-const Claims = z.object({ iid: z.string().min(1), tid: z.string().min(1), uid: z.string().min(1), prv: z.string().min(1), nh: z.string().min(1) });
+const Claims = z.object({
+  iid: z.string().min(1),
+  tid: z.string().min(1),
+  uid: z.string().min(1),
+  prv: z.string().min(1),
+  nh: z.string().min(1),
+});
 export type ConsentState = { interactionId: string; tenantId: string; userId: string; provider: string; nonceHash: string };
 
 /** A fresh browser nonce: kept in the starting browser's cookie, its hash in the state. */
@@ -46,5 +52,11 @@ export async function verifyState(key: Uint8Array, token: string): Promise<Conse
   }
   const claims = Claims.safeParse(payload);
   if (!claims.success) throw new InvalidInputError("state", "this is not a consent Harbor started");
-  return { interactionId: claims.data.iid, tenantId: claims.data.tid, userId: claims.data.uid, provider: claims.data.prv, nonceHash: claims.data.nh };
+  return {
+    interactionId: claims.data.iid,
+    tenantId: claims.data.tid,
+    userId: claims.data.uid,
+    provider: claims.data.prv,
+    nonceHash: claims.data.nh,
+  };
 }

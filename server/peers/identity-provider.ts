@@ -12,8 +12,7 @@ import { listenOnLoopback } from "./listen";
 import { promisify } from "node:util";
 // oidc-provider ships no type declarations and @types/oidc-provider is not a dependency. The
 // structural types below describe the little of it this module uses, so nothing untyped escapes.
-// (`@ts-ignore` rather than `@ts-expect-error`, so adding the @types package later breaks nothing.)
-// @ts-ignore -- untyped module, see above
+// @ts-expect-error -- untyped module, see above
 import OidcProvider from "oidc-provider";
 import { log } from "@/server/log";
 
@@ -91,9 +90,7 @@ interface InteractionDetails {
 }
 
 type InteractionResult =
-  | { login: { accountId: string } }
-  | { consent: { grantId?: string } }
-  | { error: string; error_description?: string };
+  { login: { accountId: string } } | { consent: { grantId?: string } } | { error: string; error_description?: string };
 
 interface TokenModel {
   revokeByGrantId(grantId: string): Promise<void>;
@@ -140,13 +137,14 @@ interface ErrorPageContext {
 export async function startIdentityProvider(options: IdentityProviderOptions): Promise<RunningIdentityProvider> {
   const accounts = new Map(options.accounts.map((a) => [a.id, a]));
   const grantsByAccount = new Map<string, Set<string>>();
-  let provider: Provider | undefined;
-  let providerHandler: Handler | undefined;
+  // Filled once the provider exists, which is after the port is bound.
+  const started: { provider?: Provider; handler?: Handler } = {};
 
   const server = createServer((req, res) => {
     // The port is bound before the provider exists; nothing legitimate knows it yet, but answer anyway.
-    if (!provider || !providerHandler) return sendPage(res, 503, "Starting", "<p>The provider is starting. Try again.</p>");
-    route(provider, providerHandler, req, res).catch((error: unknown) => {
+    const { provider, handler } = started;
+    if (!provider || !handler) return sendPage(res, 503, "Starting", "<p>The provider is starting. Try again.</p>");
+    route(provider, handler, req, res).catch((error: unknown) => {
       if (error instanceof FormTooLargeError && !res.headersSent) return sendPage(res, 413, "Too large", "<p>That form was too large.</p>");
       log.error({ err: error, path: pathOf(req) }, "identity provider request failed");
       if (!res.headersSent) sendPage(res, 500, "Something went wrong", "<p>Something went wrong. Go back to Harbor and try again.</p>");
@@ -157,6 +155,7 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
   // Listen first: the issuer must name the real port, and that is only known once bound.
   const issuer = await listenOnLoopback(server, options.port);
 
+  let provider: Provider;
   try {
     provider = new Provider(issuer, await configuration(options, accounts));
   } catch (error) {
@@ -172,7 +171,8 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
     ids.add(grant.jti);
     grantsByAccount.set(grant.accountId, ids);
   });
-  providerHandler = provider.callback();
+  started.provider = provider;
+  started.handler = provider.callback();
 
   async function route(p: Provider, handler: Handler, req: IncomingMessage, res: ServerResponse) {
     const path = pathOf(req);

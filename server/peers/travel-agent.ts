@@ -129,7 +129,10 @@ export async function startTravelAgent(options: TravelAgentOptions): Promise<Run
 
 /** "TASK_STATE_INPUT_REQUIRED" → "input-required". */
 function stateName(state: TaskState): string {
-  return taskStateToJSON(state).replace(/^TASK_STATE_/, "").toLowerCase().replaceAll("_", "-");
+  return taskStateToJSON(state)
+    .replace(/^TASK_STATE_/, "")
+    .toLowerCase()
+    .replaceAll("_", "-");
 }
 
 function agentCard(url: string, streaming: boolean): AgentCard {
@@ -175,7 +178,11 @@ function travelExecutor(memberToken: string, taskStore: InMemoryTaskStore): Agen
         AgentEvent.task({
           id: context.taskId,
           contextId: context.contextId,
-          status: { state: context.task ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+          status: {
+            state: context.task ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED,
+            message: undefined,
+            timestamp: now(),
+          },
           artifacts: [],
           history: context.task?.history ?? [context.userMessage],
           metadata: { [INTENT_KEY]: intent },
@@ -193,7 +200,14 @@ function travelExecutor(memberToken: string, taskStore: InMemoryTaskStore): Agen
             AgentEvent.artifactUpdate({
               taskId: context.taskId,
               contextId: context.contextId,
-              artifact: { artifactId: "booking", name: "Booking", description: "", parts: [textPart(line)], metadata: { ...booking }, extensions: [] },
+              artifact: {
+                artifactId: "booking",
+                name: "Booking",
+                description: "",
+                parts: [textPart(line)],
+                metadata: { ...booking },
+                extensions: [],
+              },
               append: false,
               lastChunk: true,
               metadata: undefined,

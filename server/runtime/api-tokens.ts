@@ -17,11 +17,7 @@ export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-export async function createApiToken(
-  db: Executor,
-  identity: Identity,
-  name: string,
-): Promise<{ token: string; info: TokenRow }> {
+export async function createApiToken(db: Executor, identity: Identity, name: string): Promise<{ token: string; info: TokenRow }> {
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
   const info = await insertToken(db, {
     id: randomUUID(),

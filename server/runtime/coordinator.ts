@@ -117,7 +117,10 @@ const PROCESS_LOCAL_KINDS: InteractionKind[] = ["approval", "client_tool", "priv
 const DURABLE_KINDS: InteractionKind[] = ["operator", "oauth", "a2a"];
 /** Durable waits are swept every this many sweeps (a minute at the default 5 s interval). */
 const DURABLE_SWEEP_EVERY = 12;
-const IS_DURABLE = sql`kind in (${sql.join(DURABLE_KINDS.map((k) => sql`${k}`), sql`, `)})`;
+const IS_DURABLE = sql`kind in (${sql.join(
+  DURABLE_KINDS.map((k) => sql`${k}`),
+  sql`, `,
+)})`;
 
 const LOST_MESSAGE = "Harbor restarted while this was waiting, so it can no longer be answered. Please ask again.";
 
@@ -188,13 +191,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
       })),
     );
     const events: RunEvent[] = [
-      ...views.map(
-        (v): RunEvent =>
-          v.kind === "client_tool"
-            ? { type: "client_tool.requested", requestId: v.id, toolCallId: v.toolCallId ?? "", toolName: v.tool?.name ?? "" }
-            : v.kind === "external_wait"
-              ? { type: "external_wait.started", responseId: v.id, toolCallId: v.toolCallId ?? "" }
-              : { type: "pause.requested", ...v },
+      ...views.map((v): RunEvent =>
+        v.kind === "client_tool"
+          ? { type: "client_tool.requested", requestId: v.id, toolCallId: v.toolCallId ?? "", toolName: v.tool?.name ?? "" }
+          : v.kind === "external_wait"
+            ? { type: "external_wait.started", responseId: v.id, toolCallId: v.toolCallId ?? "" }
+            : { type: "pause.requested", ...v },
       ),
       { type: "snapshot", state: state.sharedState, messages: state.transcript },
       { type: "run.paused", interrupts: views },
@@ -203,13 +205,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const held = views.filter((v) => v.kind !== "external_wait");
     // Held before the write commits, so a resolution racing the commit finds the invocation.
     const answers = new Map(parking.requests.flatMap((r) => (r.answer ? [[r.id, r.answer] as const] : [])));
-    if (held.length > 0) parked.set(state.runId, {
-      journal,
-      waitingOn: held.map((v) => v.id),
-      expiresAt: Math.min(...views.map((v) => v.expiresAt)),
-      handles: parking.handles.size > 0 ? parking.handles : undefined,
-      answers: answers.size > 0 ? answers : undefined,
-    });
+    if (held.length > 0)
+      parked.set(state.runId, {
+        journal,
+        waitingOn: held.map((v) => v.id),
+        expiresAt: Math.min(...views.map((v) => v.expiresAt)),
+        handles: parking.handles.size > 0 ? parking.handles : undefined,
+        answers: answers.size > 0 ? answers : undefined,
+      });
     try {
       await journal.append(events, {
         alongside: {
@@ -250,7 +253,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
       throw error;
     }
     notify(
-      views.map((v) => ({ tenantId: state.tenantId, interactionId: v.id, runId: state.runId, ownerId: state.ownerId, policy: v.policy, status: "pending" })),
+      views.map((v) => ({
+        tenantId: state.tenantId,
+        interactionId: v.id,
+        runId: state.runId,
+        ownerId: state.ownerId,
+        policy: v.policy,
+        status: "pending",
+      })),
     );
     if (parking.requests.some((r) => r.kind === "external_wait")) deps.onJobsStarted?.();
   }
@@ -272,7 +282,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
   function assertOpen(row: InteractionRow): void {
     if (row.status === "pending") return;
     if (row.status === "lost") throw new HarborError("INTERACTION_LOST", LOST_MESSAGE, { interactionId: row.id });
-    if (row.status === "expired") throw new HarborError("EXPIRED", "This request expired before it was answered.", { interactionId: row.id });
+    if (row.status === "expired")
+      throw new HarborError("EXPIRED", "This request expired before it was answered.", { interactionId: row.id });
     throw alreadyResolved(row.id, row.status);
   }
 
@@ -285,7 +296,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
    * payload. `payload` is what the run receives; the claim's `decision` is what is stored — for a
    * private form, only that a value was submitted.
    */
-  function toClaim(row: InteractionRow, entry: ResolutionInput, index: number, via: ResolveVia): Claim & { payload: Record<string, unknown> } {
+  function toClaim(
+    row: InteractionRow,
+    entry: ResolutionInput,
+    index: number,
+    via: ResolveVia,
+  ): Claim & { payload: Record<string, unknown> } {
     if (entry.status === "cancelled") {
       if (entry.payload !== undefined) throw new InvalidInputError(`resume[${index}].payload`, "a cancelled entry carries no payload");
       const decision = { approved: false, reason: "cancelled" };
@@ -297,7 +313,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
       return new InvalidInputError(field, `${issue?.message ?? "invalid"} (${expected})`);
     };
     if (row.kind === "operator") {
-      if (entry.payload !== undefined) throw new InvalidInputError(`resume[${index}].payload`, "an operator's pause is resumed without a payload");
+      if (entry.payload !== undefined)
+        throw new InvalidInputError(`resume[${index}].payload`, "an operator's pause is resumed without a payload");
       return { id: row.id, status: "resolved", decision: { resumed: true }, payload: {} };
     }
     if (row.kind === "oauth") {
@@ -310,7 +327,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
     if (row.kind === "a2a") {
       const credential = row.detail?.prompt === "auth_required";
       const answer = (credential ? RemoteAuthAnswer : RemoteInputAnswer).safeParse(entry.payload);
-      if (!answer.success) throw invalid(answer.error, credential ? "the remote agent asks for { credential }" : "the remote agent asks for { text }");
+      if (!answer.success)
+        throw invalid(answer.error, credential ? "the remote agent asks for { credential }" : "the remote agent asks for { text }");
       // A credential goes once to the remote agent and is kept nowhere; a text answer is part of the record.
       return { id: row.id, status: "resolved", decision: credential ? { submitted: true } : answer.data, payload: answer.data };
     }
@@ -371,7 +389,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
     options: { threadId?: string; via: ResolveVia; withTranscript?: boolean },
   ): Promise<ReadyRun[]> {
     const unknown = (id: string) =>
-      options.threadId ? new HarborError("UNKNOWN_INTERRUPT", `This thread has no interrupt "${id}".`, { interruptId: id }) : new NotFoundError("Interaction");
+      options.threadId
+        ? new HarborError("UNKNOWN_INTERRUPT", `This thread has no interrupt "${id}".`, { interruptId: id })
+        : new NotFoundError("Interaction");
     const ids = entries.map((e) => e.interactionId);
     if (new Set(ids).size !== ids.length) throw new InvalidInputError("resume", "each interrupt may be answered once per request");
     const loaded = await interactionsToResolve(deps.db, ids, options.threadId);
@@ -445,7 +465,11 @@ export function createCoordinator(deps: CoordinatorDeps) {
     }
 
     // Rule 3, once: the compare-and-set decides; whoever loses the race changes nothing.
-    const won = await claimInteractions(deps.db, claims.map(({ id, status, decision }) => ({ id, status, decision })), { tenantId: identity.tenantId, userId: identity.userId, via: options.via });
+    const won = await claimInteractions(
+      deps.db,
+      claims.map(({ id, status, decision }) => ({ id, status, decision })),
+      { tenantId: identity.tenantId, userId: identity.userId, via: options.via },
+    );
     if (won.ids.length !== claims.length) {
       const now = await findInteractions(deps.db, ids);
       for (const row of now) assertOpen(row);
@@ -490,7 +514,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
    */
   async function openConsent(identity: Identity, interactionId: string, provider?: string): Promise<InteractionRow> {
     const [row] = await findInteractions(deps.db, [interactionId]);
-    if (!row || row.tenantId !== identity.tenantId || row.kind !== "oauth" || (provider !== undefined && row.detail?.provider !== provider)) {
+    if (
+      !row ||
+      row.tenantId !== identity.tenantId ||
+      row.kind !== "oauth" ||
+      (provider !== undefined && row.detail?.provider !== provider)
+    ) {
       throw new NotFoundError("Consent request");
     }
     authorize(row, identity);
@@ -509,7 +538,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
     if (!(await holdConsent(deps.db, row.id))) {
       const [now] = await findInteractions(deps.db, [row.id]);
       if (now) assertOpen(now);
-      throw new HarborError("ALREADY_RESOLVED", "This sign-in is already being completed; the action is not repeated.", { interactionId: row.id });
+      throw new HarborError("ALREADY_RESOLVED", "This sign-in is already being completed; the action is not repeated.", {
+        interactionId: row.id,
+      });
     }
     return { threadId: row.threadId };
   }

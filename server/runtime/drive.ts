@@ -33,7 +33,9 @@ export interface DriveDeps {
   credentials?: CredentialBroker;
 }
 
-export function toTranscript(rows: readonly Pick<MessageRow, "id" | "role" | "content" | "toolCalls" | "toolCallId">[]): TranscriptMessage[] {
+export function toTranscript(
+  rows: readonly Pick<MessageRow, "id" | "role" | "content" | "toolCalls" | "toolCallId">[],
+): TranscriptMessage[] {
   return rows.map(({ id, role, content, toolCalls, toolCallId }) => ({
     id,
     role,
@@ -123,9 +125,7 @@ export function createDriver(deps: DriveDeps) {
         queued = true;
       });
       if (queued) await setRunStatus(deps.db, base.runId, "running");
-      const initial = options.loadTranscript
-        ? { ...base, transcript: toTranscript(await listMessages(deps.db, base.threadId)) }
-        : base;
+      const initial = options.loadTranscript ? { ...base, transcript: toTranscript(await listMessages(deps.db, base.threadId)) } : base;
       const agent = deps.agents.get(initial.agentId);
       if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
       const result = await runLoop(

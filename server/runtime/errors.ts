@@ -100,7 +100,10 @@ export class InvalidInputError extends HarborError {
 
 /** A resume would need a live handle that can no longer be re-attached. */
 export class ToolContextLostError extends HarborError {
-  constructor(readonly key: string, why: string) {
+  constructor(
+    readonly key: string,
+    why: string,
+  ) {
     super("ERR_TOOL_CONTEXT_LOST", `The tool's live handle "${key}" could not be re-attached on resume: ${why}`, { key });
     this.name = "ToolContextLostError";
   }

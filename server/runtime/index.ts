@@ -106,12 +106,22 @@ export function createRuntime(deps: RuntimeDeps) {
     consent: {
       open: async (identity: Identity, interactionId: string) => {
         const row = await coordinator.openConsent(identity, interactionId);
-        return { interactionId: row.id, threadId: row.threadId, provider: row.detail?.provider ?? "", scopes: row.detail?.scopes ?? [], expiresAt: row.expiresAt };
+        return {
+          interactionId: row.id,
+          threadId: row.threadId,
+          provider: row.detail?.provider ?? "",
+          scopes: row.detail?.scopes ?? [],
+          expiresAt: row.expiresAt,
+        };
       },
       hold: (identity: Identity, interactionId: string, provider: string) => coordinator.holdOpenConsent(identity, interactionId, provider),
       release: (interactionId: string) => coordinator.releaseConsent(interactionId),
       complete: (identity: Identity, interactionId: string, outcome: "connected" | "declined") =>
-        runs.resolveInteractions(identity, [{ interactionId, status: outcome === "connected" ? "resolved" : "cancelled" }], "oauth_callback"),
+        runs.resolveInteractions(
+          identity,
+          [{ interactionId, status: outcome === "connected" ? "resolved" : "cancelled" }],
+          "oauth_callback",
+        ),
     },
     startRun: runs.startRun,
     runs: runAccess(deps.db, runs.steer),
@@ -159,7 +169,18 @@ export { SteeringInstruction } from "./steering";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
 export type { InteractionQuery, InteractionView } from "./interactions";
 export type { CredentialBroker, CredentialOwner } from "./credentials";
-export { privateInputTool, tool, type JobProgress, type RemoteAgentPort, type RemoteAgentResult, type RemoteOutcome, type RemoteSend, type ToolContext, type ToolDefinition, type ToolRegistry } from "./tools";
+export {
+  privateInputTool,
+  tool,
+  type JobProgress,
+  type RemoteAgentPort,
+  type RemoteAgentResult,
+  type RemoteOutcome,
+  type RemoteSend,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolRegistry,
+} from "./tools";
 export { hashToken, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";

@@ -47,7 +47,11 @@ export type InteractionView = ReturnType<typeof interactionView>;
 
 export function interactionService(
   db: Database,
-  resolveInteractions: (identity: Identity, entries: readonly ResolutionInput[], via: "trpc" | "console") => Promise<{ continued: string[] }>,
+  resolveInteractions: (
+    identity: Identity,
+    entries: readonly ResolutionInput[],
+    via: "trpc" | "console",
+  ) => Promise<{ continued: string[] }>,
   onChange: (listener: (change: InteractionChange) => void) => () => void,
 ) {
   const visibleTo = (identity: Identity) => ({ userId: identity.userId, approver: hasRole(identity, "approver") });
@@ -58,14 +62,18 @@ export function interactionService(
       (await listInteractions(db, { tenantId: identity.tenantId, ...query, visibleTo: visibleTo(identity) })).map(interactionView),
 
     get: async (identity: Identity, interactionId: string) => {
-      const [row] = await listInteractions(db, { tenantId: identity.tenantId, id: interactionId, visibleTo: visibleTo(identity), limit: 1 });
+      const [row] = await listInteractions(db, {
+        tenantId: identity.tenantId,
+        id: interactionId,
+        visibleTo: visibleTo(identity),
+        limit: 1,
+      });
       if (!row) throw new NotFoundError("Interaction");
       return interactionView(row);
     },
 
     /** One answer, exactly like a `resume[]` entry; the run continues in the background when complete. */
-    resolve: (identity: Identity, entry: ResolutionInput, via: "trpc" | "console" = "trpc") =>
-      resolveInteractions(identity, [entry], via),
+    resolve: (identity: Identity, entry: ResolutionInput, via: "trpc" | "console" = "trpc") => resolveInteractions(identity, [entry], via),
 
     /** Approve or reject: an approval's only two answers, with an optional reason. */
     decide: (identity: Identity, interactionId: string, approved: boolean, reason?: string, via: "trpc" | "console" = "trpc") =>

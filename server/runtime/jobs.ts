@@ -54,7 +54,9 @@ export function createJobRunner(deps: JobRunnerDeps) {
         const due = await claimDueJobs(deps.db, deps.instanceId, deps.leaseMs, free, [...running.keys()]);
         for (const job of due) {
           const work = run(job)
-            .catch((error: unknown) => deps.log.error({ err: error, jobId: job.id }, "job runner failed; the job waits for its lease to run out"))
+            .catch((error: unknown) =>
+              deps.log.error({ err: error, jobId: job.id }, "job runner failed; the job waits for its lease to run out"),
+            )
             .finally(() => running.delete(job.id));
           running.set(job.id, work);
         }
@@ -78,12 +80,15 @@ export function createJobRunner(deps: JobRunnerDeps) {
     const log = deps.log.child({ jobId: job.id, runId: job.runId, tool: job.toolName, attempt: job.attempts });
     const lease = { id: job.id, owner: deps.instanceId, leaseMs: deps.leaseMs };
     let lost = false;
-    const keepAlive = setInterval(() => {
-      renewLease(deps.db, lease).then(
-        (held) => (lost ||= !held),
-        (error: unknown) => log.warn({ err: error }, "could not renew a job's lease"),
-      );
-    }, Math.max(100, Math.floor(deps.leaseMs / 3)));
+    const keepAlive = setInterval(
+      () => {
+        renewLease(deps.db, lease).then(
+          (held) => (lost ||= !held),
+          (error: unknown) => log.warn({ err: error }, "could not renew a job's lease"),
+        );
+      },
+      Math.max(100, Math.floor(deps.leaseMs / 3)),
+    );
     keepAlive.unref();
     let outcome: JobOutcome;
     try {
@@ -106,7 +111,11 @@ export function createJobRunner(deps: JobRunnerDeps) {
       const error = asHarborError(thrown);
       if (!HarborError.is(thrown)) log.error({ err: thrown }, "job failed");
       const failure = { code: error.code === "INTERNAL" ? "TOOL_FAILED" : error.code, message: error.message };
-      outcome = finished(job, { status: "failed", error: failure }, `The ${job.toolName.replaceAll("_", " ")} did not finish: ${failure.message}`);
+      outcome = finished(
+        job,
+        { status: "failed", error: failure },
+        `The ${job.toolName.replaceAll("_", " ")} did not finish: ${failure.message}`,
+      );
     } finally {
       clearInterval(keepAlive);
     }
@@ -141,8 +150,17 @@ export function createJobRunner(deps: JobRunnerDeps) {
 }
 
 /** The thread's new messages and the run's closing events for a finished job. */
-function finished(job: ClaimedJob, result: { status: "completed"; output: unknown } | { status: "failed"; error: { code: string; message: string } }, report: string): JobOutcome {
-  const toolMessage = { id: randomUUID(), role: "tool" as const, toolCallId: job.toolCallId, content: JSON.stringify(result.status === "completed" ? result.output : { error: result.error }) };
+function finished(
+  job: ClaimedJob,
+  result: { status: "completed"; output: unknown } | { status: "failed"; error: { code: string; message: string } },
+  report: string,
+): JobOutcome {
+  const toolMessage = {
+    id: randomUUID(),
+    role: "tool" as const,
+    toolCallId: job.toolCallId,
+    content: JSON.stringify(result.status === "completed" ? result.output : { error: result.error }),
+  };
   const reply = { id: randomUUID(), role: "assistant" as const, content: report };
   const events: RunEvent[] = [
     { type: "tool.result", messageId: toolMessage.id, toolCallId: job.toolCallId, content: toolMessage.content },

@@ -44,11 +44,9 @@ export async function verifyResumeToken(
 ): Promise<void> {
   const refused = new ForbiddenError("The resume token does not match this interaction and your identity.");
   // A bad signature, a wrong audience or a past expiry all mean the same to the caller.
-  const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"] }).catch(
-    (error: unknown) => {
-      throw Object.assign(refused, { cause: error });
-    },
-  );
+  const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"] }).catch((error: unknown) => {
+    throw Object.assign(refused, { cause: error });
+  });
   const fits =
     payload.sub === expected.interactionId &&
     payload.tid === expected.tenantId &&

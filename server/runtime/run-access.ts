@@ -12,8 +12,14 @@ import type { SteeringInstruction } from "./steering";
 /** Events per timeline page; ask again with the last seq for more. */
 const TIMELINE_PAGE = 1000;
 
-export function runAccess(db: Database, steer: (identity: Identity, runId: string, instruction: SteeringInstruction) => Promise<{ accepted: true }>) {
-  const scope = (identity: Identity) => ({ tenantId: identity.tenantId, ...(hasRole(identity, "admin") ? {} : { ownerId: identity.userId }) });
+export function runAccess(
+  db: Database,
+  steer: (identity: Identity, runId: string, instruction: SteeringInstruction) => Promise<{ accepted: true }>,
+) {
+  const scope = (identity: Identity) => ({
+    tenantId: identity.tenantId,
+    ...(hasRole(identity, "admin") ? {} : { ownerId: identity.userId }),
+  });
 
   async function get(identity: Identity, runId: string) {
     const [run] = await listRuns(db, { ...scope(identity), runId, limit: 1 });
@@ -27,7 +33,11 @@ export function runAccess(db: Database, steer: (identity: Identity, runId: strin
     /** The run's event log after `afterSeq`, a page at a time (private values never enter it). */
     timeline: async (identity: Identity, runId: string, afterSeq = 0) => {
       await get(identity, runId);
-      return (await listRunEvents(db, runId, afterSeq, TIMELINE_PAGE)).map((e) => ({ seq: e.seq, at: e.createdAt.toISOString(), event: e.data as unknown as RunEvent }));
+      return (await listRunEvents(db, runId, afterSeq, TIMELINE_PAGE)).map((e) => ({
+        seq: e.seq,
+        at: e.createdAt.toISOString(),
+        event: e.data as unknown as RunEvent,
+      }));
     },
     steer,
   };

@@ -49,7 +49,8 @@ export interface RunLoopDeps {
   credentials?: CredentialBroker;
 }
 
-export type SafePoint = { type: "continue"; state: RunState } | { type: "cancel"; state: RunState } | { type: "pause"; state: RunState; request: PauseRequest };
+export type SafePoint =
+  { type: "continue"; state: RunState } | { type: "cancel"; state: RunState } | { type: "pause"; state: RunState; request: PauseRequest };
 
 /** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
 export interface PauseRequest {
@@ -112,12 +113,7 @@ export function chunkText(text: string): string[] {
 }
 
 /** Runs the planner until it finishes or the run must wait. Throws HarborError on failure. */
-export async function runLoop(
-  initial: RunState,
-  agent: AgentDefinition,
-  deps: RunLoopDeps,
-  resume?: ResumeInput,
-): Promise<LoopResult> {
+export async function runLoop(initial: RunState, agent: AgentDefinition, deps: RunLoopDeps, resume?: ResumeInput): Promise<LoopResult> {
   let state = initial;
   if (resume) {
     state = recordAnswers(state, resume);
@@ -294,7 +290,10 @@ function assertOneKindOfWait(agent: AgentDefinition, calls: readonly { name: str
   const waits = new Set(kinds.filter((k) => k !== "server"));
   const alone = kinds.some((k) => k === "private_input" || k === "external");
   if (waits.size > 1 || (alone && calls.length > 1)) {
-    throw new HarborError("TOOL_FAILED", "The planner combined calls that cannot wait together; a private form or background work must be a step's only call.");
+    throw new HarborError(
+      "TOOL_FAILED",
+      "The planner combined calls that cannot wait together; a private form or background work must be a step's only call.",
+    );
   }
 }
 
@@ -329,7 +328,13 @@ async function runCalls(
     const answer = call.paused ? resolutions.get(call.paused.on) : undefined;
     if (answer && answer.status !== "resolved") {
       // The tool asked and was told no: it does not run again, exactly like a rejected gate.
-      state = await refuse(state, call, answer.status, typeof answer.payload?.reason === "string" ? answer.payload.reason : undefined, deps);
+      state = await refuse(
+        state,
+        call,
+        answer.status,
+        typeof answer.payload?.reason === "string" ? answer.payload.reason : undefined,
+        deps,
+      );
       remaining.shift();
       continue;
     }
@@ -372,8 +377,18 @@ type CallOutcome =
   | { type: "done"; output: unknown }
   | { type: "paused"; request: PauseRequest; toolState: Record<string, unknown>; handles: HandleRegistry };
 
-function pauseFor(call: PendingCall, request: Omit<PauseRequest, "toolCallId" | "tool">, toolState: Record<string, unknown> = {}, handles = new HandleRegistry()): CallOutcome {
-  return { type: "paused", request: { ...request, toolCallId: call.toolCallId, tool: { name: call.name, args: call.args } }, toolState, handles };
+function pauseFor(
+  call: PendingCall,
+  request: Omit<PauseRequest, "toolCallId" | "tool">,
+  toolState: Record<string, unknown> = {},
+  handles = new HandleRegistry(),
+): CallOutcome {
+  return {
+    type: "paused",
+    request: { ...request, toolCallId: call.toolCallId, tool: { name: call.name, args: call.args } },
+    toolState,
+    handles,
+  };
 }
 
 /**
@@ -392,7 +407,8 @@ async function executeServerTool(
   const owner = { tenantId: state.tenantId, userId: state.ownerId };
   const auth = definition.auth;
   const broker = deps.credentials;
-  if (auth && !broker) throw new HarborError("OAUTH_FAILED", `The tool ${call.name} needs an OAuth credential, and this runtime has no OAuth providers.`);
+  if (auth && !broker)
+    throw new HarborError("OAUTH_FAILED", `The tool ${call.name} needs an OAuth credential, and this runtime has no OAuth providers.`);
   const toolState = structuredClone(call.paused?.state ?? {});
   const handles = call.paused ? await HandleRegistry.reattach(call.paused.handleKeys, held?.get(call.toolCallId)) : new HandleRegistry();
   // A call that paused itself before keeps its state and handles through the consent, too.
@@ -483,7 +499,10 @@ async function askRemoteAgent(
     if (!answer) throw new HarborError("INTERNAL", `Remote agent call ${call.toolCallId} resumed without an answer.`);
     if (task.prompt === "auth_required") {
       const { credential } = RemoteAuthAnswer.parse(answer.payload);
-      outcome = withoutSecret(await remote.send({ text: "Signed in.", taskId: task.taskId, contextId: task.contextId, bearer: credential }), credential);
+      outcome = withoutSecret(
+        await remote.send({ text: "Signed in.", taskId: task.taskId, contextId: task.contextId, bearer: credential }),
+        credential,
+      );
     } else {
       outcome = await remote.send({ text: RemoteInputAnswer.parse(answer.payload).text, taskId: task.taskId, contextId: task.contextId });
     }
@@ -508,10 +527,14 @@ async function askRemoteAgent(
         { taskId: outcome.taskId, contextId: outcome.contextId, prompt: outcome.state },
       );
     default:
-      throw new HarborError("REMOTE_AGENT_FAILED", `${name} ${outcome.state === "canceled" ? "cancelled" : outcome.state === "rejected" ? "refused" : "could not finish"} the task${outcome.text ? `: ${outcome.text.slice(0, 300)}` : "."}`, {
-        agent: remote.url,
-        state: outcome.state,
-      });
+      throw new HarborError(
+        "REMOTE_AGENT_FAILED",
+        `${name} ${outcome.state === "canceled" ? "cancelled" : outcome.state === "rejected" ? "refused" : "could not finish"} the task${outcome.text ? `: ${outcome.text.slice(0, 300)}` : "."}`,
+        {
+          agent: remote.url,
+          state: outcome.state,
+        },
+      );
   }
 }
 
@@ -575,7 +598,13 @@ function withDecision(call: PendingCall, resolutions: ReadonlyMap<string, Resolu
  * A call told no (a rejected gate, a cancelled request): it never runs, its result says so, and
  * the run ends with that outcome.
  */
-async function refuse(state: RunState, call: PendingCall, outcome: "rejected" | "cancelled", reason: string | undefined, deps: RunLoopDeps): Promise<RunState> {
+async function refuse(
+  state: RunState,
+  call: PendingCall,
+  outcome: "rejected" | "cancelled",
+  reason: string | undefined,
+  deps: RunLoopDeps,
+): Promise<RunState> {
   const next = await recordResult(state, call, { rejected: true, ...(reason ? { reason } : {}) }, deps);
   return { ...next, outcome };
 }

@@ -141,14 +141,10 @@ export function runService(deps: RunsDeps) {
 
     // Only user messages are taken from the client: the server's transcript is the record, and a
     // client cannot write assistant or tool turns into it.
-    const userMessages = request.messages
-      .filter((m) => m.role === "user")
-      .map(({ id, role, content }) => ({ id, role, content }));
+    const userMessages = request.messages.filter((m) => m.role === "user").map(({ id, role, content }) => ({ id, role, content }));
     const runId = randomUUID();
     const journal = new RunJournal(runId, store, deps.bus);
-    const started = journal.prepare([
-      { type: "run.started", runId, threadId: request.threadId, agentId: agent.id },
-    ]);
+    const started = journal.prepare([{ type: "run.started", runId, threadId: request.threadId, agentId: agent.id }]);
     const thread = await beginRun(deps.db, {
       thread: {
         id: request.threadId,
@@ -190,10 +186,17 @@ export function runService(deps: RunsDeps) {
    * browser-tool requests of the thread is a resume with those outputs (JSON strings decoded), the
    * same as `resume[]` with the request ids. Redelivering an answered one is refused.
    */
-  async function browserResults(identity: Identity, request: StartRunRequest): Promise<{ resume: ResolutionInput[] } | RefusedRun | undefined> {
+  async function browserResults(
+    identity: Identity,
+    request: StartRunRequest,
+  ): Promise<{ resume: ResolutionInput[] } | RefusedRun | undefined> {
     const replies = request.messages.filter((m) => m.role === "tool" && m.toolCallId);
     if (replies.length === 0) return undefined;
-    const requests = await browserRequestsFor(deps.db, request.threadId, replies.map((m) => m.toolCallId!));
+    const requests = await browserRequestsFor(
+      deps.db,
+      request.threadId,
+      replies.map((m) => m.toolCallId!),
+    );
     if (requests.length === 0) return undefined;
     const thread = await findThread(deps.db, request.threadId);
     if (thread) assertThreadAccess(thread, identity);
@@ -299,22 +302,27 @@ export function runService(deps: RunsDeps) {
       void cancelRemoteTasks(deps.agents.get(loaded.agentId), checkpoint.calls, log);
     }
     // The answers are stored with the continuation's first write (the claim already set it running).
-    journal.defer(
-      [
-        ...(transport.transportRunId
-          ? [{ type: "run.started" as const, runId, threadId: loaded.threadId, agentId: loaded.agentId, resumed: true }]
-          : []),
-        ...[...resolutions.values()].filter((r) => r.kind !== "client_tool").map(
-          (r): RunEvent => ({
-            type: "pause.resumed",
-            pauseId: r.interactionId,
-            runId,
-            decision: r.status !== "resolved" ? r.status : r.kind === "approval" ? (r.payload?.approved === false ? "rejected" : "approved") : "resolved",
-            actorId: r.actorId,
-          }),
-        ),
-      ],
-    );
+    journal.defer([
+      ...(transport.transportRunId
+        ? [{ type: "run.started" as const, runId, threadId: loaded.threadId, agentId: loaded.agentId, resumed: true }]
+        : []),
+      ...[...resolutions.values()]
+        .filter((r) => r.kind !== "client_tool")
+        .map((r): RunEvent => ({
+          type: "pause.resumed",
+          pauseId: r.interactionId,
+          runId,
+          decision:
+            r.status !== "resolved"
+              ? r.status
+              : r.kind === "approval"
+                ? r.payload?.approved === false
+                  ? "rejected"
+                  : "approved"
+                : "resolved",
+          actorId: r.actorId,
+        })),
+    ]);
     const state: RunState = {
       runId,
       threadId: loaded.threadId,
@@ -357,7 +365,8 @@ export function runService(deps: RunsDeps) {
       });
     try {
       const decides = instruction.type === "APPROVE" || instruction.type === "REJECT";
-      const allowed = hasRole(identity, "admin") || decides || (run.ownerId === identity.userId && OWNER_INSTRUCTIONS.has(instruction.type));
+      const allowed =
+        hasRole(identity, "admin") || decides || (run.ownerId === identity.userId && OWNER_INSTRUCTIONS.has(instruction.type));
       if (!allowed) throw new ForbiddenError(`You may not send ${instruction.type} to this run.`);
       if (isTerminalStatus(run.status)) throw new HarborError("RUN_ENDED", `The run already ended (${run.status}).`);
       await apply(identity, run, instruction);
@@ -384,7 +393,13 @@ export function runService(deps: RunsDeps) {
         }
         await resolveInteractions(
           identity,
-          [{ interactionId, status: "resolved", payload: { approved: instruction.type === "APPROVE", ...(instruction.reason ? { reason: instruction.reason } : {}) } }],
+          [
+            {
+              interactionId,
+              status: "resolved",
+              payload: { approved: instruction.type === "APPROVE", ...(instruction.reason ? { reason: instruction.reason } : {}) },
+            },
+          ],
           "trpc",
         );
         return;
@@ -404,7 +419,10 @@ export function runService(deps: RunsDeps) {
       case "CANCEL": {
         // The run itself must stop; helpers that already ended are simply done.
         if (!(await cancelOne(run.id, actorId))) {
-          throw new HarborError("RUN_STATE_CONFLICT", "This run is not executing in this process and is not parked: it cannot be cancelled from here.");
+          throw new HarborError(
+            "RUN_STATE_CONFLICT",
+            "This run is not executing in this process and is not parked: it cannot be cancelled from here.",
+          );
         }
         if (instruction.mode !== "isolate") for (const child of await childRunIds(deps.db, run.id)) await cancelOne(child, actorId);
         return;
@@ -446,7 +464,10 @@ export function runService(deps: RunsDeps) {
     for (const runId of new Set(closed.filter((c) => c.kind === "a2a").map((c) => c.runId))) {
       const log = deps.log.child({ runId });
       void findRun(deps.db, runId)
-        .then((run) => run && cancelRemoteTasks(deps.agents.get(run.agentId), ((run.checkpoint ?? { calls: [] }) as unknown as Checkpoint).calls, log))
+        .then(
+          (run) =>
+            run && cancelRemoteTasks(deps.agents.get(run.agentId), ((run.checkpoint ?? { calls: [] }) as unknown as Checkpoint).calls, log),
+        )
         .catch((error: unknown) => log.warn({ err: error }, "the remote tasks of a closed run could not be looked up"));
     }
   }

@@ -3,6 +3,7 @@
  * surrogates (jsonb refuses them). Edges check input with these, so bad text is a 400 naming the
  * field rather than a database error.
  */
+// eslint-disable-next-line no-control-regex -- NUL is exactly the character PostgreSQL refuses.
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const UNSTORABLE_TEXT_MESSAGE = "must be text without NUL characters or unpaired surrogates";

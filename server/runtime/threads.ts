@@ -5,13 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/server/db";
-import {
-  findThread,
-  insertThread,
-  listMessages,
-  listThreads,
-  type ThreadRow,
-} from "@/server/db/queries/threads";
+import { findThread, insertThread, listMessages, listThreads, type ThreadRow } from "@/server/db/queries/threads";
 import { ForbiddenError, NotFoundError } from "./errors";
 import type { Identity } from "./identity";
 

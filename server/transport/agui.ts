@@ -38,7 +38,11 @@ export function toAguiMessage(m: TranscriptMessage): Message {
             id: m.id,
             role: "assistant",
             ...(m.content ? { content: m.content } : {}),
-            toolCalls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+            toolCalls: m.toolCalls.map((c) => ({
+              id: c.id,
+              type: "function",
+              function: { name: c.name, arguments: JSON.stringify(c.args) },
+            })),
           }
         : { id: m.id, role: "assistant", content: m.content };
     case "tool":
@@ -109,9 +113,7 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
     case "run.started":
       return [{ type: EventType.RUN_STARTED, ...transport, timestamp } satisfies RunStartedEvent];
     case "text.started":
-      return [
-        { type: EventType.TEXT_MESSAGE_START, messageId: e.messageId, role: "assistant", timestamp } satisfies TextMessageStartEvent,
-      ];
+      return [{ type: EventType.TEXT_MESSAGE_START, messageId: e.messageId, role: "assistant", timestamp } satisfies TextMessageStartEvent];
     case "text.delta":
       return [
         { type: EventType.TEXT_MESSAGE_CONTENT, messageId: e.messageId, delta: e.delta, timestamp } satisfies TextMessageContentEvent,

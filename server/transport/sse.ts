@@ -24,11 +24,7 @@ export function encodeEvents(events: readonly BaseEvent[]): Uint8Array {
  * Streams the events an async iterable produces. When the client goes away the iterator is
  * returned (unsubscribing from the run); the run itself goes on.
  */
-export function sseResponse(
-  events: AsyncIterator<BaseEvent[]>,
-  signal: AbortSignal,
-  headers: Record<string, string> = {},
-): Response {
+export function sseResponse(events: AsyncIterator<BaseEvent[]>, signal: AbortSignal, headers: Record<string, string> = {}): Response {
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {

@@ -26,7 +26,9 @@ describe("approval journeys in Chromium", () => {
 
     await card.getByLabel("Reason (optional)").fill("looks right");
     await card.getByRole("button", { name: "Approve" }).click();
-    await expect.poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE).toContain("Email sent to bob@example.com.");
+    await expect
+      .poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE)
+      .toContain("Email sent to bob@example.com.");
     await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("resolved");
     await expect.poll(() => card.textContent(), PATIENCE).toContain("Approved by you · Email sent");
     await expect.poll(() => page.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);
@@ -64,7 +66,9 @@ describe("approval journeys in Chromium", () => {
     await detail.getByRole("button", { name: "Approve" }).click();
 
     // Alice did nothing: her chat follows the run bob continued.
-    await expect.poll(() => alice.getByTestId("message-assistant").last().textContent(), PATIENCE).toContain("Transferred 480 EUR to ACME-99.");
+    await expect
+      .poll(() => alice.getByTestId("message-assistant").last().textContent(), PATIENCE)
+      .toContain("Transferred 480 EUR to ACME-99.");
     await expect.poll(() => card.textContent(), PATIENCE).toMatch(/Approved by Bob.* · Transfer made/);
     await screenshot(alice, "chat-transfer-approved");
 

@@ -14,7 +14,9 @@ describe("browser tools in Chromium", () => {
     const box = page.getByLabel("Message");
     await box.fill("what is my time zone?");
     await box.press("Enter");
-    await expect.poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE).toContain("Your time zone is Pacific/Auckland.");
+    await expect
+      .poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE)
+      .toContain("Your time zone is Pacific/Auckland.");
     const note = page.getByTestId("tool-note");
     await expect.poll(() => note.getAttribute("data-status"), PATIENCE).toBe("done");
     expect(await note.textContent()).toContain("Pacific/Auckland");
@@ -60,7 +62,9 @@ describe("browser tools in Chromium", () => {
     const bar = status.getByRole("progressbar");
     await expect.poll(async () => Number(await bar.getAttribute("aria-valuenow")), PATIENCE).toBeGreaterThan(0);
     await screenshot(page, "chat-research-progress");
-    await expect.poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE).toContain("Research on coral reefs is done.");
+    await expect
+      .poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE)
+      .toContain("Research on coral reefs is done.");
     await expect.poll(() => status.getAttribute("data-status"), PATIENCE).toBe("completed");
     await screenshot(page, "chat-research-done");
     await context.close();

@@ -104,7 +104,16 @@ describe("OAuth consent and remote agents in Chromium", () => {
     await page.goto(`${server.url}/console`);
     const paused = page.getByTestId("run-row").filter({ has: page.locator('[data-reason="oauth"]') });
     await expect.poll(() => paused.count(), PATIENCE).toBeGreaterThan(0);
-    await expect.poll(() => page.getByTestId("run-row").filter({ has: page.locator('[data-reason="a2a"]') }).count(), PATIENCE).toBeGreaterThan(0);
+    await expect
+      .poll(
+        () =>
+          page
+            .getByTestId("run-row")
+            .filter({ has: page.locator('[data-reason="a2a"]') })
+            .count(),
+        PATIENCE,
+      )
+      .toBeGreaterThan(0);
     await screenshot(page, "console-reasons");
     await context.close();
   });

@@ -3,9 +3,15 @@
  * CopilotKit pins — and checks every event against `@ag-ui/core/schemas` and `verifyEvents`.
  */
 import { randomUUID } from "node:crypto";
-import { HttpAgent as HttpAgent100, verifyEvents as verifyEvents100, type BaseEvent, type Message } from "@ag-ui/client";
+import {
+  buildResumeArray as buildResumeArray100,
+  HttpAgent as HttpAgent100,
+  verifyEvents as verifyEvents100,
+  type BaseEvent,
+  type Message,
+} from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
-import { HttpAgent as HttpAgent059, verifyEvents as verifyEvents059 } from "agui-client-059";
+import { buildResumeArray as buildResumeArray059, HttpAgent as HttpAgent059, verifyEvents as verifyEvents059 } from "agui-client-059";
 import { from, lastValueFrom, toArray, type Observable } from "rxjs";
 import { expect } from "vitest";
 import { authHeaders, type Auth } from "./http";
@@ -18,6 +24,8 @@ export interface ResumeEntry {
 
 export interface ClientLike {
   messages: readonly unknown[];
+  /** The interrupts the last run ended with, as the client keeps them. */
+  pendingInterrupts: readonly { id: string }[];
   addMessage(message: Message): void;
   runAgent(params: { runId: string; resume?: ResumeEntry[] }, subscriber: { onEvent(p: { event: BaseEvent }): void }): Promise<unknown>;
 }
@@ -26,6 +34,11 @@ export interface AguiClient {
   version: "1.0.0" | "0.0.59";
   create(config: { url: string; headers: Record<string, string>; threadId: string; initialMessages: Message[] }): ClientLike;
   verify(events: BaseEvent[]): Promise<BaseEvent[]>;
+  /** The client's own `buildResumeArray`: what a stock client sends to answer its open interrupts. */
+  resumeArray(
+    interrupts: readonly { id: string }[],
+    responses: Record<string, { status: "resolved"; payload?: unknown } | { status: "cancelled" }>,
+  ): ResumeEntry[];
 }
 
 type Verify = (events: Observable<BaseEvent>) => Observable<BaseEvent>;
@@ -35,12 +48,13 @@ export const AGUI_CLIENTS: AguiClient[] = [
     version: "1.0.0",
     create: (config) => new HttpAgent100(config) as unknown as ClientLike,
     verify: (events) => lastValueFrom(from(events).pipe(verifyEvents100() as Verify, toArray())),
+    resumeArray: (interrupts, responses) => buildResumeArray100(interrupts as never, responses),
   },
   {
     version: "0.0.59",
     create: (config) => new HttpAgent059(config as never) as unknown as ClientLike,
-    verify: (events) =>
-      lastValueFrom(from(events).pipe((verifyEvents059 as unknown as (debug: boolean) => Verify)(false), toArray())),
+    verify: (events) => lastValueFrom(from(events).pipe((verifyEvents059 as unknown as (debug: boolean) => Verify)(false), toArray())),
+    resumeArray: (interrupts, responses) => buildResumeArray059(interrupts as never, responses),
   },
 ];
 

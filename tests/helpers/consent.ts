@@ -79,6 +79,7 @@ export async function consentAt(
   const consent = await browser.go(new URL(formAction(login.html, "Sign in"), login.url).href, { method: "POST", form: account });
   if (consent.res.status !== 200) throw new Error(`signing in at the provider answered ${consent.res.status}`);
   const answer = await browser.go(new URL(formAction(consent.html, options.decision ?? "Allow"), consent.url).href, { method: "POST" });
-  if (!answer.url.href.startsWith(options.callbackPrefix)) throw new Error(`the provider did not return to the callback: ${answer.url.href}`);
+  if (!answer.url.href.startsWith(options.callbackPrefix))
+    throw new Error(`the provider did not return to the callback: ${answer.url.href}`);
   return answer.url;
 }

@@ -1,7 +1,15 @@
 import { createAgents } from "@/server/agents";
 import type { Database } from "@/server/db";
 import { log } from "@/server/log";
-import { createRuntime, type AgentDefinition, type LoggedEvent, type Planner, type RefusedRun, type RuntimeDeps, type StartedRun } from "@/server/runtime";
+import {
+  createRuntime,
+  type AgentDefinition,
+  type LoggedEvent,
+  type Planner,
+  type RefusedRun,
+  type RuntimeDeps,
+  type StartedRun,
+} from "@/server/runtime";
 
 export const TEST_SECRET = "test-secret-test-secret-test-secret";
 

@@ -46,22 +46,18 @@ export async function startServer(env: Record<string, string> = {}, label = "ser
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `harbor-${label}-`));
   const logFile = path.join(dataDir, "server.log");
   const out = fs.openSync(logFile, "a");
-  const child = spawn(
-    process.execPath,
-    ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)],
-    {
-      cwd: path.resolve(__dirname, "../.."),
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        HARBOR_DATA_DIR: dataDir,
-        LOG_LEVEL: "warn",
-        ...env,
-      },
-      stdio: ["ignore", out, out],
+  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
+    cwd: path.resolve(__dirname, "../.."),
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      HARBOR_DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      ...env,
     },
-  );
+    stdio: ["ignore", out, out],
+  });
   fs.closeSync(out);
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {

@@ -23,7 +23,12 @@ describe.each(inject("servers"))("remote A2A agents on the $name server", (serve
 
   async function askTravelAgent(client: AguiClient, request: string) {
     const threadId = randomUUID();
-    const turn = await runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: [userMessage(`ask the travel agent to ${request}`)] });
+    const turn = await runTurn(client, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId,
+      messages: [userMessage(`ask the travel agent to ${request}`)],
+    });
     return { threadId, turn, question: interruptsOf(turn.events)[0] };
   }
 
@@ -50,8 +55,12 @@ describe.each(inject("servers"))("remote A2A agents on the $name server", (serve
         resume: [{ interruptId: question!.id, status: "resolved", payload: { text: "Lisbon" } }],
       });
       expect(customEvents(done.events, "pause.resumed")[0]).toMatchObject({ pauseId: question!.id, decision: "resolved" });
-      expect(done.events.find((e) => e.type === "TOOL_CALL_RESULT")).toMatchObject({ content: expect.stringContaining("Booked a trip to Lisbon") });
-      expect(streamedText(done.events)).toMatch(/^Travel agent: Booked a trip to Lisbon on \d{4}-\d{2}-\d{2}, confirmation TRV-[0-9A-F]{6}\.$/);
+      expect(done.events.find((e) => e.type === "TOOL_CALL_RESULT")).toMatchObject({
+        content: expect.stringContaining("Booked a trip to Lisbon"),
+      });
+      expect(streamedText(done.events)).toMatch(
+        /^Travel agent: Booked a trip to Lisbon on \d{4}-\d{2}-\d{2}, confirmation TRV-[0-9A-F]{6}\.$/,
+      );
       expect(done.events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
     });
   });
@@ -61,8 +70,12 @@ describe.each(inject("servers"))("remote A2A agents on the $name server", (serve
   it("lets only the owner answer: another user is forbidden, another tenant sees nothing, a wrong payload is refused", async () => {
     const { threadId, question } = await askTravelAgent(client, "book a trip");
     const entry = { interactionId: question!.id, status: "resolved", payload: { text: "Oslo" } };
-    expect(await trpcMutation(server.url, bob, "interactions.resume", entry)).toMatchObject({ error: { data: { harborCode: "FORBIDDEN" } } });
-    expect(await trpcMutation(server.url, mallory, "interactions.resume", entry)).toMatchObject({ error: { data: { harborCode: "NOT_FOUND" } } });
+    expect(await trpcMutation(server.url, bob, "interactions.resume", entry)).toMatchObject({
+      error: { data: { harborCode: "FORBIDDEN" } },
+    });
+    expect(await trpcMutation(server.url, mallory, "interactions.resume", entry)).toMatchObject({
+      error: { data: { harborCode: "NOT_FOUND" } },
+    });
     const edited = await runTurn(client, {
       baseUrl: server.url,
       auth: alice,
@@ -72,7 +85,9 @@ describe.each(inject("servers"))("remote A2A agents on the $name server", (serve
       ends: "RUN_ERROR",
     });
     expect(runError(edited.events)).toMatchObject({ code: "INVALID_INPUT", message: expect.stringContaining("resume[0].payload") });
-    const stored = await trpcQuery<{ status: string; detail: { prompt: string } }>(server.url, alice, "interactions.get", { interactionId: question!.id });
+    const stored = await trpcQuery<{ status: string; detail: { prompt: string } }>(server.url, alice, "interactions.get", {
+      interactionId: question!.id,
+    });
     expect(stored.data).toMatchObject({ status: "pending", detail: { prompt: "input_required" } });
   });
 
@@ -102,7 +117,13 @@ describe.each(inject("servers"))("remote A2A agents on the $name server", (serve
 
   it("cancels: the run ends and says so", async () => {
     const { threadId, question } = await askTravelAgent(client, "book a trip");
-    const cancelled = await runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: [], resume: [{ interruptId: question!.id, status: "cancelled" }] });
+    const cancelled = await runTurn(client, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId,
+      messages: [],
+      resume: [{ interruptId: question!.id, status: "cancelled" }],
+    });
     expect(streamedText(cancelled.events)).toBe("I cancelled the request to the travel agent.");
     expect(cancelled.events.at(-1)).toMatchObject({ result: { status: "cancelled" } });
   });
@@ -122,10 +143,23 @@ describe("a remote agent that is down", () => {
 
   it("ends the run with a clear RUN_ERROR, not a hang, and the thread takes new messages", async () => {
     const threadId = randomUUID();
-    const turn = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: server.url, auth: alice, threadId, messages: [userMessage("ask the travel agent to book a trip")], ends: "RUN_ERROR" });
-    expect(runError(turn.events)).toMatchObject({ code: "REMOTE_AGENT_UNAVAILABLE", message: expect.stringMatching(/remote agent at http:\/\/127\.0\.0\.1:\d+ cannot be reached/) });
-    const next = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: server.url, auth: alice, threadId: randomUUID(), messages: [userMessage("hello")] });
+    const turn = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId,
+      messages: [userMessage("ask the travel agent to book a trip")],
+      ends: "RUN_ERROR",
+    });
+    expect(runError(turn.events)).toMatchObject({
+      code: "REMOTE_AGENT_UNAVAILABLE",
+      message: expect.stringMatching(/remote agent at http:\/\/127\.0\.0\.1:\d+ cannot be reached/),
+    });
+    const next = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId: randomUUID(),
+      messages: [userMessage("hello")],
+    });
     expect(streamedText(next.events)).toMatch(/^Hello!/);
   });
 });
-

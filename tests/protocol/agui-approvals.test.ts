@@ -59,8 +59,20 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
       expect(gate).toMatchObject({
         reason: "tool_call",
         message: `Send an email to ${to}`,
-        responseSchema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"], additionalProperties: false },
-        metadata: { harbor: { pauseId: gate!.id, pauseReason: "hitl", policy: "owner", tool: { name: "send_email", args: { to, body: "the report is ready" } } } },
+        responseSchema: {
+          type: "object",
+          properties: { approved: { type: "boolean" } },
+          required: ["approved"],
+          additionalProperties: false,
+        },
+        metadata: {
+          harbor: {
+            pauseId: gate!.id,
+            pauseReason: "hitl",
+            policy: "owner",
+            tool: { name: "send_email", args: { to, body: "the report is ready" } },
+          },
+        },
       });
       expect(gate!.toolCallId).toBe((parked.events[1] as unknown as { toolCallId: string }).toolCallId);
       expect(Date.parse(gate!.expiresAt!)).toBeGreaterThan(Date.now());
@@ -74,10 +86,19 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
       });
       expect(await outboxTo(alice, to)).toEqual([]);
 
-      const resumed = await runTurn(client, { baseUrl: server.url, auth: alice, threadId: parked.threadId, messages: [], agent: parked.agent, resume: [approve(gate!.id)] });
+      const resumed = await runTurn(client, {
+        baseUrl: server.url,
+        auth: alice,
+        threadId: parked.threadId,
+        messages: [],
+        agent: parked.agent,
+        resume: [approve(gate!.id)],
+      });
       const after = resumed.events.map((e) => e.type);
       expect(after.slice(0, 3)).toEqual(["RUN_STARTED", "CUSTOM", "TOOL_CALL_RESULT"]);
-      expect(customEvents(resumed.events, "pause.resumed")).toEqual([{ pauseId: gate!.id, runId: gate!.metadata!.harbor!.runId, decision: "approved" }]);
+      expect(customEvents(resumed.events, "pause.resumed")).toEqual([
+        { pauseId: gate!.id, runId: gate!.metadata!.harbor!.runId, decision: "approved" },
+      ]);
       expect(resumed.events[2]).toMatchObject({ toolCallId: gate!.toolCallId, role: "tool" });
       expect(streamedText(resumed.events)).toBe(`Email sent to ${to}.`);
       expect(resumed.events.at(-1)).toMatchObject({ outcome: { type: "success" } });
@@ -101,7 +122,9 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
       expect(streamedText(resumed.events)).toBe(`I did not make the email to ${to}; it was rejected: wrong recipient.`);
       expect(resumed.events.at(-1)).toMatchObject({ outcome: { type: "success" }, result: { status: "rejected" } });
       expect(await outboxTo(alice, to)).toEqual([]);
-      const decided = await trpcQuery<{ status: string; decision: unknown }>(server.url, alice, "interactions.get", { interactionId: gate.id });
+      const decided = await trpcQuery<{ status: string; decision: unknown }>(server.url, alice, "interactions.get", {
+        interactionId: gate.id,
+      });
       expect(decided.data).toMatchObject({ status: "rejected", decision: { approved: false, reason: "wrong recipient" } });
 
       const next = await runTurn(client, {
@@ -120,7 +143,10 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
       const parked = await parkWith(client, `send an email to ${to} saying once`);
       const gate = parked.interrupts[0]!;
       const history = parked.messages.map((m) => ({ ...m })) as Message[];
-      const withToolMessage: Message[] = [...history, { id: randomUUID(), role: "tool", toolCallId: gate.toolCallId!, content: JSON.stringify({ approved: true }) }];
+      const withToolMessage: Message[] = [
+        ...history,
+        { id: randomUUID(), role: "tool", toolCallId: gate.toolCallId!, content: JSON.stringify({ approved: true }) },
+      ];
       const resumed = await runTurn(client, {
         baseUrl: server.url,
         auth: alice,
@@ -141,9 +167,18 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
     const to = "repeat@example.com";
     const parked = await parkWith(client, `send an email to ${to} saying once only`);
     const gate = parked.interrupts[0]!;
-    expect(runError((await freshResume(client, alice, parked.threadId, [approve(randomUUID())])).events)).toMatchObject({ code: "UNKNOWN_INTERRUPT" });
+    expect(runError((await freshResume(client, alice, parked.threadId, [approve(randomUUID())])).events)).toMatchObject({
+      code: "UNKNOWN_INTERRUPT",
+    });
 
-    await runTurn(client, { baseUrl: server.url, auth: alice, threadId: parked.threadId, messages: [], agent: parked.agent, resume: [approve(gate.id)] });
+    await runTurn(client, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId: parked.threadId,
+      messages: [],
+      agent: parked.agent,
+      resume: [approve(gate.id)],
+    });
     const repeated = await freshResume(client, alice, parked.threadId, [approve(gate.id)]);
     expect(repeated.events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_ERROR"]);
     expect(runError(repeated.events)).toMatchObject({ code: "ALREADY_RESOLVED" });
@@ -155,7 +190,9 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
     const parked = await parkWith(client, `send an email to ${to} saying exactly once`);
     const body = () => runInput(parked.threadId, [], { resume: [approve(parked.interrupts[0]!.id)] });
     const answers = await Promise.all(Array.from({ length: 100 }, () => postRun(server.url, alice, body())));
-    const streams = await Promise.all(answers.map(async (res) => (await readSse(res)).map((f) => JSON.parse(f.data) as { type: string; code?: string })));
+    const streams = await Promise.all(
+      answers.map(async (res) => (await readSse(res)).map((f) => JSON.parse(f.data) as { type: string; code?: string })),
+    );
     for (const events of streams) assertValidStream(events as never, events.at(-1)?.type === "RUN_ERROR" ? "RUN_ERROR" : "RUN_FINISHED");
     const finished = streams.filter((events) => events.at(-1)?.type === "RUN_FINISHED");
     const refusedCodes = streams.filter((events) => events.at(-1)?.type === "RUN_ERROR").map((events) => events.at(-1)?.code);
@@ -171,7 +208,13 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
 
     const partial = await freshResume(client, alice, parked.threadId, [approve(first!)]);
     expect(runError(partial.events)).toMatchObject({ code: "INCOMPLETE_RESUME" });
-    const newInput = await runTurn(client, { baseUrl: server.url, auth: alice, threadId: parked.threadId, messages: [userMessage("hello?")], ends: "RUN_ERROR" });
+    const newInput = await runTurn(client, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId: parked.threadId,
+      messages: [userMessage("hello?")],
+      ends: "RUN_ERROR",
+    });
     expect(runError(newInput.events)).toMatchObject({ code: "PENDING_INTERACTION" });
     expect(await outboxTo(alice, "one@example.com")).toEqual([]);
 
@@ -199,22 +242,42 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
     expect(asMallory.status).toBe(404);
     const bobTrpc = await trpcMutation(server.url, bob, "interactions.approve", { interactionId: gate.id });
     expect(bobTrpc.error?.data).toMatchObject({ code: "FORBIDDEN", harborCode: "FORBIDDEN" });
-    const malloryTrpc = await trpcMutation(server.url, mallory, "interactions.resume", { interactionId: gate.id, status: "resolved", payload: { approved: true } });
+    const malloryTrpc = await trpcMutation(server.url, mallory, "interactions.resume", {
+      interactionId: gate.id,
+      status: "resolved",
+      payload: { approved: true },
+    });
     expect(malloryTrpc.error?.data).toMatchObject({ code: "NOT_FOUND" });
-    expect((await trpcQuery<{ status: string }>(server.url, alice, "interactions.get", { interactionId: gate.id })).data?.status).toBe("pending");
+    expect((await trpcQuery<{ status: string }>(server.url, alice, "interactions.get", { interactionId: gate.id })).data?.status).toBe(
+      "pending",
+    );
     expect(await outboxTo(alice, to)).toEqual([]);
   });
 
   it("routes a transfer to the approvers (four-eyes); bob approves over tRPC while alice's chat follows the continuation", async () => {
     const parked = await parkWith(client, "transfer 1,200 EUR to ACME-7");
     const gate = parked.interrupts[0]!;
-    expect(gate.metadata?.harbor).toMatchObject({ policy: "approvers", tool: { name: "transfer_funds", args: { amount: 1200, currency: "EUR", to: "ACME-7" } } });
+    expect(gate.metadata?.harbor).toMatchObject({
+      policy: "approvers",
+      tool: { name: "transfer_funds", args: { amount: 1200, currency: "EUR", to: "ACME-7" } },
+    });
 
-    const selfResume = await runTurn(client, { baseUrl: server.url, auth: alice, threadId: parked.threadId, messages: [], agent: parked.agent, resume: [approve(gate.id)], ends: "RUN_ERROR" });
+    const selfResume = await runTurn(client, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId: parked.threadId,
+      messages: [],
+      agent: parked.agent,
+      resume: [approve(gate.id)],
+      ends: "RUN_ERROR",
+    });
     expect(runError(selfResume.events)).toMatchObject({ code: "FORBIDDEN", message: expect.stringMatching(/own request/) });
     expect((await trpcMutation(server.url, alice, "interactions.approve", { interactionId: gate.id })).error?.data.code).toBe("FORBIDDEN");
 
-    const inbox = await trpcQuery<{ interactionId: string; requester: { email: string } }[]>(server.url, bob, "interactions.list", { status: "pending", tool: "transfer_funds" });
+    const inbox = await trpcQuery<{ interactionId: string; requester: { email: string } }[]>(server.url, bob, "interactions.list", {
+      status: "pending",
+      tool: "transfer_funds",
+    });
     expect(inbox.data?.find((i) => i.interactionId === gate.id)?.requester.email).toBe("alice@acme.test");
 
     // Alice's chat follows her run: everything after the pause arrives on the subscription.
@@ -223,17 +286,35 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
     expect(following.headers.get("content-type")).toContain("text/event-stream");
     const frames = readSse(following, (f) => f.data.includes('"run.completed"'));
 
-    const approved = await trpcMutation<{ continued: string[] }>(server.url, bob, "interactions.approve", { interactionId: gate.id, reason: "budgeted" });
+    const approved = await trpcMutation<{ continued: string[] }>(server.url, bob, "interactions.approve", {
+      interactionId: gate.id,
+      reason: "budgeted",
+    });
     expect(approved.data).toEqual({ continued: [runId] });
-    const events = (await frames).filter((f) => f.id).map((f) => (JSON.parse(f.data) as { event: { type: string; delta?: string; decision?: string } }).event);
+    const events = (await frames)
+      .filter((f) => f.id)
+      .map((f) => (JSON.parse(f.data) as { event: { type: string; delta?: string; decision?: string } }).event);
     expect(events.find((e) => e.type === "pause.resumed")).toMatchObject({ decision: "approved" });
-    expect(events.filter((e) => e.type === "text.delta").map((e) => e.delta).join("")).toBe("Transferred 1,200 EUR to ACME-7.");
+    expect(
+      events
+        .filter((e) => e.type === "text.delta")
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe("Transferred 1,200 EUR to ACME-7.");
     expect(events.at(-1)?.type).toBe("run.completed");
-    const sent = ((await trpcQuery<OutboxRow[]>(server.url, alice, "outbox.list")).data ?? []).filter((r) => r.kind === "transfer" && r.details.to === "ACME-7");
+    const sent = ((await trpcQuery<OutboxRow[]>(server.url, alice, "outbox.list")).data ?? []).filter(
+      (r) => r.kind === "transfer" && r.details.to === "ACME-7",
+    );
     expect(sent).toMatchObject([{ approvedBy: "user-bob" }]);
     // Other journeys on this server may have decided transfers too: this one's receipt is among them.
-    const receipts = await trpcQuery<{ interactionId: string }[]>(server.url, bob, "interactions.list", { status: "resolved", tool: "transfer_funds" });
-    expect(receipts.data?.find((r) => r.interactionId === gate.id)).toMatchObject({ resolvedBy: { id: "user-bob" }, decision: { approved: true, reason: "budgeted" } });
+    const receipts = await trpcQuery<{ interactionId: string }[]>(server.url, bob, "interactions.list", {
+      status: "resolved",
+      tool: "transfer_funds",
+    });
+    expect(receipts.data?.find((r) => r.interactionId === gate.id)).toMatchObject({
+      resolvedBy: { id: "user-bob" },
+      decision: { approved: true, reason: "budgeted" },
+    });
 
     // A reader that already saw the end is told the run is over, not kept waiting.
     const afterEnd = await readSse(await trpcSubscribe(server.url, alice, "runs.events", { runId, afterSeq: 10_000 }));
@@ -244,4 +325,3 @@ describe.each(inject("servers"))("approval gates over AG-UI on the $name server"
     expect(JSON.parse(refused!.data)).toMatchObject({ data: { code: "NOT_FOUND" } });
   });
 });
-

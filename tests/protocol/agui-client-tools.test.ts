@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { Message } from "@ag-ui/client";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, customEvents, postRun, runError, runInput, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
+import {
+  AGUI_CLIENTS,
+  customEvents,
+  postRun,
+  runError,
+  runInput,
+  runTurn,
+  streamedText,
+  userMessage,
+  type AguiClient,
+} from "../helpers/agui";
 import { signInCast, trpcMutation, type Auth } from "../helpers/http";
 
 interface BrowserRequest {
@@ -34,7 +44,16 @@ describe.each(inject("servers"))("browser tools over AG-UI on the $name server",
     it("announces the call, finishes without an interrupt, and continues with the standard tool message", async () => {
       const asked = await ask(client);
       const types = asked.events.map((e) => e.type);
-      expect(types).toEqual(["RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "CUSTOM", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+      expect(types).toEqual([
+        "RUN_STARTED",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "CUSTOM",
+        "STATE_SNAPSHOT",
+        "MESSAGES_SNAPSHOT",
+        "RUN_FINISHED",
+      ]);
       expect(asked.events[1]).toMatchObject({ toolCallName: "get_browser_timezone", toolCallId: asked.request.toolCallId });
       expect(asked.request.toolName).toBe("get_browser_timezone");
       expect(asked.events.at(-1)).toMatchObject({ outcome: { type: "success" } });
@@ -73,7 +92,13 @@ describe.each(inject("servers"))("browser tools over AG-UI on the $name server",
     const asked = await ask(client);
     const message = toolMessage(asked.request.toolCallId, JSON.stringify({ timeZone: "UTC" }));
     await runTurn(client, { baseUrl: server.url, auth: alice, threadId: asked.threadId, messages: [message], agent: asked.agent });
-    const again = await runTurn(client, { baseUrl: server.url, auth: alice, threadId: asked.threadId, messages: [...asked.messages as Message[], message], ends: "RUN_ERROR" });
+    const again = await runTurn(client, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId: asked.threadId,
+      messages: [...(asked.messages as Message[]), message],
+      ends: "RUN_ERROR",
+    });
     expect(runError(again.events)).toMatchObject({ code: "ALREADY_RESOLVED" });
     const viaResume = await runTurn(client, {
       baseUrl: server.url,
@@ -113,7 +138,13 @@ describe.each(inject("servers"))("browser tools over AG-UI on the $name server",
     const entry = { interactionId: asked.request.requestId, status: "resolved", payload: { timeZone: "UTC" } };
     expect((await trpcMutation(server.url, bob, "interactions.resume", entry)).error?.data.code).toBe("FORBIDDEN");
     expect((await trpcMutation(server.url, mallory, "interactions.resume", entry)).error?.data.code).toBe("NOT_FOUND");
-    const answered = await runTurn(client, { baseUrl: server.url, auth: alice, threadId: asked.threadId, messages: [toolMessage(asked.request.toolCallId, '{"timeZone":"UTC"}')], agent: asked.agent });
+    const answered = await runTurn(client, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId: asked.threadId,
+      messages: [toolMessage(asked.request.toolCallId, '{"timeZone":"UTC"}')],
+      agent: asked.agent,
+    });
     expect(streamedText(answered.events)).toBe("Your time zone is UTC.");
   });
 });

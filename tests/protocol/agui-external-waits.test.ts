@@ -49,8 +49,15 @@ describe.each(inject("servers"))("external waits on the $name server", (server) 
   describe.each(AGUI_CLIENTS)("with @ag-ui/client $version", (client) => {
     it("detaches with in_progress, then the response completes and its report is appended to the thread once", async () => {
       const { threadId, turn, wait } = await startResearch(server.url, alice, client, "tide pools");
-      expect(turn.events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, result: { status: "in_progress", responseId: wait.responseId } });
-      expect(turn.events.find((e) => e.type === "TOOL_CALL_START")).toMatchObject({ toolCallName: "deep_research", toolCallId: wait.toolCallId });
+      expect(turn.events.at(-1)).toMatchObject({
+        type: "RUN_FINISHED",
+        outcome: { type: "success" },
+        result: { status: "in_progress", responseId: wait.responseId },
+      });
+      expect(turn.events.find((e) => e.type === "TOOL_CALL_START")).toMatchObject({
+        toolCallName: "deep_research",
+        toolCallId: wait.toolCallId,
+      });
 
       const { seen, last } = await poll(server.url, alice, wait.responseId);
       expect(seen[0]).toBe("in_progress");
@@ -81,7 +88,9 @@ describe.each(inject("servers"))("external waits on the $name server", (server) 
     }
     expect((await fetch(`${server.url}/api/responses/${wait.responseId}`)).status).toBe(401);
     // Asked from another thread (session), even its owner gets nothing.
-    expect((await fetch(`${server.url}/api/responses/${wait.responseId}?threadId=${randomUUID()}`, { headers: authHeaders(alice) })).status).toBe(404);
+    expect(
+      (await fetch(`${server.url}/api/responses/${wait.responseId}?threadId=${randomUUID()}`, { headers: authHeaders(alice) })).status,
+    ).toBe(404);
     // The thread stays open for conversation while the work goes on.
     await poll(server.url, alice, wait.responseId);
   });

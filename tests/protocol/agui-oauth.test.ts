@@ -25,7 +25,8 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
   /** Starts from no calendar connection, whatever earlier tests left. */
   async function disconnected(email: string) {
     const list = await trpcQuery<{ provider: string }[]>(server.url, as(email), "connections.list");
-    if (list.data?.some((c) => c.provider === "calendar")) await trpcMutation(server.url, as(email), "connections.disconnect", { provider: "calendar" });
+    if (list.data?.some((c) => c.provider === "calendar"))
+      await trpcMutation(server.url, as(email), "connections.disconnect", { provider: "calendar" });
   }
 
   async function checkCalendar(client: AguiClient, email: string) {
@@ -38,7 +39,10 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
   async function connect(email: string, consentUrl: string) {
     const res = await fetch(consentUrl, { headers: { cookie: cookies[email]! }, redirect: "manual" });
     expect(res.status).toBe(302);
-    const nonce = res.headers.getSetCookie().find((c) => c.startsWith("harbor_oauth_"))!.split(";")[0]!;
+    const nonce = res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("harbor_oauth_"))!
+      .split(";")[0]!;
     return { providerUrl: res.headers.get("location")!, nonce };
   }
 
@@ -67,7 +71,14 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
       expect(consent).toMatchObject({
         reason: "oauth",
         message: expect.stringContaining("Connect your demo calendar account"),
-        metadata: { harbor: { pauseReason: "oauth", kind: "oauth", provider: "calendar", authorizationUrl: `${server.url}/api/oauth/connect/${consent!.id}` } },
+        metadata: {
+          harbor: {
+            pauseReason: "oauth",
+            kind: "oauth",
+            provider: "calendar",
+            authorizationUrl: `${server.url}/api/oauth/connect/${consent!.id}`,
+          },
+        },
       });
       expect(consent).not.toHaveProperty("responseSchema");
       expect(customEvents(turn.events, "pause.requested")[0]).toMatchObject({ pauseId: consent!.id, reason: "oauth", kind: "oauth" });
@@ -131,9 +142,20 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
     expect(unknown.status).toBe(400);
 
     // Nothing changed: still waiting, and new input is refused until it is answered.
-    const stored = await trpcQuery<{ status: string; pauseReason: string; detail: { provider: string } }>(server.url, as("bob@acme.test"), "interactions.get", { interactionId: consent!.id });
+    const stored = await trpcQuery<{ status: string; pauseReason: string; detail: { provider: string } }>(
+      server.url,
+      as("bob@acme.test"),
+      "interactions.get",
+      { interactionId: consent!.id },
+    );
     expect(stored.data).toMatchObject({ status: "pending", pauseReason: "oauth", detail: { provider: "calendar" } });
-    const blocked = await runTurn(client, { baseUrl: server.url, auth: as("bob@acme.test"), threadId, messages: [userMessage("hello")], ends: "RUN_ERROR" });
+    const blocked = await runTurn(client, {
+      baseUrl: server.url,
+      auth: as("bob@acme.test"),
+      threadId,
+      messages: [userMessage("hello")],
+      ends: "RUN_ERROR",
+    });
     expect(runError(blocked.events)).toMatchObject({ code: "PENDING_INTERACTION" });
     // Only the callback resolves it; the owner's own resume[] may only cancel.
     const answered = await runTurn(client, {
@@ -166,12 +188,22 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
   });
 
   it("lists the caller's connections without secrets and disconnects them, revoking the grant", async () => {
-    const list = await trpcQuery<{ provider: string; kind: string; scopes: string[] }[]>(server.url, as("bob@acme.test"), "connections.list");
-    expect(list.data).toEqual(expect.arrayContaining([expect.objectContaining({ provider: "calendar", kind: "oauth", scopes: expect.arrayContaining(["calendar.read"]) })]));
+    const list = await trpcQuery<{ provider: string; kind: string; scopes: string[] }[]>(
+      server.url,
+      as("bob@acme.test"),
+      "connections.list",
+    );
+    expect(list.data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ provider: "calendar", kind: "oauth", scopes: expect.arrayContaining(["calendar.read"]) }),
+      ]),
+    );
     expect(JSON.stringify(list.data)).not.toMatch(/token|sealed/i);
     const others = await trpcQuery<{ provider: string }[]>(server.url, as("mallory@globex.test"), "connections.list");
     expect(others.data?.some((c) => c.provider === "calendar")).toBe(false);
-    const gone = await trpcMutation<{ revoked: boolean }>(server.url, as("bob@acme.test"), "connections.disconnect", { provider: "calendar" });
+    const gone = await trpcMutation<{ revoked: boolean }>(server.url, as("bob@acme.test"), "connections.disconnect", {
+      provider: "calendar",
+    });
     expect(gone.data).toEqual({ revoked: true });
     const again = await trpcMutation(server.url, as("bob@acme.test"), "connections.disconnect", { provider: "calendar" });
     expect(again).toMatchObject({ status: 404, error: { data: { harborCode: "NOT_FOUND" } } });

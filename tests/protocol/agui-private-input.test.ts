@@ -1,6 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, interruptsOf, postRun, runError, runInput, runTurn, streamedText, userMessage, type AguiClient, type ResumeEntry } from "../helpers/agui";
+import {
+  AGUI_CLIENTS,
+  interruptsOf,
+  postRun,
+  runError,
+  runInput,
+  runTurn,
+  streamedText,
+  userMessage,
+  type AguiClient,
+  type ResumeEntry,
+} from "../helpers/agui";
 import { createToken, signIn, trpcQuery, type Auth } from "../helpers/http";
 
 describe.each(inject("servers"))("private input over AG-UI on the $name server", (server) => {
@@ -50,11 +61,31 @@ describe.each(inject("servers"))("private input over AG-UI on the $name server",
   it("refuses a private resume that carries messages or state, and changes nothing", async () => {
     const { threadId, form, turn } = await askForKey(client);
     const entry: ResumeEntry = { interruptId: form.id, status: "resolved", payload: { apiKey: "never-accepted-1" } };
-    const withMessages = await runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: turn.messages as never, resume: [entry], ends: "RUN_ERROR" });
+    const withMessages = await runTurn(client, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId,
+      messages: turn.messages as never,
+      resume: [entry],
+      ends: "RUN_ERROR",
+    });
     expect(runError(withMessages.events)).toMatchObject({ code: "PRIVATE_RESUME_HAS_TRANSCRIPT" });
-    const stated = client.create({ url: `${server.url}/api/agents/concierge/runs`, headers: { authorization: `Bearer ${(alice as { bearer: string }).bearer}` }, threadId, initialMessages: [] });
+    const stated = client.create({
+      url: `${server.url}/api/agents/concierge/runs`,
+      headers: { authorization: `Bearer ${(alice as { bearer: string }).bearer}` },
+      threadId,
+      initialMessages: [],
+    });
     (stated as unknown as { state: Record<string, unknown> }).state = { draft: "something" };
-    const withState = await runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: [], agent: stated, resume: [entry], ends: "RUN_ERROR" });
+    const withState = await runTurn(client, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId,
+      messages: [],
+      agent: stated,
+      resume: [entry],
+      ends: "RUN_ERROR",
+    });
     expect(runError(withState.events)).toMatchObject({ code: "PRIVATE_RESUME_HAS_TRANSCRIPT" });
     // Any state counts, even one that is not an object.
     const arrayState = await postRun(server.url, alice, runInput(threadId, [], { state: ["draft"], resume: [entry] }));

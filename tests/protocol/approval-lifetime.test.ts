@@ -32,7 +32,14 @@ describe("approvals that can no longer be answered", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_300));
 
     // A fresh client: @ag-ui/client itself refuses to answer an interrupt it knows has expired.
-    const late = await runTurn(client, { baseUrl: server.url, auth: { cookie }, threadId, messages: [], resume: [approve(gate.id)], ends: "RUN_ERROR" });
+    const late = await runTurn(client, {
+      baseUrl: server.url,
+      auth: { cookie },
+      threadId,
+      messages: [],
+      resume: [approve(gate.id)],
+      ends: "RUN_ERROR",
+    });
     expect(runError(late.events)).toMatchObject({ code: "EXPIRED" });
     const stored = await trpcQuery<{ status: string }>(server.url, { cookie }, "interactions.get", { interactionId: gate.id });
     expect(stored.data?.status).toBe("expired");
@@ -50,15 +57,29 @@ describe("approvals that can no longer be answered", () => {
     const { threadId, gate, turn } = await parkEmail(first.url, cookie, "restart@example.com");
     expect(customEvents(turn.events, "pause.requested")).toHaveLength(1);
     const keyThread = randomUUID();
-    const asked = await runTurn(client, { baseUrl: first.url, auth: { cookie }, threadId: keyThread, messages: [userMessage("connect my api key")] });
+    const asked = await runTurn(client, {
+      baseUrl: first.url,
+      auth: { cookie },
+      threadId: keyThread,
+      messages: [userMessage("connect my api key")],
+    });
     const [form] = interruptsOf(asked.events);
     await first.stop();
 
     const second = await startServer({ HARBOR_DATA_DIR: first.dataDir }, "lifetime-restarted");
     servers.push(second);
-    const lost = await runTurn(client, { baseUrl: second.url, auth: { cookie }, threadId, messages: [], resume: [approve(gate.id)], ends: "RUN_ERROR" });
+    const lost = await runTurn(client, {
+      baseUrl: second.url,
+      auth: { cookie },
+      threadId,
+      messages: [],
+      resume: [approve(gate.id)],
+      ends: "RUN_ERROR",
+    });
     expect(runError(lost.events)).toMatchObject({ code: "INTERACTION_LOST", message: expect.stringMatching(/ask again/i) });
-    expect((await trpcQuery<{ status: string }>(second.url, { cookie }, "interactions.get", { interactionId: gate.id })).data?.status).toBe("lost");
+    expect((await trpcQuery<{ status: string }>(second.url, { cookie }, "interactions.get", { interactionId: gate.id })).data?.status).toBe(
+      "lost",
+    );
     // A private value is never replayed: the form is lost too, and the user begins a new one.
     const privateAfter = await runTurn(client, {
       baseUrl: second.url,
@@ -70,10 +91,22 @@ describe("approvals that can no longer be answered", () => {
     });
     expect(runError(privateAfter.events)).toMatchObject({ code: "INTERACTION_LOST" });
 
-    const again = await runTurn(client, { baseUrl: second.url, auth: { cookie }, threadId, messages: [userMessage("send an email to restart@example.com saying hi")] });
+    const again = await runTurn(client, {
+      baseUrl: second.url,
+      auth: { cookie },
+      threadId,
+      messages: [userMessage("send an email to restart@example.com saying hi")],
+    });
     const [fresh] = interruptsOf(again.events);
     expect(fresh?.id).not.toBe(gate.id);
-    const done = await runTurn(client, { baseUrl: second.url, auth: { cookie }, threadId, messages: [], agent: again.agent, resume: [approve(fresh!.id)] });
+    const done = await runTurn(client, {
+      baseUrl: second.url,
+      auth: { cookie },
+      threadId,
+      messages: [],
+      agent: again.agent,
+      resume: [approve(fresh!.id)],
+    });
     expect(streamedText(done.events)).toBe("Email sent to restart@example.com.");
   }, 90_000);
 });

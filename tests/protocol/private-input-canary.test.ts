@@ -49,10 +49,37 @@ describe("a private value", () => {
     ]) {
       said.push(await (await postRun(server.url, auth, runInput(threadId, [], { resume }))).text());
     }
-    said.push(await (await postRun(server.url, auth, runInput(threadId, [userMessage(canary)], { resume: [{ interruptId: form!.id, status: "resolved", payload: { apiKey: canary } }] }))).text());
-    said.push(await (await postRun(server.url, auth, runInput(threadId, [], { state: { k: canary }, resume: [{ interruptId: form!.id, status: "resolved", payload: { apiKey: canary } }] }))).text());
+    said.push(
+      await (
+        await postRun(
+          server.url,
+          auth,
+          runInput(threadId, [userMessage(canary)], {
+            resume: [{ interruptId: form!.id, status: "resolved", payload: { apiKey: canary } }],
+          }),
+        )
+      ).text(),
+    );
+    said.push(
+      await (
+        await postRun(
+          server.url,
+          auth,
+          runInput(threadId, [], {
+            state: { k: canary },
+            resume: [{ interruptId: form!.id, status: "resolved", payload: { apiKey: canary } }],
+          }),
+        )
+      ).text(),
+    );
 
-    const done = await runTurn(client, { baseUrl: server.url, auth, threadId, messages: [], resume: [{ interruptId: form!.id, status: "resolved", payload: { apiKey: canary } }] });
+    const done = await runTurn(client, {
+      baseUrl: server.url,
+      auth,
+      threadId,
+      messages: [],
+      resume: [{ interruptId: form!.id, status: "resolved", payload: { apiKey: canary } }],
+    });
     said.push(JSON.stringify(done.events));
     expect(done.events.at(-1)).toMatchObject({ type: "RUN_FINISHED" });
 

@@ -39,17 +39,31 @@ describe.each(inject("servers"))("steering over tRPC on the $name server", (serv
     return { threadId, runId, turn };
   }
 
-  const steer = (auth: Auth, runId: string, instruction: unknown) => trpcMutation<{ accepted: boolean }>(server.url, auth, "runs.steer", { runId, instruction });
+  const steer = (auth: Auth, runId: string, instruction: unknown) =>
+    trpcMutation<{ accepted: boolean }>(server.url, auth, "runs.steer", { runId, instruction });
 
   it("pauses a live run for an operator: the user's open stream ends with the operator_pause interrupt; an admin resumes it", async () => {
     const { runId, threadId, turn } = await startCounting(4);
     expect((await steer(carol, runId, { type: "PAUSE" })).data).toEqual({ accepted: true });
     const paused = await turn;
     const [interrupt] = interruptsOf(paused.events);
-    expect(interrupt).toMatchObject({ reason: "operator_pause", message: "Paused by an operator", metadata: { harbor: { pauseReason: "operator" } } });
+    expect(interrupt).toMatchObject({
+      reason: "operator_pause",
+      message: "Paused by an operator",
+      metadata: { harbor: { pauseReason: "operator" } },
+    });
     expect(interrupt?.responseSchema).toBeUndefined();
-    expect((await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId })).data).toMatchObject({ status: "paused", pauseReason: "operator" });
-    const refused = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: server.url, auth: alice, threadId, messages: [userMessage("still there?")], ends: "RUN_ERROR" });
+    expect((await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId })).data).toMatchObject({
+      status: "paused",
+      pauseReason: "operator",
+    });
+    const refused = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId,
+      messages: [userMessage("still there?")],
+      ends: "RUN_ERROR",
+    });
     expect(runError(refused.events)).toMatchObject({ code: "PENDING_INTERACTION" });
     expect((await steer(alice, runId, { type: "RESUME" })).error?.data.code).toBe("FORBIDDEN");
 
@@ -58,7 +72,9 @@ describe.each(inject("servers"))("steering over tRPC on the $name server", (serv
     const frames = await following;
     expect(frames.some((f) => f.data.includes('"Done counting to 4."'))).toBe(true);
     const timeline = await trpcQuery<{ event: { type: string } }[]>(server.url, carol, "runs.timeline", { runId });
-    expect(timeline.data?.map((e) => e.event.type)).toEqual(expect.arrayContaining(["steer.applied", "run.paused", "pause.resumed", "run.completed"]));
+    expect(timeline.data?.map((e) => e.event.type)).toEqual(
+      expect.arrayContaining(["steer.applied", "run.paused", "pause.resumed", "run.completed"]),
+    );
   });
 
   it("refuses an instruction outside the nine, and steering it does not allow, changing nothing", async () => {
@@ -71,13 +87,16 @@ describe.each(inject("servers"))("steering over tRPC on the $name server", (serv
     expect((await trpcQuery(server.url, alice, "runs.queue")).error?.data.code).toBe("FORBIDDEN");
     expect((await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId })).data?.status).toBe("running");
     expect((await steer(alice, runId, { type: "CANCEL" })).data).toEqual({ accepted: true });
-    await expect.poll(async () => (await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId })).data?.status, { timeout: 10_000 }).toBe("cancelled");
+    await expect
+      .poll(async () => (await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId })).data?.status, { timeout: 10_000 })
+      .toBe("cancelled");
   });
 
   const logged = async (runId: string) =>
-    ((await trpcQuery<{ event: { type: string; instruction?: string; detail?: string } }[]>(server.url, carol, "runs.timeline", { runId })).data ?? []).map(
-      (e) => e.event,
-    );
+    (
+      (await trpcQuery<{ event: { type: string; instruction?: string; detail?: string } }[]>(server.url, carol, "runs.timeline", { runId }))
+        .data ?? []
+    ).map((e) => e.event);
 
   it("honors INJECT_CONTEXT, USER_MESSAGE, PRIORITIZE and REDIRECT on a live run, each visible in the run and its log", async () => {
     const { runId, turn } = await startCounting(40);
@@ -104,14 +123,23 @@ describe.each(inject("servers"))("steering over tRPC on the $name server", (serv
   });
 
   it("decides a routed gate with APPROVE, and cancels a run alone (isolate) or with its helpers (cascade)", async () => {
-    const gated = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: server.url, auth: alice, threadId: randomUUID(), messages: [userMessage("transfer 12 EUR to STEER-1")] });
+    const gated = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId: randomUUID(),
+      messages: [userMessage("transfer 12 EUR to STEER-1")],
+    });
     const gateRun = (interruptsOf(gated.events)[0]!.metadata!.harbor as { runId: string }).runId;
     expect((await steer(alice, gateRun, { type: "APPROVE" })).error?.data.code).toBe("FORBIDDEN");
     expect((await steer(bob, gateRun, { type: "APPROVE", reason: "fine" })).data).toEqual({ accepted: true });
-    await expect.poll(async () => (await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId: gateRun })).data?.status, { timeout: 10_000 }).toBe("completed");
+    await expect
+      .poll(async () => (await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId: gateRun })).data?.status, { timeout: 10_000 })
+      .toBe("completed");
 
     const children = async (parent: string) =>
-      ((await trpcQuery<(RunRow & { parentRunId: string | null })[]>(server.url, carol, "runs.list")).data ?? []).filter((r) => r.parentRunId === parent);
+      ((await trpcQuery<(RunRow & { parentRunId: string | null })[]>(server.url, carol, "runs.list")).data ?? []).filter(
+        (r) => r.parentRunId === parent,
+      );
     const status = async (runId: string) => (await trpcQuery<RunRow>(server.url, carol, "runs.get", { runId })).data?.status;
     for (const mode of ["isolate", "cascade"] as const) {
       const { runId, turn } = await startCounting(60, " with helpers");

@@ -41,9 +41,9 @@ describe("structured logs", () => {
 
   it("keep a failed query's values out of logged errors, including their causes", () => {
     const { logger, lines } = capture();
-    const driverError = Object.assign(new Error('invalid byte sequence'), { params: ["hbr_token_hash", "my secret message"] });
+    const driverError = Object.assign(new Error("invalid byte sequence"), { params: ["hbr_token_hash", "my secret message"] });
     const queryError = Object.assign(
-      new Error('Failed query: insert into messages (content) values ($1)\nparams: my secret message,hbr_token_hash'),
+      new Error("Failed query: insert into messages (content) values ($1)\nparams: my secret message,hbr_token_hash"),
       { params: ["my secret message", "hbr_token_hash"], cause: driverError },
     );
     logger.error({ err: queryError }, "run failed");
@@ -56,7 +56,7 @@ describe("structured logs", () => {
 
   it("take a well-formed caller request id and replace anything else", () => {
     expect(requestIdFrom(new Headers({ "x-request-id": "abc-123" }))).toBe("abc-123");
-    const replaced = requestIdFrom(new Headers({ "x-request-id": "bad id {\"x\":1}" }));
+    const replaced = requestIdFrom(new Headers({ "x-request-id": 'bad id {"x":1}' }));
     expect(replaced).not.toContain(" ");
     expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -10,7 +10,6 @@ export interface SignInState {
   email?: string;
 }
 
-
 export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
   try {
     await signIn("credentials", {

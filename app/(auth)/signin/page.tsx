@@ -18,9 +18,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         <details className="hint">
           <summary>Demo accounts</summary>
           <p>
-            <code>alice@acme.test</code> (member), <code>bob@acme.test</code> (approver),{" "}
-            <code>carol@acme.test</code> (admin), <code>mallory@globex.test</code> (admin of another tenant) — password{" "}
-            <code>harbor</code>.
+            <code>alice@acme.test</code> (member), <code>bob@acme.test</code> (approver), <code>carol@acme.test</code> (admin),{" "}
+            <code>mallory@globex.test</code> (admin of another tenant) — password <code>harbor</code>.
           </p>
         </details>
       </div>

@@ -58,9 +58,33 @@ export function plannedCalls(text: string): Call[] {
     if (CONNECT_API_KEY.test(line)) return [{ name: "connect_api_key", args: {} }];
     if (CHECK_CALENDAR.test(line)) return [{ name: "calendar_today", args: {} }];
     const travel = ASK_TRAVEL_AGENT.exec(line);
-    if (travel) return [{ name: "ask_travel_agent", args: { request: capitalize(travel[1]!.trim().replace(/[.!?]$/, "").slice(0, 500)) } }];
+    if (travel)
+      return [
+        {
+          name: "ask_travel_agent",
+          args: {
+            request: capitalize(
+              travel[1]!
+                .trim()
+                .replace(/[.!?]$/, "")
+                .slice(0, 500),
+            ),
+          },
+        },
+      ];
     const research = RESEARCH.exec(line);
-    if (research) return [{ name: "deep_research", args: { topic: research[1]!.trim().replace(/[.!?]$/, "").slice(0, 200) } }];
+    if (research)
+      return [
+        {
+          name: "deep_research",
+          args: {
+            topic: research[1]!
+              .trim()
+              .replace(/[.!?]$/, "")
+              .slice(0, 200),
+          },
+        },
+      ];
     const email = SEND_EMAIL.exec(line.trim());
     if (email) return [{ name: "send_email", args: { to: email[1]!, body: email[2]!.trim() } }];
     const transfer = TRANSFER.exec(line.trim());
@@ -88,7 +112,8 @@ function agenda(parsed: Record<string, unknown>): string {
 /** What to tell the user about one finished call. */
 function outcomeOf(call: { name: string; args: Record<string, unknown> }, result: TranscriptMessage | undefined): string {
   const parsed = result ? (JSON.parse(result.content) as Record<string, unknown>) : {};
-  if (call.name === "calendar_today") return parsed.rejected === true ? "I did not read your calendar: the connection was cancelled." : agenda(parsed);
+  if (call.name === "calendar_today")
+    return parsed.rejected === true ? "I did not read your calendar: the connection was cancelled." : agenda(parsed);
   if (call.name === "ask_travel_agent") {
     return parsed.rejected === true ? "I cancelled the request to the travel agent." : `${String(parsed.agent)}: ${String(parsed.text)}`;
   }

@@ -100,7 +100,12 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
     describe: () => "Enter your API key to connect it.",
     async deliver(value, ctx) {
       const associated = `${ctx.tenantId}/${ctx.userId}/api_key`;
-      await saveCredential(db, { tenantId: ctx.tenantId, userId: ctx.userId, provider: "api_key", sealed: seal(key, value.apiKey, associated) });
+      await saveCredential(db, {
+        tenantId: ctx.tenantId,
+        userId: ctx.userId,
+        provider: "api_key",
+        sealed: seal(key, value.apiKey, associated),
+      });
     },
     respond: () => ({ connected: true as const }),
   });
@@ -119,7 +124,11 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
       }
       await progress({ step: RESEARCH_STEPS.length, total: RESEARCH_STEPS.length, label: "Done" });
       const sources = [`https://en.wikipedia.org/wiki/${encodeURIComponent(topic.replaceAll(" ", "_"))}`, "https://scholar.example/search"];
-      return { topic, sources, report: `Three findings on ${topic}: it is well documented, sources broadly agree, and open questions remain.` };
+      return {
+        topic,
+        sources,
+        report: `Three findings on ${topic}: it is well documented, sources broadly agree, and open questions remain.`,
+      };
     },
     report: ({ topic, report, sources }) => `Research on ${topic} is done. ${report} Sources: ${sources.join(", ")}`,
   });

@@ -10,7 +10,9 @@ export const runsRouter = createTRPCRouter({
     .input(z.strictObject({ status: z.enum(RUN_STATUSES).optional(), reason: z.enum(PAUSE_REASONS).optional() }).optional())
     .query(({ ctx, input }) => ctx.harbor.runtime.runs.list(ctx.identity, input ?? {})),
 
-  get: protectedProcedure.input(z.strictObject({ runId: id })).query(({ ctx, input }) => ctx.harbor.runtime.runs.get(ctx.identity, input.runId)),
+  get: protectedProcedure
+    .input(z.strictObject({ runId: id }))
+    .query(({ ctx, input }) => ctx.harbor.runtime.runs.get(ctx.identity, input.runId)),
 
   timeline: protectedProcedure
     .input(z.strictObject({ runId: id, afterSeq: z.number().int().min(0).optional() }))

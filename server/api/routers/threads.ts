@@ -6,7 +6,12 @@ export const threadsRouter = createTRPCRouter({
   list: protectedProcedure.query(({ ctx }) => ctx.harbor.runtime.threads.list(ctx.identity)),
 
   create: protectedProcedure
-    .input(z.object({ title: text(200).optional() }).strict().optional())
+    .input(
+      z
+        .object({ title: text(200).optional() })
+        .strict()
+        .optional(),
+    )
     .mutation(({ ctx, input }) => ctx.harbor.runtime.threads.create(ctx.identity, input?.title)),
 
   get: protectedProcedure

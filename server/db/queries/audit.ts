@@ -22,11 +22,7 @@ export async function listAudit(db: Executor, tenantId: string, subject?: { type
     .from(auditLog)
     .where(
       subject
-        ? and(
-            eq(auditLog.tenantId, tenantId),
-            eq(auditLog.subjectType, subject.type),
-            eq(auditLog.subjectId, subject.id),
-          )
+        ? and(eq(auditLog.tenantId, tenantId), eq(auditLog.subjectType, subject.type), eq(auditLog.subjectId, subject.id))
         : eq(auditLog.tenantId, tenantId),
     )
     .orderBy(desc(auditLog.id))

@@ -12,7 +12,10 @@ export type InteractionRow = typeof interactions.$inferSelect;
 
 export async function findInteractions(db: Executor, ids: readonly string[]): Promise<InteractionRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(interactions).where(inArray(interactions.id, [...ids]));
+  return db
+    .select()
+    .from(interactions)
+    .where(inArray(interactions.id, [...ids]));
 }
 
 /**
@@ -31,7 +34,9 @@ export async function browserRequestsFor(db: Executor, threadId: string, toolCal
   return db
     .select()
     .from(interactions)
-    .where(and(eq(interactions.threadId, threadId), eq(interactions.kind, "client_tool"), inArray(interactions.toolCallId, [...toolCallIds])));
+    .where(
+      and(eq(interactions.threadId, threadId), eq(interactions.kind, "client_tool"), inArray(interactions.toolCallId, [...toolCallIds])),
+    );
 }
 
 /** A run's open interactions. */
@@ -134,7 +139,9 @@ export async function closeInteractions(
   /** Why, for `expired` and `lost` (the run fails with it); none for `cancelled` (the run is cancelled). */
   failure?: { code: string; message: string },
 ): Promise<ClosedInteraction[]> {
-  const finalEvent = failure ? { type: "run.failed", code: failure.code, message: failure.message } : { type: "run.completed", status: "cancelled" };
+  const finalEvent = failure
+    ? { type: "run.failed", code: failure.code, message: failure.message }
+    : { type: "run.completed", status: "cancelled" };
   const result = await db.execute(sql`
     with closed as (
       update interactions set status = ${to}, resolved_at = now()
@@ -160,7 +167,15 @@ export async function closeInteractions(
     )
     select c.id, c.run_id, c.tenant_id, c.owner_id, c.policy, c.kind, f.seq as final_seq
     from closed c left join final_events f on f.run_id = c.run_id`);
-  type Row = { id: string; run_id: string; tenant_id: string; owner_id: string; policy: ResolverPolicy; kind: InteractionKind; final_seq: number | null };
+  type Row = {
+    id: string;
+    run_id: string;
+    tenant_id: string;
+    owner_id: string;
+    policy: ResolverPolicy;
+    kind: InteractionKind;
+    final_seq: number | null;
+  };
   return (result as unknown as { rows: Row[] }).rows.map((r) => ({
     id: r.id,
     runId: r.run_id,

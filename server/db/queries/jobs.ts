@@ -41,7 +41,13 @@ export interface ClaimedJob {
  * Takes up to `limit` jobs nobody holds (never leased, or their lease ran out) for `owner`, except
  * those it is already working on (`busy`).
  */
-export async function claimDueJobs(db: Executor, owner: string, leaseMs: number, limit: number, busy: readonly string[] = []): Promise<ClaimedJob[]> {
+export async function claimDueJobs(
+  db: Executor,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+  busy: readonly string[] = [],
+): Promise<ClaimedJob[]> {
   const result = await db.execute(sql`
     update jobs set lease_owner = ${owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond',
       attempts = attempts + 1, updated_at = now()

@@ -36,11 +36,7 @@ export async function listTokens(db: Executor, owner: { tenantId: string; userId
 }
 
 /** Revokes one of the owner's tokens; returns false when the owner has no such unrevoked token. */
-export async function revokeToken(
-  db: Executor,
-  owner: { tenantId: string; userId: string },
-  tokenId: string,
-): Promise<boolean> {
+export async function revokeToken(db: Executor, owner: { tenantId: string; userId: string }, tokenId: string): Promise<boolean> {
   const revoked = await db
     .update(apiTokens)
     .set({ revokedAt: new Date() })

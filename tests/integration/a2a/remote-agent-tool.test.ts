@@ -70,14 +70,29 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
   it("parks on the remote agent's question, sends the owner's answer to the same remote task, and finishes with its result", async () => {
     const { runId, events } = await begin(alice, "a2a-book", "ask the travel agent to book a trip");
     const question = questionOf(events);
-    expect(question).toMatchObject({ kind: "a2a", reason: "a2a", policy: "owner", message: "Which city?", detail: { prompt: "input_required", agent: "Travel agent" } });
+    expect(question).toMatchObject({
+      kind: "a2a",
+      reason: "a2a",
+      policy: "owner",
+      message: "Which city?",
+      detail: { prompt: "input_required", agent: "Travel agent" },
+    });
     expect(question.responseSchema).toMatchObject({ properties: { text: { type: "string" } } });
     const taskId = await remoteTaskOf(runId);
     expect(await agent.taskState(taskId)).toBe("input-required");
 
-    await expect(runtime.interactions.resolve(bob, { interactionId: question.id, status: "resolved", payload: { text: "Oslo" } })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(runtime.interactions.resolve(mallory, { interactionId: question.id, status: "resolved", payload: { text: "Oslo" } })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    const noText = refused(await runtime.startRun(alice, ask("a2a-book", undefined, [{ interactionId: question.id, status: "resolved", payload: { city: "Oslo" } }])));
+    await expect(
+      runtime.interactions.resolve(bob, { interactionId: question.id, status: "resolved", payload: { text: "Oslo" } }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      runtime.interactions.resolve(mallory, { interactionId: question.id, status: "resolved", payload: { text: "Oslo" } }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const noText = refused(
+      await runtime.startRun(
+        alice,
+        ask("a2a-book", undefined, [{ interactionId: question.id, status: "resolved", payload: { city: "Oslo" } }]),
+      ),
+    );
     expect(noText).toMatchObject({ code: "INVALID_INPUT" });
 
     const after = await answer(alice, "a2a-book", { interactionId: question.id, status: "resolved", payload: { text: "lisbon" } });
@@ -102,7 +117,11 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
     );
     expect(withTranscript.code).toBe("PRIVATE_RESUME_HAS_TRANSCRIPT");
 
-    const wrong = await answer(alice, "a2a-auth", { interactionId: signIn.id, status: "resolved", payload: { credential: "not-the-token" } });
+    const wrong = await answer(alice, "a2a-auth", {
+      interactionId: signIn.id,
+      status: "resolved",
+      payload: { credential: "not-the-token" },
+    });
     const again = questionOf(wrong);
     expect(again).toMatchObject({ detail: { prompt: "auth_required" } });
     expect(again.id).not.toBe(signIn.id);
@@ -111,7 +130,10 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
     expect(spoken(right)).toMatch(/^Travel agent: .*Lisbon/);
     expect(right.at(-1)).toMatchObject({ type: "run.completed" });
     expect(await runtime.interactions.get(alice, again.id)).toMatchObject({ status: "resolved", decision: { submitted: true } });
-    const tables = await queryRows<{ table_name: string }>(database.db, sql`select table_name from information_schema.tables where table_schema = 'public'`);
+    const tables = await queryRows<{ table_name: string }>(
+      database.db,
+      sql`select table_name from information_schema.tables where table_schema = 'public'`,
+    );
     for (const { table_name } of tables) {
       const rows = JSON.stringify(await queryRows(database.db, sql`select * from ${sql.identifier(table_name)}`));
       expect(rows, `table ${table_name}`).not.toContain(MEMBER_TOKEN);
@@ -159,7 +181,12 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
     const next = runtimeFor(agent.url);
     try {
       expect(await next.recover()).toBe(0);
-      const after = await answer(alice, "a2a-restart", { interactionId: question.id, status: "resolved", payload: { text: "porto" } }, next);
+      const after = await answer(
+        alice,
+        "a2a-restart",
+        { interactionId: question.id, status: "resolved", payload: { text: "porto" } },
+        next,
+      );
       expect(spoken(after)).toContain("Booked a trip to Porto");
       expect(await findRun(database.db, runId)).toMatchObject({ status: "completed" });
     } finally {
@@ -172,7 +199,11 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
     const down = runtimeFor(await closedPortUrl());
     try {
       const { runId, events } = await begin(alice, "a2a-down", "ask the travel agent to book a trip", down);
-      expect(events.at(-1)).toMatchObject({ type: "run.failed", code: "REMOTE_AGENT_UNAVAILABLE", message: expect.stringContaining("cannot be reached") });
+      expect(events.at(-1)).toMatchObject({
+        type: "run.failed",
+        code: "REMOTE_AGENT_UNAVAILABLE",
+        message: expect.stringContaining("cannot be reached"),
+      });
       expect(await findRun(database.db, runId)).toMatchObject({ status: "failed" });
     } finally {
       down.close();
@@ -180,4 +211,3 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
     }
   });
 });
-

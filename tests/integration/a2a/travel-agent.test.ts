@@ -36,7 +36,9 @@ describe.each([{ streaming: true }, { streaming: false }])("travel agent over A2
     const done = await remote.send({ text: "lisbon", taskId: asked.taskId, contextId: asked.contextId });
     const date = new Date(Date.now() + 5 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
     expect(done).toMatchObject({ state: "completed", taskId: asked.taskId, contextId: asked.contextId });
-    expect(done.state === "completed" && done.text).toMatch(new RegExp(`^Booked a trip to Lisbon on ${date}, confirmation TRV-[0-9A-F]{6}\\.$`));
+    expect(done.state === "completed" && done.text).toMatch(
+      new RegExp(`^Booked a trip to Lisbon on ${date}, confirmation TRV-[0-9A-F]{6}\\.$`),
+    );
     expect(await agent.taskState(asked.taskId)).toBe("completed");
   });
 
@@ -91,7 +93,6 @@ describe.each([{ streaming: true }, { streaming: false }])("travel agent over A2
     expect(outcome.state === "completed" && outcome.text).toMatch(/Book a trip.*Show my bookings/);
   });
 });
-
 
 describe("remote agent failures", () => {
   it("reports an agent nobody listens for as unavailable, and retries discovery next time", async () => {
@@ -163,7 +164,10 @@ describe("remote agent failures", () => {
       const error = await remoteAgent(agent.url)
         .send({ text: "lisbon", taskId: "no-such-task", bearer: MEMBER_TOKEN })
         .catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: "REMOTE_AGENT_FAILED", message: expect.stringContaining(`The remote agent at ${agent.url} refused the request`) });
+      expect(error).toMatchObject({
+        code: "REMOTE_AGENT_FAILED",
+        message: expect.stringContaining(`The remote agent at ${agent.url} refused the request`),
+      });
       expect(JSON.stringify(error) + String(error)).not.toContain(MEMBER_TOKEN);
     } finally {
       await agent.close();

@@ -8,7 +8,12 @@ import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backen
 
 const started = [{ seq: 1, type: "run.started", data: { type: "run.started" } }];
 
-function begin(h: { db: DatabaseHandle["db"] }, threadId: string, runId: string, owner = { tenantId: "tenant-acme", ownerId: "user-alice" }) {
+function begin(
+  h: { db: DatabaseHandle["db"] },
+  threadId: string,
+  runId: string,
+  owner = { tenantId: "tenant-acme", ownerId: "user-alice" },
+) {
   return beginRun(h.db, {
     thread: { id: threadId, ...owner, title: "t" },
     messages: [
@@ -124,7 +129,11 @@ describe.each(testBackends())("run writes on $name", (backend) => {
     // r-b's seq 3 exists: the statement fails as a whole, and r-a's new event is not written either.
     await expect(
       appendRunEvents(h.db, [
-        { runId: "r-a", events: [{ seq: 3, type: "run.completed", data: {} }], alongside: { run: { status: "completed", terminal: true } } },
+        {
+          runId: "r-a",
+          events: [{ seq: 3, type: "run.completed", data: {} }],
+          alongside: { run: { status: "completed", terminal: true } },
+        },
         { runId: "r-b", events: [{ seq: 3, type: "again", data: {} }] },
       ]),
     ).rejects.toThrow();

@@ -54,9 +54,7 @@ describe("migrations", () => {
   it.runIf(process.env.TEST_DATABASE_URL)("are serialised when several processes open PostgreSQL at once", async () => {
     const created = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
     try {
-      const handles = await Promise.all(
-        [1, 2, 3].map(() => openDatabase({ engine: "postgres", url: created.url, poolSize: 2 })),
-      );
+      const handles = await Promise.all([1, 2, 3].map(() => openDatabase({ engine: "postgres", url: created.url, poolSize: 2 })));
       const applied = await queryRows(handles[0]!.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
       expect(applied[0]).toEqual({ n: fs.readdirSync("server/db/migrations").filter((f) => f.endsWith(".sql")).length });
       await Promise.all(handles.map((x) => x.close()));

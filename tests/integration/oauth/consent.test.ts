@@ -97,7 +97,12 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
   }
 
   /** What the owner's browser does: opens Harbor's consent URL (keeping its nonce), signs in and answers at the provider. */
-  async function consentIn(identity: Identity, email: string, consent: InterruptView, options: { decision?: "Allow" | "Deny"; rt?: Runtime } = {}) {
+  async function consentIn(
+    identity: Identity,
+    email: string,
+    consent: InterruptView,
+    options: { decision?: "Allow" | "Deny"; rt?: Runtime } = {},
+  ) {
     const begun = await beginConsent({ runtime: options.rt ?? runtime, broker }, identity, consent.id);
     const callbackUrl = await consentAt(begun.providerUrl, account(email), { callbackPrefix: CALLBACK, decision: options.decision });
     return { callbackUrl, nonce: begun.nonce as string | undefined };
@@ -132,13 +137,21 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     await expect(beginConsent({ runtime, broker }, bob, consent.id)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(beginConsent({ runtime, broker }, mallory, consent.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
 
-    const browser = { callbackUrl: await consentAt(url.href, account("alice@acme.test"), { callbackPrefix: CALLBACK }), nonce: begun.nonce };
+    const browser = {
+      callbackUrl: await consentAt(url.href, account("alice@acme.test"), { callbackPrefix: CALLBACK }),
+      nonce: begun.nonce,
+    };
     expect(await callback(alice, browser)).toEqual({ interactionId: consent.id, threadId: "oauth-round-trip", outcome: "connected" });
 
     const after = await rest(alice, runId);
     const result = after.find((e) => e.type === "tool.result");
     expect(result).toMatchObject({ content: expect.stringContaining("Lunch with Alice") });
-    expect(after.filter((e) => e.type === "text.delta").map((e) => (e.type === "text.delta" ? e.delta : "")).join("")).toMatch(/^Today \(.+\) you have 3 events/);
+    expect(
+      after
+        .filter((e) => e.type === "text.delta")
+        .map((e) => (e.type === "text.delta" ? e.delta : ""))
+        .join(""),
+    ).toMatch(/^Today \(.+\) you have 3 events/);
     expect(after.at(-1)).toMatchObject({ type: "run.completed" });
     expect(await runtime.interactions.get(alice, consent.id)).toMatchObject({ status: "resolved", decision: { connected: true } });
     // The resource saw a token, and that token is nowhere in the database in clear.
@@ -166,22 +179,32 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     const forged = new URL(browser.callbackUrl);
     const state = forged.searchParams.get("state")!;
     forged.searchParams.set("state", `${state.slice(0, -3)}${state.slice(-3) === "AAA" ? "BBB" : "AAA"}`);
-    await expect(callback(alice, { ...browser, callbackUrl: forged })).rejects.toMatchObject({ code: "INVALID_INPUT", details: { field: "state" } });
+    await expect(callback(alice, { ...browser, callbackUrl: forged })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      details: { field: "state" },
+    });
     const missing = new URL(browser.callbackUrl);
     missing.searchParams.delete("state");
     await expect(callback(alice, { ...browser, callbackUrl: missing })).rejects.toMatchObject({ code: "INVALID_INPUT" });
     await expect(callback(bob, browser)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(callback(mallory, browser)).rejects.toMatchObject({ code: "NOT_FOUND" });
     // Another browser (no nonce, or another consent's): the link alone is not enough.
-    await expect(callback(alice, { callbackUrl: browser.callbackUrl })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("not started from this browser") });
-    await expect(callback(alice, { callbackUrl: browser.callbackUrl, nonce: "another-nonce" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(callback(alice, { callbackUrl: browser.callbackUrl })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringContaining("not started from this browser"),
+    });
+    await expect(callback(alice, { callbackUrl: browser.callbackUrl, nonce: "another-nonce" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     // The provider failing (not the user declining) leaves the pause open.
     const failed = new URL(browser.callbackUrl);
     failed.searchParams.delete("code");
     failed.searchParams.set("error", "temporarily_unavailable");
     await expect(callback(alice, { ...browser, callbackUrl: failed })).rejects.toMatchObject({ code: "OAUTH_FAILED" });
     // An OAuth pause is not answered with a payload by anyone, the owner included: only the callback resolves it.
-    await expect(runtime.interactions.resolve(alice, { interactionId: consent.id, status: "resolved", payload: {} })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(runtime.interactions.resolve(alice, { interactionId: consent.id, status: "resolved", payload: {} })).rejects.toMatchObject(
+      { code: "FORBIDDEN" },
+    );
     expect(await runtime.interactions.get(alice, consent.id)).toMatchObject({ status: "pending" });
 
     // The genuine callback still works afterwards: the refusals consumed nothing.
@@ -195,9 +218,12 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     expect(browser.callbackUrl.searchParams.get("error")).toBe("access_denied");
     expect(await callback(mallory, browser)).toEqual({ interactionId: consent.id, threadId: "oauth-denied", outcome: "declined" });
     const after = await rest(mallory, runId);
-    expect(after.filter((e) => e.type === "text.delta").map((e) => (e.type === "text.delta" ? e.delta : "")).join("")).toBe(
-      "I did not read your calendar: the connection was cancelled.",
-    );
+    expect(
+      after
+        .filter((e) => e.type === "text.delta")
+        .map((e) => (e.type === "text.delta" ? e.delta : ""))
+        .join(""),
+    ).toBe("I did not read your calendar: the connection was cancelled.");
     expect(await findRun(database.db, runId)).toMatchObject({ status: "cancelled" });
     expect(await broker.connections(mallory)).toEqual([]);
   });
@@ -258,7 +284,14 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
 
   it("lists connections without secrets and disconnects, revoking the grant at the provider", async () => {
     const mine = await broker.connections(alice);
-    expect(mine).toEqual([expect.objectContaining({ provider: "calendar", kind: "oauth", name: "demo calendar", scopes: expect.arrayContaining(["calendar.read"]) })]);
+    expect(mine).toEqual([
+      expect.objectContaining({
+        provider: "calendar",
+        kind: "oauth",
+        name: "demo calendar",
+        scopes: expect.arrayContaining(["calendar.read"]),
+      }),
+    ]);
     expect(JSON.stringify(mine)).not.toMatch(/token/i);
     expect(await broker.disconnect(alice, "calendar")).toEqual({ revoked: true });
     await expect(broker.disconnect(alice, "calendar")).rejects.toMatchObject({ code: "NOT_FOUND" });

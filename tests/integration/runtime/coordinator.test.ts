@@ -30,7 +30,11 @@ describe.each(testBackends())("the coordinator on $name", (backend) => {
     await runtime.idle();
   });
 
-  const outbox = (userId: string) => queryRows<{ kind: string; approved_by: string | null }>(database.db, sql`select kind, approved_by from outbox where user_id = ${userId}`);
+  const outbox = (userId: string) =>
+    queryRows<{ kind: string; approved_by: string | null }>(
+      database.db,
+      sql`select kind, approved_by from outbox where user_id = ${userId}`,
+    );
 
   /** Starts a run that parks; returns its interrupts. */
   async function park(who: Identity, threadId: string, text: string): Promise<{ runId: string; interrupts: InterruptView[] }> {
@@ -47,16 +51,26 @@ describe.each(testBackends())("the coordinator on $name", (backend) => {
   it("parks a gated email, then on approval sends it exactly once and completes the same run", async () => {
     const { runId, interrupts } = await park(alice, "c-approve", "send an email to bob@example.com saying lunch at noon");
     expect(interrupts).toHaveLength(1);
-    expect(interrupts[0]).toMatchObject({ kind: "approval", reason: "hitl", policy: "owner", tool: { name: "send_email", args: { to: "bob@example.com", body: "lunch at noon" } } });
+    expect(interrupts[0]).toMatchObject({
+      kind: "approval",
+      reason: "hitl",
+      policy: "owner",
+      tool: { name: "send_email", args: { to: "bob@example.com", body: "lunch at noon" } },
+    });
     expect(await findRun(database.db, runId)).toMatchObject({ status: "paused", pauseReason: "hitl" });
     expect(await outbox("user-alice")).toHaveLength(0);
 
     const resumed = started(await runtime.startRun(alice, request("c-approve", undefined, approve(interrupts[0]!.id))));
     expect(resumed.runId).toBe(runId);
     const events = (await drain(resumed.events)).map((e) => e.event);
-    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["run.started", "pause.resumed", "tool.result", "text.started", "run.completed"]));
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["run.started", "pause.resumed", "tool.result", "text.started", "run.completed"]),
+    );
     expect(events.find((e) => e.type === "pause.resumed")).toMatchObject({ decision: "approved", actorId: "user-alice" });
-    const reply = events.filter((e) => e.type === "text.delta").map((e) => (e.type === "text.delta" ? e.delta : "")).join("");
+    const reply = events
+      .filter((e) => e.type === "text.delta")
+      .map((e) => (e.type === "text.delta" ? e.delta : ""))
+      .join("");
     expect(reply).toBe("Email sent to bob@example.com.");
     expect(await findRun(database.db, runId)).toMatchObject({ status: "completed", pauseReason: null });
     expect(await outbox("user-alice")).toEqual([{ kind: "email", approved_by: "user-alice" }]);
@@ -70,7 +84,9 @@ describe.each(testBackends())("the coordinator on $name", (backend) => {
     const { interrupts } = await park(alice, "c-rules", "send an email to carol@example.com saying hi");
     const id = interrupts[0]!.id;
     expect(refused(await runtime.startRun(alice, request("c-rules", "hello again")))).toMatchObject({ code: "PENDING_INTERACTION" });
-    expect(refused(await runtime.startRun(alice, request("c-rules", undefined, approve("nope"))))).toMatchObject({ code: "UNKNOWN_INTERRUPT" });
+    expect(refused(await runtime.startRun(alice, request("c-rules", undefined, approve("nope"))))).toMatchObject({
+      code: "UNKNOWN_INTERRUPT",
+    });
     const edited = [{ interactionId: id, status: "resolved" as const, payload: { approved: true, args: { to: "eve@example.com" } } }];
     expect(refused(await runtime.startRun(alice, request("c-rules", undefined, edited)))).toMatchObject({
       code: "INVALID_INPUT",
@@ -105,17 +121,25 @@ describe.each(testBackends())("the coordinator on $name", (backend) => {
     );
     const winners = attempts.filter((a) => !("refused" in a));
     expect(winners).toHaveLength(1);
-    expect(attempts.filter((a) => "refused" in a).map((a) => ("refused" in a ? a.refused.code : ""))).toEqual(Array(99).fill("ALREADY_RESOLVED"));
+    expect(attempts.filter((a) => "refused" in a).map((a) => ("refused" in a ? a.refused.code : ""))).toEqual(
+      Array(99).fill("ALREADY_RESOLVED"),
+    );
     await drain(started(winners[0]!).events);
     const rows = await queryRows(database.db, sql`select 1 from outbox o join runs r on r.id = o.run_id where r.thread_id = 'c-race'`);
     expect(rows).toHaveLength(1);
   });
 
   it("requires one resume to answer every open interrupt of the thread", async () => {
-    const { interrupts } = await park(alice, "c-two", "send an email to a@example.com saying one\nsend an email to b@example.com saying two");
+    const { interrupts } = await park(
+      alice,
+      "c-two",
+      "send an email to a@example.com saying one\nsend an email to b@example.com saying two",
+    );
     expect(interrupts).toHaveLength(2);
     const [first, second] = interrupts.map((i) => i.id);
-    expect(refused(await runtime.startRun(alice, request("c-two", undefined, approve(first!))))).toMatchObject({ code: "INCOMPLETE_RESUME" });
+    expect(refused(await runtime.startRun(alice, request("c-two", undefined, approve(first!))))).toMatchObject({
+      code: "INCOMPLETE_RESUME",
+    });
     const both = [...approve(first!), ...approve(second!, false)];
     const events = (await drain(started(await runtime.startRun(alice, request("c-two", undefined, both))).events)).map((e) => e.event);
     expect(events.filter((e) => e.type === "tool.result")).toHaveLength(2);
@@ -136,7 +160,10 @@ describe.each(testBackends())("the coordinator on $name", (backend) => {
     expect(await runtime.interactions.resolve(bob, approve(id)[0]!)).toEqual({ continued: [runId] });
     expect((await drain(follow)).at(-1)?.event.type).toBe("run.completed");
     expect(await outbox("user-alice")).toContainEqual({ kind: "transfer", approved_by: "user-bob" });
-    expect(await runtime.interactions.get(alice, id)).toMatchObject({ status: "resolved", resolvedBy: { id: "user-bob", name: expect.any(String) } });
+    expect(await runtime.interactions.get(alice, id)).toMatchObject({
+      status: "resolved",
+      resolvedBy: { id: "user-bob", name: expect.any(String) },
+    });
   });
 
   it("checks a presented resume token against the caller's identity", async () => {
@@ -174,11 +201,15 @@ describe.each(testBackends())("interactions that cannot be answered any more, on
     if (last.type !== "run.paused") throw new Error("expected a pause");
     await new Promise((resolve) => setTimeout(resolve, 80));
     const [email, transfer] = last.interrupts;
-    await expect(runtime.interactions.resolve(alice, { interactionId: email!.id, status: "resolved", payload: { approved: true } })).rejects.toMatchObject({
+    await expect(
+      runtime.interactions.resolve(alice, { interactionId: email!.id, status: "resolved", payload: { approved: true } }),
+    ).rejects.toMatchObject({
       code: "EXPIRED",
     });
     expect(await runtime.interactions.get(alice, transfer!.id)).toMatchObject({ status: "expired" });
-    expect((await drain(started(await runtime.startRun(alice, request("x-two", "hello"))).events)).at(-1)?.event.type).toBe("run.completed");
+    expect((await drain(started(await runtime.startRun(alice, request("x-two", "hello"))).events)).at(-1)?.event.type).toBe(
+      "run.completed",
+    );
     runtime.close();
   });
 
@@ -198,7 +229,9 @@ describe.each(testBackends())("interactions that cannot be answered any more, on
     expect(await findRun(database.db, run.runId)).toMatchObject({ status: "lost" });
     const events = await listRunEvents(database.db, run.runId);
     expect(events.at(-1)).toMatchObject({ type: "run.failed", data: { code: "INTERACTION_LOST" } });
-    expect((await drain(started(await restarted.startRun(alice, request("x-lost", "hello"))).events)).at(-1)?.event.type).toBe("run.completed");
+    expect((await drain(started(await restarted.startRun(alice, request("x-lost", "hello"))).events)).at(-1)?.event.type).toBe(
+      "run.completed",
+    );
     restarted.close();
   });
 });

@@ -32,7 +32,11 @@ async function watchUntil(runtime: Runtime, runId: string, until: (e: LoggedEven
 }
 
 const said = (events: LoggedEvent["event"][]) =>
-  events.flatMap((e) => (e.type === "text.delta" ? [e.delta] : e.type === "text.ended" ? ["|"] : [])).join("").split("|").filter(Boolean);
+  events
+    .flatMap((e) => (e.type === "text.delta" ? [e.delta] : e.type === "text.ended" ? ["|"] : []))
+    .join("")
+    .split("|")
+    .filter(Boolean);
 
 describe.each(testBackends())("steering live runs on $name", (backend) => {
   const database = useSeededDatabase(backend);
@@ -141,7 +145,9 @@ describe.each(testBackends())("steering live runs on $name", (backend) => {
     const run = await count("s-auth", 30);
     await watchUntil(runtime, run.runId, saidNumber(1));
     await expect(runtime.runs.steer(bob, run.runId, { type: "USER_MESSAGE", message: "hi" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(runtime.runs.steer(alice, run.runId, { type: "REDIRECT", goal: "count slowly to 2" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(runtime.runs.steer(alice, run.runId, { type: "REDIRECT", goal: "count slowly to 2" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     await expect(runtime.runs.steer(mallory, run.runId, { type: "CANCEL" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(SteeringInstruction.safeParse({ type: "EXPLODE" }).success).toBe(false);
     expect(SteeringInstruction.safeParse({ type: "CANCEL", mode: "everything" }).success).toBe(false);
@@ -197,7 +203,11 @@ describe.each(testBackends())("child runs and the scheduler on $name", (backend)
     const second = started(await runtime.startRun(alice, request("q-2", "count slowly to 1")));
     const third = started(await runtime.startRun(alice, request("q-3", "count slowly to 1")));
     await expect.poll(async () => (await findRun(database.db, third.runId))?.status).toBe("queued");
-    expect(runtime.schedulerQueue(carol)).toMatchObject({ active: 1, maxActive: 1, queue: [{ runId: second.runId }, { runId: third.runId }] });
+    expect(runtime.schedulerQueue(carol)).toMatchObject({
+      active: 1,
+      maxActive: 1,
+      queue: [{ runId: second.runId }, { runId: third.runId }],
+    });
     expect(runtime.schedulerQueue(mallory).queue).toEqual([]);
     await runtime.runs.steer(carol, third.runId, { type: "PRIORITIZE", priority: 5 });
     expect(runtime.schedulerQueue(carol).queue.map((q) => q.runId)).toEqual([third.runId, second.runId]);

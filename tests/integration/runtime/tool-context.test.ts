@@ -118,7 +118,11 @@ describe.each(testBackends())("the tool-context split on $name", (backend) => {
     if (last.type !== "run.paused") throw new Error("expected a pause");
     sockets.get("lost")!.open = false;
     const events = await resume("lost", last.interrupts[0]!);
-    expect(events.at(-1)).toMatchObject({ type: "run.failed", code: "ERR_TOOL_CONTEXT_LOST", message: expect.stringContaining('"socket"') });
+    expect(events.at(-1)).toMatchObject({
+      type: "run.failed",
+      code: "ERR_TOOL_CONTEXT_LOST",
+      message: expect.stringContaining('"socket"'),
+    });
     expect(events.some((e) => e.type === "tool.result")).toBe(false);
     expect(await findRun(database.db, runId)).toMatchObject({ status: "failed", error: { code: "ERR_TOOL_CONTEXT_LOST" } });
   });
@@ -141,7 +145,10 @@ describe.each(testBackends())("the tool-context split on $name", (backend) => {
     expect(last.interrupts[0]).toMatchObject({ message: "Shall I go on?", kind: "approval", reason: "hitl" });
     expect(last.interrupts[0]!.toolCallId).toBeUndefined();
     const events = await resume("ask", last.interrupts[0]!, "asker");
-    const said = events.filter((e) => e.type === "text.delta").map((e) => (e.type === "text.delta" ? e.delta : "")).join("");
+    const said = events
+      .filter((e) => e.type === "text.delta")
+      .map((e) => (e.type === "text.delta" ? e.delta : ""))
+      .join("");
     expect(said).toBe("You said yes.");
   });
 

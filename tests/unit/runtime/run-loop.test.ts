@@ -42,7 +42,11 @@ const scripted = (...decisions: PlannerDecision[]): Planner => {
 describe("the run loop", () => {
   it("streams a say decision as start, word chunks and end, in one append that also records the message", async () => {
     const { deps, appended, saved } = recorder();
-    const { state: final } = await runLoop(initialState([]), agentOf("test", scripted({ type: "say", text: "Hello there, friend." })), deps);
+    const { state: final } = await runLoop(
+      initialState([]),
+      agentOf("test", scripted({ type: "say", text: "Hello there, friend." })),
+      deps,
+    );
 
     expect(appended).toHaveLength(1);
     expect(appended[0]).toEqual([
@@ -87,7 +91,11 @@ describe("the run loop", () => {
 
   it("keeps the state serializable through every step", async () => {
     const { deps } = recorder();
-    const { state: final } = await runLoop(initialState([]), agentOf("test", scripted({ type: "say", text: "a" }, { type: "say", text: "b" })), deps);
+    const { state: final } = await runLoop(
+      initialState([]),
+      agentOf("test", scripted({ type: "say", text: "a" }, { type: "say", text: "b" })),
+      deps,
+    );
     expect(JSON.parse(JSON.stringify(final))).toEqual(final);
   });
 });

@@ -6,7 +6,8 @@ import type { InterruptView, LoggedEvent, RunEvent } from "@/server/runtime";
 import { toAguiEvents, toInterrupt } from "@/server/transport/agui";
 
 const transport = { threadId: "thread-1", runId: "transport-run-1" };
-const log = (events: RunEvent[]): LoggedEvent[] => events.map((event, i) => ({ runId: "harbor-run", seq: i + 1, at: 1_700_000_000_000 + i, event }));
+const log = (events: RunEvent[]): LoggedEvent[] =>
+  events.map((event, i) => ({ runId: "harbor-run", seq: i + 1, at: 1_700_000_000_000 + i, event }));
 
 async function verified(events: RunEvent[]) {
   const agui = log(events).flatMap((l) => toAguiEvents(l, transport));
@@ -63,7 +64,12 @@ describe("runtime events on the AG-UI wire", () => {
     toolCallId: "call-1",
     tool: { name: "send_email", args: { to: "bob@example.com", body: "hi" } },
   };
-  const calling = { id: "a1", role: "assistant" as const, content: "", toolCalls: [{ id: "call-1", name: "send_email", args: { to: "bob@example.com", body: "hi" } }] };
+  const calling = {
+    id: "a1",
+    role: "assistant" as const,
+    content: "",
+    toolCalls: [{ id: "call-1", name: "send_email", args: { to: "bob@example.com", body: "hi" } }],
+  };
 
   it("park a run as tool call events, pause.requested, snapshots and RUN_FINISHED with the approval interrupt", async () => {
     const out = await verified([
@@ -86,10 +92,26 @@ describe("runtime events on the AG-UI wire", () => {
     expect(out[1]).toMatchObject({ toolCallId: "call-1", toolCallName: "send_email", parentMessageId: "a1" });
     expect(out[4]).toMatchObject({
       name: "pause.requested",
-      value: { pauseId: "pause-1", runId: "harbor-run", reason: "hitl", kind: "approval", resumeToken: "token", expiresAt: "2023-11-14T22:28:20.000Z" },
+      value: {
+        pauseId: "pause-1",
+        runId: "harbor-run",
+        reason: "hitl",
+        kind: "approval",
+        resumeToken: "token",
+        expiresAt: "2023-11-14T22:28:20.000Z",
+      },
     });
     expect(out[6]).toMatchObject({
-      messages: [{ id: "u" }, { id: "a1", role: "assistant", toolCalls: [{ id: "call-1", type: "function", function: { name: "send_email", arguments: '{"to":"bob@example.com","body":"hi"}' } }] }],
+      messages: [
+        { id: "u" },
+        {
+          id: "a1",
+          role: "assistant",
+          toolCalls: [
+            { id: "call-1", type: "function", function: { name: "send_email", arguments: '{"to":"bob@example.com","body":"hi"}' } },
+          ],
+        },
+      ],
     });
     expect(out.at(-1)).toMatchObject({
       outcome: {
@@ -116,7 +138,14 @@ describe("runtime events on the AG-UI wire", () => {
       { type: "snapshot", state: {}, messages: [calling, { id: "t1", role: "tool", content: '{"rejected":true}', toolCallId: "call-1" }] },
       { type: "run.completed", status: "rejected" },
     ]);
-    expect(out.map((e) => e.type)).toEqual(["RUN_STARTED", "CUSTOM", "TOOL_CALL_RESULT", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+    expect(out.map((e) => e.type)).toEqual([
+      "RUN_STARTED",
+      "CUSTOM",
+      "TOOL_CALL_RESULT",
+      "STATE_SNAPSHOT",
+      "MESSAGES_SNAPSHOT",
+      "RUN_FINISHED",
+    ]);
     expect(out[1]).toMatchObject({ name: "pause.resumed", value: { pauseId: "pause-1", decision: "rejected" } });
     expect(out[2]).toMatchObject({ toolCallId: "call-1", role: "tool", content: '{"rejected":true}' });
     expect(out[4]).toMatchObject({ messages: [{ id: "a1" }, { id: "t1", role: "tool", toolCallId: "call-1" }] });
@@ -124,7 +153,13 @@ describe("runtime events on the AG-UI wire", () => {
   });
 
   describe("an OAuth or remote agent pause as an interrupt", () => {
-    const base = { runId: "harbor-run", policy: "owner" as const, expiresAt: 1_700_000_900_000, resumeToken: "token", toolCallId: "call-1" };
+    const base = {
+      runId: "harbor-run",
+      policy: "owner" as const,
+      expiresAt: 1_700_000_900_000,
+      resumeToken: "token",
+      toolCallId: "call-1",
+    };
 
     it("carries the consent URL for oauth, with no answer a user could send", () => {
       const interrupt = toInterrupt({
@@ -155,9 +190,21 @@ describe("runtime events on the AG-UI wire", () => {
         responseSchema: { type: "object" },
         detail: { prompt: "input_required", agent: "Travel agent" },
       });
-      expect(question).toMatchObject({ reason: "input_required", message: "Which city?", responseSchema: { type: "object" }, metadata: { harbor: { pauseReason: "a2a", agent: "Travel agent" } } });
+      expect(question).toMatchObject({
+        reason: "input_required",
+        message: "Which city?",
+        responseSchema: { type: "object" },
+        metadata: { harbor: { pauseReason: "a2a", agent: "Travel agent" } },
+      });
       expect(question.metadata).not.toHaveProperty("harnest");
-      const signIn = toInterrupt({ ...base, id: "pause-auth", kind: "a2a", reason: "a2a", message: "Sign in", detail: { prompt: "auth_required", agent: "Travel agent" } });
+      const signIn = toInterrupt({
+        ...base,
+        id: "pause-auth",
+        kind: "a2a",
+        reason: "a2a",
+        message: "Sign in",
+        detail: { prompt: "auth_required", agent: "Travel agent" },
+      });
       expect(signIn).toMatchObject({ reason: "auth_required", metadata: { harnest: { privateInput: true } } });
     });
   });

@@ -15,7 +15,11 @@ export async function POST(request: Request) {
   if (!settings().benchRoutes) {
     return Response.json({ error: { code: "NOT_FOUND", message: "Not found" } }, { status: 404 });
   }
-  const { threadId = "bench", runId = "bench", text = "" } = (await request.json()) as {
+  const {
+    threadId = "bench",
+    runId = "bench",
+    text = "",
+  } = (await request.json()) as {
     threadId?: string;
     runId?: string;
     text?: string;

@@ -43,7 +43,10 @@ describe("the concierge planner", () => {
       type: "call_tools",
       calls: [{ name: "ask_travel_agent", args: { request: "Book a trip" } }],
     });
-    expect(await ask("check my calendar\nsend an email to bob@example.com saying hi")).toMatchObject({ type: "say", text: expect.stringContaining("in a message of its own") });
+    expect(await ask("check my calendar\nsend an email to bob@example.com saying hi")).toMatchObject({
+      type: "say",
+      text: expect.stringContaining("in a message of its own"),
+    });
   });
 
   it("reports today's events, and a cancelled consent or remote request", async () => {
@@ -59,10 +62,22 @@ describe("the concierge planner", () => {
       type: "say",
       text: "Today (2026-11-29) you have 1 event:\n- 09:30–10:00 Standup",
     });
-    expect(await after("calendar_today", { date: "2026-11-29", events: [] })).toEqual({ type: "say", text: "Your calendar is clear today (2026-11-29)." });
-    expect(await after("calendar_today", { rejected: true, reason: "cancelled" })).toEqual({ type: "say", text: "I did not read your calendar: the connection was cancelled." });
-    expect(await after("ask_travel_agent", { agent: "Travel agent", status: "completed", text: "Booked." })).toEqual({ type: "say", text: "Travel agent: Booked." });
-    expect(await after("ask_travel_agent", { rejected: true })).toEqual({ type: "say", text: "I cancelled the request to the travel agent." });
+    expect(await after("calendar_today", { date: "2026-11-29", events: [] })).toEqual({
+      type: "say",
+      text: "Your calendar is clear today (2026-11-29).",
+    });
+    expect(await after("calendar_today", { rejected: true, reason: "cancelled" })).toEqual({
+      type: "say",
+      text: "I did not read your calendar: the connection was cancelled.",
+    });
+    expect(await after("ask_travel_agent", { agent: "Travel agent", status: "completed", text: "Booked." })).toEqual({
+      type: "say",
+      text: "Travel agent: Booked.",
+    });
+    expect(await after("ask_travel_agent", { rejected: true })).toEqual({
+      type: "say",
+      text: "I cancelled the request to the travel agent.",
+    });
   });
 
   it("maps each capability phrase to its tool", async () => {

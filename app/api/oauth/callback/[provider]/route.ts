@@ -23,10 +23,15 @@ export async function GET(request: Request, { params }: { params: Promise<{ prov
     async (h, identity, url) => {
       const { provider } = await params;
       const cookies = request.headers.get("cookie");
-      const done = await completeConsent({ runtime: h.runtime, broker: h.oauth }, identity, provider, url, (id) => cookieValue(cookies, nonceCookieName(id)));
+      const done = await completeConsent({ runtime: h.runtime, broker: h.oauth }, identity, provider, url, (id) =>
+        cookieValue(cookies, nonceCookieName(id)),
+      );
       const page = consentDonePage(done.outcome, done.threadId, h.oauth.providerName(provider));
       // The browser's nonce has done its work.
-      page.headers.append("set-cookie", `${nonceCookieName(done.interactionId)}=; Path=/api/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax`);
+      page.headers.append(
+        "set-cookie",
+        `${nonceCookieName(done.interactionId)}=; Path=/api/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax`,
+      );
       return page;
     },
     "OAuth callback failed",

@@ -16,7 +16,10 @@ export async function GET(request: Request, { params }: { params: Promise<{ inte
       const { providerUrl, nonce, expiresAt } = await beginConsent({ runtime: h.runtime, broker: h.oauth }, identity, interactionId);
       const maxAge = Math.max(1, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
       const cookie = `${nonceCookieName(interactionId)}=${nonce}; Path=/api/oauth/callback; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${url.protocol === "https:" ? "; Secure" : ""}`;
-      return new Response(null, { status: 302, headers: { location: providerUrl, "set-cookie": cookie, "cache-control": "no-store", "referrer-policy": "no-referrer" } });
+      return new Response(null, {
+        status: 302,
+        headers: { location: providerUrl, "set-cookie": cookie, "cache-control": "no-store", "referrer-policy": "no-referrer" },
+      });
     },
     "starting an OAuth consent failed",
   );
