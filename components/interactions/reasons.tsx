@@ -1,4 +1,4 @@
-import type { PauseReason } from "@/server/db/schema";
+import type { PauseReason } from "@/server/domain";
 
 /** Why a run paused: every pause carries one of the four reasons; people read them like this. */
 export const REASON_LABELS: Record<PauseReason, string> = {

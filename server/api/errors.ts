@@ -28,6 +28,8 @@ const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = 
   ERR_TOOL_STATE_NOT_SERIALIZABLE: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   RUN_ENDED: { http: 409, trpc: "CONFLICT" },
   RUN_STATE_CONFLICT: { http: 409, trpc: "CONFLICT" },
+  RUN_IN_PROGRESS: { http: 409, trpc: "CONFLICT" },
+  TOO_MANY_INSTRUCTIONS: { http: 429, trpc: "TOO_MANY_REQUESTS" },
   TOOL_FAILED: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   REMOTE_AGENT_UNAVAILABLE: { http: 502, trpc: "BAD_GATEWAY" },
   REMOTE_AGENT_TIMEOUT: { http: 504, trpc: "TIMEOUT" },

@@ -4,59 +4,30 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
-export const ROLES = ["member", "approver", "admin"] as const;
-export type Role = (typeof ROLES)[number];
-
-export const RUN_STATUSES = ["queued", "running", "paused", "completed", "failed", "cancelled", "rejected", "expired", "lost"] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-
-const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "rejected", "expired", "lost"]);
-/** A run in one of these statuses has ended for good. */
-export function isTerminalStatus(status: string): boolean {
-  return TERMINAL_RUN_STATUSES.has(status);
-}
-
-export const MESSAGE_ROLES = ["user", "assistant", "system", "developer", "tool"] as const;
-export type MessageRole = (typeof MESSAGE_ROLES)[number];
-
-/** A tool call as an assistant message stores it: arguments as parsed JSON. */
-export interface StoredToolCall {
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-}
-
-export const INTERACTION_KINDS = ["approval", "private_input", "oauth", "a2a", "operator", "client_tool", "external_wait"] as const;
-export type InteractionKind = (typeof INTERACTION_KINDS)[number];
-
-/** Why a run is parked: the closed set every `pause.requested` carries. */
-export const PAUSE_REASONS = ["hitl", "oauth", "a2a", "operator"] as const;
-export type PauseReason = (typeof PAUSE_REASONS)[number];
-
-/** What a remote agent asks for when it parks a run: more input, or a credential. */
-export const REMOTE_PROMPTS = ["input_required", "auth_required"] as const;
-export type RemotePrompt = (typeof REMOTE_PROMPTS)[number];
-
-/** Per-reason facts of an interaction, beyond its message. Never a secret. */
-export interface InteractionDetail {
-  /** oauth: the provider to connect, the scopes asked for, and Harbor's consent URL (owner only). */
-  provider?: string;
-  scopes?: string[];
-  authorizationUrl?: string;
-  /** a2a: what the remote agent asks for, and who it is. */
-  prompt?: RemotePrompt;
-  agent?: string;
-}
-
-export const INTERACTION_STATUSES = ["pending", "resolved", "rejected", "expired", "cancelled", "lost"] as const;
-export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
-
-/**
- * Who may resolve an interaction: its owner; the tenant's approvers other than the requester; or
- * the tenant's admins (an operator's pause).
- */
-export const RESOLVER_POLICIES = ["owner", "approvers", "admins"] as const;
-export type ResolverPolicy = (typeof RESOLVER_POLICIES)[number];
+import {
+  type Checkpoint,
+  type CredentialKind,
+  type ErrorCode,
+  type InteractionDetail,
+  type InteractionKind,
+  type InteractionStatus,
+  type JobStatus,
+  type MessageRole,
+  type OutboxKind,
+  type PauseReason,
+  type ResolverPolicy,
+  type Role,
+  type RunEvent,
+  type RunStatus,
+  type StoredToolCall,
+  CREDENTIAL_KINDS,
+  INTERACTION_KINDS,
+  INTERACTION_STATUSES,
+  JOB_STATUSES,
+  OUTBOX_KINDS,
+  PAUSE_REASONS,
+  RESOLVER_POLICIES,
+} from "@/server/domain";
 
 const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
 
@@ -171,8 +142,8 @@ export const runs = pgTable(
     priority: integer("priority").notNull().default(0),
     pauseReason: text("pause_reason"),
     /** The run's serializable state at its last checkpoint. */
-    checkpoint: jsonb("checkpoint").$type<Record<string, unknown>>(),
-    error: jsonb("error").$type<{ code: string; message: string }>(),
+    checkpoint: jsonb("checkpoint").$type<Checkpoint>(),
+    error: jsonb("error").$type<{ code: ErrorCode; message: string }>(),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
@@ -197,7 +168,7 @@ export const runEvents = pgTable(
     /** Per-run sequence number, from 1, without gaps. */
     seq: integer("seq").notNull(),
     type: text("type").notNull(),
-    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    data: jsonb("data").$type<RunEvent>().notNull(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.seq] })],
@@ -286,9 +257,6 @@ export const interactions = pgTable(
   ],
 );
 
-export const OUTBOX_KINDS = ["email", "transfer"] as const;
-export type OutboxKind = (typeof OUTBOX_KINDS)[number];
-
 /** The concierge's side effects: what a gated action did, once per tool call. */
 export const outbox = pgTable(
   "outbox",
@@ -315,9 +283,6 @@ export const outbox = pgTable(
     check("outbox_kind_check", sql`${t.kind} in (${inList(OUTBOX_KINDS)})`),
   ],
 );
-
-export const CREDENTIAL_KINDS = ["api_key", "oauth"] as const;
-export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 /**
  * Credentials users connect (an API key, an OAuth grant's tokens), encrypted at rest with a key
@@ -346,9 +311,6 @@ export const credentials = pgTable(
   ],
 );
 
-export const JOB_STATUSES = ["in_progress", "completed", "failed", "cancelled"] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-
 /**
  * Durable background work of external tools (a response, polled by its id). Taken by one serving
  * process at a time under a lease it renews while working; a lease that runs out (its process died)
@@ -374,7 +336,7 @@ export const jobs = pgTable(
     status: text("status").$type<JobStatus>().notNull(),
     progress: jsonb("progress").$type<{ step: number; total: number; label: string }>(),
     output: jsonb("output").$type<unknown>(),
-    error: jsonb("error").$type<{ code: string; message: string }>(),
+    error: jsonb("error").$type<{ code: ErrorCode; message: string }>(),
     leaseOwner: text("lease_owner"),
     leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
     attempts: integer("attempts").notNull().default(0),

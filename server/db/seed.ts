@@ -4,7 +4,8 @@
 import { inArray } from "drizzle-orm";
 import { hashPassword } from "@/server/auth/password";
 import type { Executor } from "./client";
-import { tenants, users, type Role } from "./schema";
+import { tenants, users } from "./schema";
+import { type Role } from "@/server/domain";
 
 export const DEMO_PASSWORD = "harbor";
 

@@ -22,28 +22,19 @@ import {
   type InteractionRow,
 } from "@/server/db/queries/interactions";
 import type { Continuation } from "@/server/db/queries/runs";
-import type { InteractionKind, InteractionStatus, ResolverPolicy } from "@/server/db/schema";
+import type { Checkpoint, InteractionKind, InteractionStatus, ResolverPolicy } from "@/server/domain";
+
+export type { Checkpoint } from "@/server/domain";
 import { sql, type SQL } from "drizzle-orm";
 import { HarborError, ForbiddenError, InvalidInputError, NotFoundError, type ErrorCode } from "./errors";
 import type { InterruptView, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 import type { EventBus } from "./event-bus";
 import type { RunJournal } from "./journal";
-import { RemoteAuthAnswer, RemoteInputAnswer, type Parking, type PendingCall } from "./run-loop";
+import { RemoteAuthAnswer, RemoteInputAnswer, type Parking } from "./run-loop";
 import { signResumeToken, verifyResumeToken } from "./resume-token";
 import type { RunState } from "./state";
 import type { HandleRegistry, Resolution } from "./tools";
-
-/** What a run's checkpoint holds besides its transcript (which lives in the thread's messages). */
-export interface Checkpoint {
-  step: number;
-  calls: PendingCall[];
-  answers?: RunState["answers"];
-  outcome?: RunState["outcome"];
-  goal?: RunState["goal"];
-  context?: RunState["context"];
-  children?: RunState["children"];
-}
 
 /** A parked invocation, as the serving process holds it: small, because thousands may wait. */
 export interface ParkedRun {

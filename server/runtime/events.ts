@@ -1,64 +1,10 @@
 /**
- * Runtime events: what happened in a run, in Harbor's own terms. Every event is appended to the
- * run's event log with a per-run sequence number before anyone sees it; the AG-UI transport,
- * timelines and reconnecting clients are all readers of that log. Private values never enter it.
+ * Runtime events are part of the vocabulary (`server/domain/events.ts`); this module adds what
+ * only the runtime needs to know about them.
  */
-import type { InteractionDetail, InteractionKind, PauseReason, ResolverPolicy } from "@/server/db/schema";
-import type { ErrorCode } from "./errors";
-import type { TranscriptMessage } from "./state";
-import type { SteeringType } from "./steering";
+import type { RunEvent } from "@/server/domain";
 
-/** An open interaction as clients see it: enough to render the decision and to answer it. */
-export interface InterruptView {
-  /** The interaction id: also the interrupt id, `pauseId` and the id tRPC takes. */
-  id: string;
-  runId: string;
-  kind: InteractionKind;
-  /** Null for waits that are not pauses (a browser tool's result): those are no AG-UI interrupt. */
-  reason: PauseReason | null;
-  policy: ResolverPolicy;
-  message: string;
-  /** Milliseconds since the epoch. */
-  expiresAt: number;
-  resumeToken: string;
-  /** JSON Schema of the answer: an approval's decision, a private form's fields. */
-  responseSchema?: Record<string, unknown>;
-  toolCallId?: string;
-  tool?: { name: string; args: Record<string, unknown> };
-  /** An OAuth pause's provider and consent URL; a remote agent's name and kind of question. */
-  detail?: InteractionDetail;
-}
-
-export type RunEvent =
-  /** A transport exchange begins: the run's first, or a resume continuing it. */
-  | { type: "run.started"; runId: string; threadId: string; agentId: string; resumed?: boolean }
-  | { type: "text.started"; messageId: string }
-  | { type: "text.delta"; messageId: string; delta: string }
-  | { type: "text.ended"; messageId: string }
-  | { type: "tool.call"; messageId: string; toolCallId: string; name: string; args: Record<string, unknown> }
-  | { type: "tool.result"; messageId: string; toolCallId: string; content: string }
-  | ({ type: "pause.requested" } & InterruptView)
-  /** A browser tool must run: the owner's client delivers its output (AG-UI `CUSTOM harnest.client_tool`). */
-  | { type: "client_tool.requested"; requestId: string; toolCallId: string; toolName: string }
-  /** Durable work started; its response id is polled (AG-UI `CUSTOM harnest.external_wait`). */
-  | { type: "external_wait.started"; responseId: string; toolCallId: string }
-  | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
-  /** Steering honored at a safe point (or decided on a parked run); `detail` is what it said. */
-  | { type: "steer.applied"; instruction: SteeringType; actorId: string; detail?: string }
-  | { type: "children.started"; runIds: string[] }
-  | { type: "snapshot"; state: Record<string, unknown>; messages: TranscriptMessage[] }
-  /** The run waits: its transport run ends (with these interrupts, for pauses); the invocation waits. */
-  | { type: "run.paused"; interrupts: InterruptView[] }
-  | { type: "run.completed"; status?: "rejected" | "cancelled" }
-  | { type: "run.failed"; code: ErrorCode; message: string };
-
-export interface LoggedEvent {
-  readonly runId: string;
-  readonly seq: number;
-  /** Milliseconds since the epoch. */
-  readonly at: number;
-  readonly event: RunEvent;
-}
+export type { InterruptView, LoggedEvent, RunEvent } from "@/server/domain";
 
 /** Events after which a transport run has nothing more to say (the run itself may go on later). */
 export function endsTransport(event: RunEvent): boolean {

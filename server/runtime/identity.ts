@@ -1,4 +1,4 @@
-import type { Role } from "@/server/db/schema";
+import type { Role } from "@/server/domain";
 
 /**
  * Who is acting. Derived only from the Auth.js session or a bearer API token

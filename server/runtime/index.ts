@@ -183,4 +183,4 @@ export {
 } from "./tools";
 export { hashToken, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
-export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
+export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";

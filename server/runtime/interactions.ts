@@ -5,7 +5,7 @@
  */
 import type { Database } from "@/server/db";
 import { listInteractions, type InteractionListRow } from "@/server/db/queries/interactions";
-import type { InteractionKind, InteractionStatus } from "@/server/db/schema";
+import type { InteractionKind, InteractionStatus } from "@/server/domain";
 import { APPROVAL_RESPONSE_SCHEMA, type InteractionChange, type ResolutionInput } from "./coordinator";
 import { NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";

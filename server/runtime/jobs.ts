@@ -123,9 +123,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
     const firstSeq = await finishJob(deps.db, lease, outcome);
     if (firstSeq === undefined) return;
     const at = Date.now();
-    outcome.events.forEach((event, index) =>
-      deps.bus.publish({ runId: job.runId, seq: firstSeq + index, at, event: event.data as unknown as RunEvent }),
-    );
+    outcome.events.forEach((event, index) => deps.bus.publish({ runId: job.runId, seq: firstSeq + index, at, event: event.data }));
   }
 
   return {
@@ -173,7 +171,7 @@ function finished(
     status: result.status,
     ...(result.status === "completed" ? { output: result.output } : { error: result.error }),
     messages: [toolMessage, reply],
-    events: events.map((event) => ({ type: event.type, data: event as unknown as Record<string, unknown> })),
+    events: events.map((event) => ({ type: event.type, data: event })),
   };
 }
 

@@ -22,7 +22,7 @@ export interface AppendOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function toStoredRows(logged: readonly LoggedEvent[]): EventRow[] {
-  return logged.map((l) => ({ seq: l.seq, type: l.event.type, data: l.event as unknown as Record<string, unknown> }));
+  return logged.map((l) => ({ seq: l.seq, type: l.event.type, data: l.event }));
 }
 
 /** Two sets of state changes as one: lists add up, the later run update wins. */

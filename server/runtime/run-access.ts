@@ -6,7 +6,6 @@ import type { Database } from "@/server/db";
 import { listRunEvents, listRuns } from "@/server/db/queries/runs";
 import { NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
-import type { RunEvent } from "./events";
 import type { SteeringInstruction } from "./steering";
 
 /** Events per timeline page; ask again with the last seq for more. */
@@ -36,7 +35,7 @@ export function runAccess(
       return (await listRunEvents(db, runId, afterSeq, TIMELINE_PAGE)).map((e) => ({
         seq: e.seq,
         at: e.createdAt.toISOString(),
-        event: e.data as unknown as RunEvent,
+        event: e.data,
       }));
     },
     steer,

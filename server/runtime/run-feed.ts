@@ -5,7 +5,7 @@
  */
 import type { Database } from "@/server/db";
 import { findRun, listRunEvents } from "@/server/db/queries/runs";
-import { isTerminalStatus } from "@/server/db/schema";
+import { isTerminalStatus } from "@/server/domain";
 import { LiveQueue } from "./live-queue";
 import { ForbiddenError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
@@ -39,7 +39,7 @@ export function runFeed(db: Database, bus: EventBus) {
     try {
       let last = afterSeq;
       for (const row of await listRunEvents(db, runId, afterSeq)) {
-        const event = row.data as unknown as RunEvent;
+        const event = row.data;
         yield { runId, seq: row.seq, at: row.createdAt.getTime(), event };
         last = row.seq;
         if (endsRun(event)) return;

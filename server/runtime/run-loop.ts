@@ -4,7 +4,7 @@
  * the journal; parking itself is the coordinator's job — the loop only says what it waits for.
  */
 import { z } from "zod";
-import type { InteractionDetail, PauseReason, ResolverPolicy } from "@/server/db/schema";
+import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy } from "@/server/domain";
 import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
 import { HarborError } from "./errors";
@@ -76,19 +76,7 @@ export const RemoteAuthAnswer = z.strictObject({
 });
 
 /** A tool call that has not run yet (or paused itself), as the checkpoint keeps it. */
-export interface PendingCall {
-  toolCallId: string;
-  name: string;
-  args: Record<string, unknown>;
-  /** The approval gate in front of the call, and its decision once made. */
-  gate?: { id: string; decision?: { approved: boolean; by: string; reason?: string; status: Resolution["status"] } };
-  /** The call paused itself: the interaction it waits on, its `ctx.state` and its handle keys. */
-  paused?: { on: string; state: Record<string, unknown>; handleKeys: string[] };
-  /** A browser tool's call: the request its output answers. */
-  browser?: { requestId: string };
-  /** A private form's call: the request its value answers (the value itself is never checkpointed). */
-  privateInput?: { requestId: string };
-}
+export type { PendingCall } from "@/server/domain";
 
 export interface Parking {
   requests: PauseRequest[];

@@ -9,10 +9,10 @@ import type { Database } from "@/server/db";
 import { appendAudit } from "@/server/db/queries/audit";
 import { childRunIds, findRun, loadContinuation, setPriority, type Continuation } from "@/server/db/queries/runs";
 import { beginRun } from "@/server/db/queries/run-writes";
-import { isTerminalStatus } from "@/server/db/schema";
+import { EMPTY_CHECKPOINT, isTerminalStatus } from "@/server/domain";
 import { findThread } from "@/server/db/queries/threads";
 import { browserRequestsFor, pendingOfRun, pendingOnThread } from "@/server/db/queries/interactions";
-import type { Checkpoint, Coordinator, ReadyRun, ResolutionInput, ResolveVia } from "./coordinator";
+import type { Coordinator, ReadyRun, ResolutionInput, ResolveVia } from "./coordinator";
 import { createDriver, toTranscript } from "./drive";
 import { cancelRemoteTasks } from "./remote-tasks";
 import { asHarborError, ForbiddenError, HarborError, NotFoundError } from "./errors";
@@ -295,7 +295,7 @@ export function runService(deps: RunsDeps) {
       return fail(journal, asHarborError(error), log);
     }
     const log = logFor(runId, loaded.threadId, transport.requestId);
-    const checkpoint = (loaded.checkpoint ?? { step: 0, calls: [] }) as unknown as Checkpoint;
+    const checkpoint = loaded.checkpoint ?? EMPTY_CHECKPOINT;
     const resolutions = parked.resolutions ?? new Map();
     // The owner cancelled a remote agent's question: its remote task is cancelled too.
     if ([...resolutions.values()].some((r) => r.kind === "a2a" && r.status !== "resolved")) {
@@ -464,10 +464,7 @@ export function runService(deps: RunsDeps) {
     for (const runId of new Set(closed.filter((c) => c.kind === "a2a").map((c) => c.runId))) {
       const log = deps.log.child({ runId });
       void findRun(deps.db, runId)
-        .then(
-          (run) =>
-            run && cancelRemoteTasks(deps.agents.get(run.agentId), ((run.checkpoint ?? { calls: [] }) as unknown as Checkpoint).calls, log),
-        )
+        .then((run) => run && cancelRemoteTasks(deps.agents.get(run.agentId), (run.checkpoint ?? EMPTY_CHECKPOINT).calls, log))
         .catch((error: unknown) => log.warn({ err: error }, "the remote tasks of a closed run could not be looked up"));
     }
   }

@@ -2,17 +2,9 @@
  * The run's serializable state: everything the run loop needs to continue a run,
  * as plain JSON so it can be checkpointed and restored.
  */
-import type { MessageRole, StoredToolCall } from "@/server/db/schema";
+import type { Checkpoint, TranscriptMessage } from "@/server/domain";
 
-export interface TranscriptMessage {
-  id: string;
-  role: MessageRole;
-  content: string;
-  /** An assistant message's tool calls. */
-  toolCalls?: StoredToolCall[];
-  /** A tool message's call. */
-  toolCallId?: string;
-}
+export type { TranscriptMessage } from "@/server/domain";
 
 export interface RunState {
   runId: string;
@@ -27,13 +19,13 @@ export interface RunState {
   /** The AG-UI shared state of the thread. */
   sharedState: Record<string, unknown>;
   /** Answers to the planner's own pauses, by interaction id. */
-  answers?: Record<string, { status: string; payload?: Record<string, unknown> }>;
+  answers?: Checkpoint["answers"];
   /** Set once a gate was rejected or cancelled: the run then ends with that status. */
-  outcome?: "rejected" | "cancelled";
+  outcome?: Checkpoint["outcome"];
   /** The run's goal when an operator redirected it (the planner prefers it to the user's request). */
-  goal?: string;
+  goal?: Checkpoint["goal"];
   /** Context injected into the running loop, oldest first. */
-  context?: string[];
+  context?: Checkpoint["context"];
   /** Child runs this run started. */
-  children?: string[];
+  children?: Checkpoint["children"];
 }

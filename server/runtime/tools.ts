@@ -5,7 +5,7 @@
  * pause, a handle that cannot be re-attached fails the resume with `ERR_TOOL_CONTEXT_LOST`.
  */
 import type { z } from "zod";
-import type { InteractionKind, RemotePrompt, ResolverPolicy } from "@/server/db/schema";
+import type { InteractionKind, RemotePrompt, ResolverPolicy } from "@/server/domain";
 import { HarborError, ToolContextLostError } from "./errors";
 
 /** How a gate or a tool-level pause was answered. */

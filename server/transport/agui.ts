@@ -21,6 +21,7 @@ import {
   type ToolCallResultEvent,
   type ToolCallStartEvent,
 } from "@ag-ui/core";
+import { HARBOR_METADATA_KEY, SEED_METADATA_KEY, WIRE_EVENTS } from "@/server/domain";
 import { APPROVAL_RESPONSE_SCHEMA, type InterruptView, type LoggedEvent, type TranscriptMessage } from "@/server/runtime";
 
 /** The transport run these events are sent to: AG-UI names runs by the client's `runId`. */
@@ -85,8 +86,8 @@ export function toInterrupt(view: InterruptView): Interrupt {
     expiresAt: new Date(view.expiresAt).toISOString(),
     metadata: {
       // The spec's own marker: render a private form, send its value only in resume[].payload.
-      ...(privateInput ? { harnest: { privateInput: true } } : {}),
-      harbor: {
+      ...(privateInput ? { [SEED_METADATA_KEY]: { privateInput: true } } : {}),
+      [HARBOR_METADATA_KEY]: {
         pauseId: view.id,
         pauseReason: view.reason,
         runId: view.runId,
@@ -145,7 +146,7 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       ];
     case "pause.requested":
       return [
-        custom("pause.requested", timestamp, {
+        custom(WIRE_EVENTS.pauseRequested, timestamp, {
           pauseId: e.id,
           runId: e.runId,
           reason: e.reason,
@@ -155,15 +156,15 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
         }),
       ];
     case "client_tool.requested":
-      return [custom("harnest.client_tool", timestamp, { requestId: e.requestId, toolCallId: e.toolCallId, toolName: e.toolName })];
+      return [custom(WIRE_EVENTS.clientTool, timestamp, { requestId: e.requestId, toolCallId: e.toolCallId, toolName: e.toolName })];
     case "external_wait.started":
-      return [custom("harnest.external_wait", timestamp, { responseId: e.responseId, toolCallId: e.toolCallId })];
+      return [custom(WIRE_EVENTS.externalWait, timestamp, { responseId: e.responseId, toolCallId: e.toolCallId })];
     case "children.started":
       return [custom("children.started", timestamp, { runIds: e.runIds })];
     case "steer.applied":
       return [custom("steer.applied", timestamp, { instruction: e.instruction, ...(e.detail ? { detail: e.detail } : {}) })];
     case "pause.resumed":
-      return [custom("pause.resumed", timestamp, { pauseId: e.pauseId, runId: e.runId, decision: e.decision })];
+      return [custom(WIRE_EVENTS.pauseResumed, timestamp, { pauseId: e.pauseId, runId: e.runId, decision: e.decision })];
     case "snapshot":
       return [
         { type: EventType.STATE_SNAPSHOT, snapshot: e.state, timestamp } satisfies StateSnapshotEvent,
@@ -184,6 +185,10 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
         } satisfies RunFinishedEvent,
       ];
     }
+    case "run.queued":
+      return [custom(WIRE_EVENTS.runQueued, timestamp, { runId: logged.runId, position: e.position })];
+    case "run.cancelled":
+      return [custom(WIRE_EVENTS.runCancelled, timestamp, { runId: logged.runId, by: { role: e.by } })];
     case "run.completed":
       return [
         {

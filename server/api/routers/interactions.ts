@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { INTERACTION_KINDS, INTERACTION_STATUSES } from "@/server/db/schema";
+import { INTERACTION_KINDS, INTERACTION_STATUSES } from "@/server/domain";
 import { id, text } from "../inputs";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 

@@ -1,6 +1,6 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
-import { PAUSE_REASONS, RUN_STATUSES } from "@/server/db/schema";
+import { PAUSE_REASONS, RUN_STATUSES } from "@/server/domain";
 import { SteeringInstruction } from "@/server/runtime";
 import { id } from "../inputs";
 import { adminProcedure, createTRPCRouter, protectedProcedure } from "../trpc";

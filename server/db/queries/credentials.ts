@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Executor } from "../client";
-import { credentials, type CredentialKind } from "../schema";
+import { credentials } from "../schema";
+import { type CredentialKind } from "@/server/domain";
 
 export interface CredentialOwnerKey {
   tenantId: string;

@@ -6,7 +6,8 @@
 import { aliasedTable, and, desc, eq, getTableColumns, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { continuationOf, type Continuation } from "./runs";
-import { interactions, users, type InteractionKind, type InteractionStatus, type ResolverPolicy } from "../schema";
+import { interactions, users } from "../schema";
+import { type InteractionKind, type InteractionStatus, type ResolverPolicy } from "@/server/domain";
 
 export type InteractionRow = typeof interactions.$inferSelect;
 

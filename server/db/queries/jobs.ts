@@ -4,7 +4,8 @@
  */
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "../client";
-import { jobs, type JobStatus } from "../schema";
+import { jobs } from "../schema";
+import { type JobStatus } from "@/server/domain";
 import type { EventRow, MessageInsert } from "./run-writes";
 
 export type JobRow = typeof jobs.$inferSelect;

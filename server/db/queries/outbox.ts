@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Executor } from "../client";
-import { outbox, type OutboxKind } from "../schema";
+import { outbox } from "../schema";
+import { type OutboxKind } from "@/server/domain";
 
 export type OutboxRow = typeof outbox.$inferSelect;
 

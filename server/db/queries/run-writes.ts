@@ -5,13 +5,22 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import type { InteractionDetail, InteractionKind, MessageRole, PauseReason, ResolverPolicy, RunStatus, StoredToolCall } from "../schema";
+import type {
+  InteractionDetail,
+  InteractionKind,
+  MessageRole,
+  PauseReason,
+  RunEvent,
+  ResolverPolicy,
+  RunStatus,
+  StoredToolCall,
+} from "@/server/domain";
 import type { ThreadRow } from "./threads";
 
 export interface EventRow {
   seq: number;
   type: string;
-  data: Record<string, unknown>;
+  data: RunEvent;
 }
 
 export interface MessageInsert {

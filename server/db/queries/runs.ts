@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { runEvents, runs, type MessageRole, type PauseReason, type RunStatus, type StoredToolCall } from "../schema";
+import { runEvents, runs } from "../schema";
+import { type Checkpoint, type MessageRole, type PauseReason, type RunEvent, type RunStatus, type StoredToolCall } from "@/server/domain";
 
 export async function findRun(db: Executor, runId: string) {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
@@ -10,7 +11,7 @@ export async function findRun(db: Executor, runId: string) {
 export interface StoredRunEvent {
   seq: number;
   type: string;
-  data: Record<string, unknown>;
+  data: RunEvent;
   createdAt: Date;
 }
 
@@ -29,7 +30,7 @@ export interface Continuation {
   tenantId: string;
   ownerId: string;
   agentId: string;
-  checkpoint: Record<string, unknown> | null;
+  checkpoint: Checkpoint | null;
   threadState: Record<string, unknown>;
   messages: { id: string; role: MessageRole; content: string; toolCalls: StoredToolCall[] | null; toolCallId: string | null }[];
 }

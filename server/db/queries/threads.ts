@@ -1,6 +1,7 @@
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { Executor } from "../client";
-import { messages, threads, type MessageRole, type StoredToolCall } from "../schema";
+import { messages, threads } from "../schema";
+import { type MessageRole, type StoredToolCall } from "@/server/domain";
 
 export interface ThreadRow {
   id: string;

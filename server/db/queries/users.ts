@@ -1,6 +1,7 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { tenants, users, type Role } from "../schema";
+import { tenants, users } from "../schema";
+import { type Role } from "@/server/domain";
 
 export interface UserRow {
   id: string;

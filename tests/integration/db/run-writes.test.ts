@@ -1,3 +1,4 @@
+import type { RunEvent } from "@/server/domain";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
@@ -6,7 +7,9 @@ import { findRun, listRunEvents } from "@/server/db/queries/runs";
 import { findThread, listMessages } from "@/server/db/queries/threads";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 
-const started = [{ seq: 1, type: "run.started", data: { type: "run.started" } }];
+/** A stored event row for `data`. */
+const logged = (seq: number, data: RunEvent) => ({ seq, type: data.type, data });
+const started = [logged(1, { type: "run.started", runId: "r", threadId: "t", agentId: "concierge" })];
 
 function begin(
   h: { db: DatabaseHandle["db"] },
@@ -61,7 +64,7 @@ describe.each(testBackends())("run writes on $name", (backend) => {
     await appendRunEvents(h.db, [
       {
         runId: "r-1",
-        events: [{ seq: 2, type: "text.ended", data: {} }],
+        events: [logged(2, { type: "text.ended", messageId: "m" })],
         alongside: { messages: { threadId: "t-new", rows: [{ id: "reply-1", role: "assistant", content: "hi" }] } },
       },
     ]);
@@ -72,7 +75,7 @@ describe.each(testBackends())("run writes on $name", (backend) => {
       appendRunEvents(h.db, [
         {
           runId: "r-1",
-          events: [{ seq: 2, type: "run.completed", data: {} }],
+          events: [logged(2, { type: "run.completed" })],
           alongside: {
             messages: { threadId: "t-new", rows: [{ id: "reply-2", role: "assistant", content: "lost" }] },
             run: { status: "completed", terminal: true },
@@ -86,7 +89,7 @@ describe.each(testBackends())("run writes on $name", (backend) => {
     await appendRunEvents(h.db, [
       {
         runId: "r-1",
-        events: [{ seq: 3, type: "run.completed", data: {} }],
+        events: [logged(3, { type: "run.completed" })],
         alongside: { run: { status: "completed", terminal: true, checkpoint: { step: 2 } } },
       },
     ]);
@@ -96,8 +99,8 @@ describe.each(testBackends())("run writes on $name", (backend) => {
   });
 
   it("keeps event data exactly, whatever characters it holds", async () => {
-    const data = { delta: 'quote " backslash \\ comma , braces {} unicode ✓ newline \n' };
-    await appendRunEvents(h.db, [{ runId: "r-2", events: [{ seq: 2, type: "text.delta", data }] }]);
+    const data: RunEvent = { type: "text.delta", messageId: "m", delta: 'quote " backslash \\ comma , braces {} unicode ✓ newline \n' };
+    await appendRunEvents(h.db, [{ runId: "r-2", events: [logged(2, data)] }]);
     expect((await listRunEvents(h.db, "r-2", 1))[0]?.data).toEqual(data);
     const count = await queryRows<{ n: number }>(h.db, sql`select count(*)::int as n from run_events where run_id = 'r-2'`);
     expect(count[0]?.n).toBe(2);
@@ -109,14 +112,14 @@ describe.each(testBackends())("run writes on $name", (backend) => {
     await appendRunEvents(h.db, [
       {
         runId: "r-a",
-        events: [{ seq: 2, type: "text.ended", data: {} }],
+        events: [logged(2, { type: "text.ended", messageId: "m" })],
         alongside: { messages: { threadId: "t-a", rows: [{ id: "a-reply", role: "assistant", content: "for a" }] } },
       },
       {
         runId: "r-b",
         events: [
-          { seq: 2, type: "snapshot", data: {} },
-          { seq: 3, type: "run.failed", data: {} },
+          logged(2, { type: "snapshot", state: {}, messages: [] }),
+          logged(3, { type: "run.failed", code: "INTERNAL", message: "x" }),
         ],
         alongside: { run: { status: "failed", terminal: true, error: { code: "INTERNAL", message: "x" } } },
       },
@@ -131,10 +134,10 @@ describe.each(testBackends())("run writes on $name", (backend) => {
       appendRunEvents(h.db, [
         {
           runId: "r-a",
-          events: [{ seq: 3, type: "run.completed", data: {} }],
+          events: [logged(3, { type: "run.completed" })],
           alongside: { run: { status: "completed", terminal: true } },
         },
-        { runId: "r-b", events: [{ seq: 3, type: "again", data: {} }] },
+        { runId: "r-b", events: [logged(3, { type: "text.ended", messageId: "again" })] },
       ]),
     ).rejects.toThrow();
     expect((await listRunEvents(h.db, "r-a")).map((e) => e.seq)).toEqual([1, 2]);

@@ -1,0 +1,50 @@
+/**
+ * What a parked run's checkpoint holds besides its transcript (which lives in the thread's
+ * messages): plain JSON, versioned so a newer Harbor can still read an older checkpoint.
+ */
+import type { MailboxInstruction } from "./steering";
+
+export const CHECKPOINT_VERSION = 1;
+
+/** A tool call the run had announced when it parked, with whatever it waits on. */
+export interface PendingCall {
+  toolCallId: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** The approval gate in front of the call, and its decision once made. */
+  gate?: { id: string; decision?: { approved: boolean; by: string; reason?: string; status: "resolved" | "rejected" | "cancelled" } };
+  /** The call paused itself: the interaction it waits on, its `ctx.state` and its handle keys. */
+  paused?: { on: string; state: Record<string, unknown>; handleKeys: string[] };
+  /** A browser tool's call: the request its output answers. */
+  browser?: { requestId: string };
+  /** A private form's call: the request its value answers (the value itself is never checkpointed). */
+  privateInput?: { requestId: string };
+}
+
+/** A steering instruction that reached a parked run: applied at its first safe point after it resumes. */
+export interface StoredInstruction {
+  instruction: MailboxInstruction;
+  actorId: string;
+}
+
+export interface Checkpoint {
+  /** Absent in checkpoints written before versioning: read as version 1. */
+  version?: typeof CHECKPOINT_VERSION;
+  step: number;
+  calls: PendingCall[];
+  /** Answers to the planner's own pauses, by interaction id. */
+  answers?: Record<string, { status: string; payload?: Record<string, unknown> }>;
+  /** Set once a gate was rejected or cancelled: the run then ends with that status. */
+  outcome?: "rejected" | "cancelled";
+  /** The run's goal when an operator redirected it. */
+  goal?: string;
+  /** Context injected into the running loop, oldest first. */
+  context?: string[];
+  /** Child runs this run started. */
+  children?: string[];
+  /** Instructions that arrived while the run was parked, oldest first. */
+  steering?: StoredInstruction[];
+}
+
+/** An empty checkpoint: a run that parked before its first step. */
+export const EMPTY_CHECKPOINT: Checkpoint = { version: CHECKPOINT_VERSION, step: 0, calls: [] };

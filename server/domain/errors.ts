@@ -1,0 +1,60 @@
+/**
+ * The closed set of error codes. `server/api/errors.ts` alone maps them to HTTP statuses and tRPC
+ * codes; an AG-UI `RUN_ERROR` carries the code itself, so clients switch on these.
+ */
+export const ERROR_CODES = [
+  /** No session cookie or bearer token, or one that is no longer valid. */
+  "UNAUTHENTICATED",
+  /** The caller is known but may not do this (another user's thread in the same tenant, a missing role). */
+  "FORBIDDEN",
+  /** The thing does not exist — or belongs to another tenant, which is indistinguishable on purpose. */
+  "NOT_FOUND",
+  /** The request does not match its schema; `details.field` names the offending field. */
+  "INVALID_INPUT",
+  /** The request body exceeds the 1 MiB limit. */
+  "PAYLOAD_TOO_LARGE",
+  /** The request body is not `application/json` (which also keeps cross-site forms out). */
+  "UNSUPPORTED_MEDIA_TYPE",
+  /** The planner kept going past the run's step limit. */
+  "STEP_LIMIT",
+  /** New input on a thread whose run waits on an open interaction: answer it first. */
+  "PENDING_INTERACTION",
+  /** A resume names an interrupt this thread does not have open. */
+  "UNKNOWN_INTERRUPT",
+  /** The interaction was already decided; the action is not repeated. */
+  "ALREADY_RESOLVED",
+  /** The interaction passed its `expiresAt`; its run ended `expired`. */
+  "EXPIRED",
+  /** A resume must answer every open interrupt of the thread at once. */
+  "INCOMPLETE_RESUME",
+  /** A private-input resume carried messages or state, which snapshots could echo: send only `resume[]`. */
+  "PRIVATE_RESUME_HAS_TRANSCRIPT",
+  /** The serving process that held the interaction restarted; ask again. */
+  "INTERACTION_LOST",
+  /** A paused tool's live handle could not be re-attached on resume; `details.key` names it. */
+  "ERR_TOOL_CONTEXT_LOST",
+  /** A tool's `ctx.state` holds something that is not plain JSON; `details.path` names it. */
+  "ERR_TOOL_STATE_NOT_SERIALIZABLE",
+  /** The run already ended: there is nothing left to steer. */
+  "RUN_ENDED",
+  /** A new message reached a thread whose run is still executing, and the policy is `reject` (*Double-texting*). */
+  "RUN_IN_PROGRESS",
+  /** More steering instructions wait for one run than its mailbox holds. */
+  "TOO_MANY_INSTRUCTIONS",
+  /** The instruction needs a run in another state (pausing a paused run, resuming a running one). */
+  "RUN_STATE_CONFLICT",
+  /** A tool failed, or answered outside its declared output schema. */
+  "TOOL_FAILED",
+  /** A remote agent (A2A) cannot be reached: nothing listens at its URL, or its agent card cannot be fetched. */
+  "REMOTE_AGENT_UNAVAILABLE",
+  /** A remote agent did not answer within its time limit. */
+  "REMOTE_AGENT_TIMEOUT",
+  /** A remote agent answered with a protocol error, a malformed answer, or a failed task. */
+  "REMOTE_AGENT_FAILED",
+  /** The OAuth provider refused or failed a step of the authorization (exchange, refresh). */
+  "OAUTH_FAILED",
+  /** An unexpected failure inside Harbor; the log has the details under the request id. */
+  "INTERNAL",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
