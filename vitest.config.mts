@@ -5,7 +5,7 @@ const alias = { "@": path.resolve(import.meta.dirname) };
 // next-auth imports `next/server` without an extension; inlining lets Vite resolve it.
 const server = { deps: { inline: ["next-auth"] } };
 // Runtime code logs failures on purpose in several tests; the tests assert on outcomes instead.
-const env = { LOG_LEVEL: "silent" };
+const env = { LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
 
 export default defineConfig({
   resolve: { alias },

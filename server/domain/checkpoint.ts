@@ -3,6 +3,7 @@
  * messages): plain JSON, versioned so a newer Harbor can still read an older checkpoint.
  */
 import type { MailboxInstruction } from "./steering";
+import type { CancelledBy } from "./vocabulary";
 
 export const CHECKPOINT_VERSION = 1;
 
@@ -25,6 +26,8 @@ export interface PendingCall {
 export interface StoredInstruction {
   instruction: MailboxInstruction;
   actorId: string;
+  /** In what capacity the actor steers: the run's owner, or an operator (an admin, or Harbor itself). */
+  actorRole: CancelledBy;
 }
 
 export interface Checkpoint {
@@ -44,6 +47,11 @@ export interface Checkpoint {
   children?: string[];
   /** Instructions that arrived while the run was parked, oldest first. */
   steering?: StoredInstruction[];
+  /**
+   * A queued run's own messages, held back while an earlier run of the thread executes: they join
+   * the thread when the run's turn comes, so each run's reply follows its own question.
+   */
+  pendingInput?: { id: string; role: "user"; content: string }[];
 }
 
 /** An empty checkpoint: a run that parked before its first step. */

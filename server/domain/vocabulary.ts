@@ -89,3 +89,15 @@ export interface InteractionDetail {
 
 /** Who ended a run by cancelling it, as the thread's note and `run.cancelled` say. */
 export type CancelledBy = "owner" | "operator" | "system";
+
+/** The note a cancelled run leaves in its thread (a `system` message), so a reload shows it too. */
+export function cancelledNote(by: CancelledBy): string {
+  switch (by) {
+    case "owner":
+      return "Run cancelled by its owner.";
+    case "operator":
+      return "Run cancelled by an operator.";
+    case "system":
+      return "Run cancelled by Harbor.";
+  }
+}

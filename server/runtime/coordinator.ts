@@ -10,23 +10,22 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { Database } from "@/server/db";
 import {
-  byIds,
   claimInteractions,
   closeInteractions,
   findInteractions,
   holdConsent,
   releaseConsent,
   interactionsToResolve,
-  processLocal,
   type Claim,
+  type CloseTarget,
   type InteractionRow,
+  type RunEnding,
 } from "@/server/db/queries/interactions";
 import type { Continuation } from "@/server/db/queries/runs";
-import type { Checkpoint, InteractionKind, InteractionStatus, ResolverPolicy } from "@/server/domain";
+import type { CancelledBy, Checkpoint, InteractionKind, InteractionStatus, ResolverPolicy } from "@/server/domain";
 
 export type { Checkpoint } from "@/server/domain";
-import { sql, type SQL } from "drizzle-orm";
-import { HarborError, ForbiddenError, InvalidInputError, NotFoundError, type ErrorCode } from "./errors";
+import { HarborError, ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
 import type { InterruptView, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 import type { EventBus } from "./event-bus";
@@ -108,10 +107,6 @@ const PROCESS_LOCAL_KINDS: InteractionKind[] = ["approval", "client_tool", "priv
 const DURABLE_KINDS: InteractionKind[] = ["operator", "oauth", "a2a"];
 /** Durable waits are swept every this many sweeps (a minute at the default 5 s interval). */
 const DURABLE_SWEEP_EVERY = 12;
-const IS_DURABLE = sql`kind in (${sql.join(
-  DURABLE_KINDS.map((k) => sql`${k}`),
-  sql`, `,
-)})`;
 
 const LOST_MESSAGE = "Harbor restarted while this was waiting, so it can no longer be answered. Please ask again.";
 
@@ -256,8 +251,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
     if (parking.requests.some((r) => r.kind === "external_wait")) deps.onJobsStarted?.();
   }
 
-  /** Rule 1, identity and policy: other tenants see nothing; within the tenant, the policy decides. */
-  function authorize(row: InteractionRow, identity: Identity): void {
+  /**
+   * Rule 1, identity and policy: other tenants see nothing; within the tenant, the policy decides.
+   * A tenant's admin steering from the console may also decide approval gates (nobody decides their
+   * own `approvers` gate: four-eyes holds for admins too).
+   */
+  function authorize(row: InteractionRow, identity: Identity, via: ResolveVia): void {
+    const operator = via === "console" && hasRole(identity, "admin") && row.kind === "approval";
+    if (operator && row.ownerId !== identity.userId) return;
     if (row.policy === "owner" && row.ownerId !== identity.userId) {
       throw new ForbiddenError("Only the person who started this run can answer it.");
     }
@@ -344,13 +345,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
    * Ends pending interactions that can no longer be answered, with their runs; tells live readers
    * (the run's final event) and inboxes.
    */
-  async function closeWhere(to: "expired" | "lost" | "cancelled", where: SQL, failure?: { code: ErrorCode; message: string }) {
-    const closed = await closeInteractions(deps.db, to, where, failure);
+  async function closeWhere(to: "expired" | "lost" | "cancelled", target: CloseTarget, ending: RunEnding) {
+    const closed = await closeInteractions(deps.db, to, target, ending);
     const at = Date.now();
-    const final: RunEvent = failure ? { type: "run.failed", ...failure } : { type: "run.completed", status: "cancelled" };
     for (const c of closed) {
       parked.delete(c.runId);
-      if (c.finalSeq !== null) deps.bus.publish({ runId: c.runId, seq: c.finalSeq, at, event: final });
+      for (const { seq, event } of c.finalEvents) deps.bus.publish({ runId: c.runId, seq, at, event });
     }
     notify(closed.map((c) => ({ ...c, interactionId: c.id, status: to })));
     if (closed.length > 0) deps.onWaitsClosed?.(closed);
@@ -363,7 +363,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       to === "expired"
         ? { code: "EXPIRED" as const, message: "The request expired before it was answered; its run ended." }
         : { code: "INTERACTION_LOST" as const, message: LOST_MESSAGE };
-    const closed = await closeWhere(to, byIds(rows.map((r) => r.id)), failure);
+    const closed = await closeWhere(to, { ids: rows.map((r) => r.id) }, { failure });
     // Closing changes only pending rows: one that was not closed was answered by someone else meanwhile.
     if (closed.length < rows.length) throw alreadyResolved(rows.find((r) => !closed.some((c) => c.id === r.id))!.id);
     throw new HarborError(failure.code, failure.message, { interactionId: rows[0]!.id });
@@ -393,7 +393,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       if (options.threadId && row.threadId !== options.threadId) throw unknown(entry.interactionId);
       return row;
     });
-    for (const row of ordered) authorize(row, identity);
+    for (const row of ordered) authorize(row, identity, options.via);
     const background = ordered.find((r) => r.kind === "external_wait");
     if (background) {
       throw new ForbiddenError("This work completes by itself: poll its response instead of answering it.");
@@ -513,7 +513,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     ) {
       throw new NotFoundError("Consent request");
     }
-    authorize(row, identity);
+    authorize(row, identity, "oauth_callback");
     assertOpen(row);
     if (row.expiresAt.getTime() <= Date.now()) await closeAndRefuse("expired", [row]);
     return row;
@@ -545,16 +545,19 @@ export function createCoordinator(deps: CoordinatorDeps) {
   async function sweepExpired(): Promise<void> {
     const durable = sweeps++ % DURABLE_SWEEP_EVERY === 0;
     if (parked.size === 0 && !durable) return;
-    const mine = sql`instance_id = ${deps.instanceId}`;
-    await closeWhere("expired", sql`expires_at <= now() and (${durable ? sql`${mine} or ${IS_DURABLE}` : mine})`, {
-      code: "EXPIRED",
-      message: "The request expired before it was answered.",
-    });
+    await closeWhere(
+      "expired",
+      { expiredOf: deps.instanceId, ...(durable ? { durableKinds: DURABLE_KINDS } : {}) },
+      { failure: { code: "EXPIRED", message: "The request expired before it was answered." } },
+    );
   }
 
-  /** Cancels a parked run: its open interactions close as `cancelled`, the run ends `cancelled`. */
-  async function cancel(runId: string): Promise<boolean> {
-    const closed = await closeWhere("cancelled", sql`run_id = ${runId}`);
+  /**
+   * Cancels a parked run: its open interactions close as `cancelled`, the run ends `cancelled`
+   * with `run.cancelled { by }` and a note in its thread.
+   */
+  async function cancel(runId: string, by: CancelledBy): Promise<boolean> {
+    const closed = await closeWhere("cancelled", { runId }, { cancelledBy: by });
     return closed.length > 0;
   }
 
@@ -568,7 +571,11 @@ export function createCoordinator(deps: CoordinatorDeps) {
     sweepExpired,
     /** At start-up: what an earlier process held is gone; say so instead of leaving it pending. */
     async recover(): Promise<number> {
-      const closed = await closeWhere("lost", processLocal(PROCESS_LOCAL_KINDS), { code: "INTERACTION_LOST", message: LOST_MESSAGE });
+      const closed = await closeWhere(
+        "lost",
+        { kinds: PROCESS_LOCAL_KINDS },
+        { failure: { code: "INTERACTION_LOST", message: LOST_MESSAGE } },
+      );
       if (closed.length > 0) deps.log.warn({ count: closed.length }, "interactions of an earlier process marked lost");
       return closed.length;
     },

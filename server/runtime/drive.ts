@@ -7,10 +7,12 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { listMessages, type MessageRow } from "@/server/db/queries/threads";
-import { setRunStatus } from "@/server/db/queries/runs";
+import { holdSteering, joinHeldInput, setRunStatus } from "@/server/db/queries/runs";
+import { CHECKPOINT_VERSION, cancelledNote, type CancelledBy } from "@/server/domain";
+import { ThreadLanes, type LaneTurn } from "./thread-lanes";
 import type { Coordinator } from "./coordinator";
 import type { Scheduler } from "./scheduler";
-import { asHarborError, NotFoundError, type HarborError } from "./errors";
+import { asHarborError, HarborError, NotFoundError } from "./errors";
 import type { RunJournal } from "./journal";
 import type { AgentRegistry } from "./planner";
 import { runLoop, type ResumeInput, type SafePoint } from "./run-loop";
@@ -45,9 +47,28 @@ export function toTranscript(
   }));
 }
 
+/** Why a run's wait for its turn ended early. */
+class CancelledWhileWaiting extends Error {
+  constructor(readonly by: CancelledBy) {
+    super("cancelled while waiting for its turn");
+  }
+}
+
+/** Resolves with `promise`, or rejects with the signal's reason once it aborts. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    promise.then(resolve, reject);
+  });
+}
+
 export function createDriver(deps: DriveDeps) {
-  /** Runs this process is executing right now (their steering goes through the mailbox). */
+  /** Runs this process is executing right now, or waiting to (their steering goes through the mailbox). */
   const executing = new Set<string>();
+  /** Runs waiting for their turn, each with the way to cancel that wait. */
+  const waiting = new Map<string, AbortController>();
+  const lanes = new ThreadLanes();
 
   /** Applies the steering that waited for this safe point, recording each in the run's log. */
   async function safePoint(state: RunState, journal: RunJournal, where: "step" | "tool"): Promise<SafePoint> {
@@ -85,6 +106,7 @@ export function createDriver(deps: DriveDeps) {
           break;
         case "CANCEL":
           stop = "cancel";
+          next = { ...next, cancelledBy: queued.find((q) => q.instruction.type === "CANCEL")?.actorRole ?? "operator" };
           events.push({ type: "steer.applied", instruction: instruction.type, actorId });
           break;
         case "PAUSE":
@@ -108,23 +130,51 @@ export function createDriver(deps: DriveDeps) {
     return { type: "continue", state: next };
   }
 
+  /**
+   * Waits for the run's turn — its thread's earlier runs, then a slot in the process
+   * (HARBOR_MAX_ACTIVE_RUNS) — saying once, in its log, how many runs are ahead while it waits.
+   * Rejects with a `CancelledWhileWaiting` when the run is cancelled meanwhile.
+   */
+  async function waitTurn(base: RunState, journal: RunJournal, lane: LaneTurn, priority: number, signal: AbortSignal): Promise<void> {
+    let queued = false;
+    const sayQueued = async (ahead: number) => {
+      if (queued) return;
+      queued = true;
+      await journal.append([{ type: "run.queued", position: ahead }], { alongside: { run: { status: "queued" } } });
+    };
+    if (lane.ahead > 0) {
+      await sayQueued(lane.ahead);
+      await untilAborted(lane.ready, signal);
+    }
+    await deps.scheduler.acquire({ runId: base.runId, tenantId: base.tenantId }, priority, sayQueued, signal);
+    if (queued) await setRunStatus(deps.db, base.runId, "running");
+  }
+
   /** Runs the loop; parks, completes or fails the run. Never throws. */
   async function drive(
     base: RunState,
     journal: RunJournal,
     log: Logger,
-    options: { loadTranscript: boolean; resume?: ResumeInput; priority?: number },
+    options: { loadTranscript: boolean; resume?: ResumeInput; priority?: number; heldInput?: boolean },
   ): Promise<void> {
-    let queued = false;
     let parked = false;
     executing.add(base.runId);
+    const lane = lanes.enter(base.threadId);
+    const wait = new AbortController();
+    waiting.set(base.runId, wait);
     try {
-      // Waits for a slot when the process already runs as many as it may (HARBOR_MAX_ACTIVE_RUNS).
-      await deps.scheduler.acquire({ runId: base.runId, tenantId: base.tenantId }, options.priority ?? 0, async () => {
-        await setRunStatus(deps.db, base.runId, "queued");
-        queued = true;
-      });
-      if (queued) await setRunStatus(deps.db, base.runId, "running");
+      try {
+        await waitTurn(base, journal, lane, options.priority ?? 0, wait.signal);
+      } finally {
+        waiting.delete(base.runId);
+      }
+      // Its turn came: its own messages join the thread now — unless the run ahead left a question open.
+      if (options.heldInput && !(await joinHeldInput(deps.db, base.runId)).joined) {
+        throw new HarborError(
+          "PENDING_INTERACTION",
+          "While this message waited its turn, the conversation started waiting for an answer; answer it, then send the message again.",
+        );
+      }
       const initial = options.loadTranscript ? { ...base, transcript: toTranscript(await listMessages(deps.db, base.threadId)) } : base;
       const agent = deps.agents.get(initial.agentId);
       if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
@@ -150,6 +200,7 @@ export function createDriver(deps: DriveDeps) {
       if (result.type === "paused") {
         parked = true;
         await deps.coordinator.park(final, journal, result.parking, {
+          version: CHECKPOINT_VERSION,
           step: final.step,
           calls: result.parking.calls,
           answers: final.answers,
@@ -159,31 +210,59 @@ export function createDriver(deps: DriveDeps) {
           children: final.children,
         });
         // Steering that arrived after the last safe point: a cancel ends the parked run now; a
-        // pause is moot (it is parked); the rest waits for the run to go on.
+        // pause is moot (it is parked); the rest is stored with the run for when it goes on.
         const late = deps.mailboxes.take(final.runId);
         const cancel = late.find((q) => q.instruction.type === "CANCEL");
-        if (cancel) await deps.coordinator.cancel(final.runId);
-        else for (const q of late.filter((l) => l.instruction.type !== "PAUSE")) deps.mailboxes.post(final.runId, q);
+        if (cancel) await deps.coordinator.cancel(final.runId, cancel.actorRole);
+        else for (const q of late.filter((l) => l.instruction.type !== "PAUSE")) await holdSteering(deps.db, final.runId, q, Infinity);
         return;
       }
-      const status = final.outcome ?? "completed";
-      await journal.append(
-        [
-          { type: "snapshot", state: final.sharedState, messages: final.transcript },
-          final.outcome ? { type: "run.completed", status: final.outcome } : { type: "run.completed" },
-        ],
-        { alongside: { run: { status, terminal: true, checkpoint: { step: final.step } } } },
-      );
+      await finish(final, journal);
     } catch (thrown) {
+      if (thrown instanceof CancelledWhileWaiting) {
+        await finish({ ...base, outcome: "cancelled", cancelledBy: thrown.by }, journal, { loadTranscript: true });
+        return;
+      }
       const error = asHarborError(thrown);
       log.error({ err: thrown, code: error.code }, "run failed");
       await fail(journal, error, log);
     } finally {
       deps.scheduler.release(base.runId);
+      lane.leave();
       executing.delete(base.runId);
       // A run that ended has nothing left to steer.
       if (!parked) deps.mailboxes.drop(base.runId);
     }
+  }
+
+  /**
+   * Ends a run that finished (completed, or ended by a rejected or cancelled gate). A run someone
+   * cancelled says who (`run.cancelled`) and leaves a note in its thread.
+   */
+  async function finish(final: RunState, journal: RunJournal, options: { loadTranscript?: boolean } = {}): Promise<void> {
+    const status = final.outcome ?? "completed";
+    const note: TranscriptMessage | undefined =
+      final.outcome === "cancelled" && final.cancelledBy
+        ? { id: randomUUID(), role: "system", content: cancelledNote(final.cancelledBy) }
+        : undefined;
+    const transcript = options.loadTranscript ? toTranscript(await listMessages(deps.db, final.threadId)) : final.transcript;
+    const events: RunEvent[] = [{ type: "snapshot", state: final.sharedState, messages: note ? [...transcript, note] : transcript }];
+    if (note && final.cancelledBy) events.push({ type: "run.cancelled", by: final.cancelledBy });
+    events.push(final.outcome ? { type: "run.completed", status: final.outcome } : { type: "run.completed" });
+    await journal.append(events, {
+      alongside: {
+        run: { status, terminal: true, checkpoint: { version: CHECKPOINT_VERSION, step: final.step, calls: [] } },
+        ...(note ? { messages: { threadId: final.threadId, rows: [note] } } : {}),
+      },
+    });
+  }
+
+  /** Cancels a run that waits for its turn (its thread or a slot): it ends without executing. */
+  function cancelWaiting(runId: string, by: CancelledBy): boolean {
+    const wait = waiting.get(runId);
+    if (!wait) return false;
+    wait.abort(new CancelledWhileWaiting(by));
+    return true;
   }
 
   async function fail(journal: RunJournal, error: HarborError, log: Logger) {
@@ -201,5 +280,12 @@ export function createDriver(deps: DriveDeps) {
     }
   }
 
-  return { drive, fail, isExecuting: (runId: string) => executing.has(runId) };
+  return {
+    drive,
+    fail,
+    cancelWaiting,
+    isExecuting: (runId: string) => executing.has(runId),
+    /** Whether a run of the thread executes or waits for its turn in this process. */
+    threadBusy: (threadId: string) => lanes.busy(threadId),
+  };
 }

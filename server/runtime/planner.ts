@@ -2,6 +2,7 @@
  * The planner interface. A planner looks at the run's serializable state and decides the next step;
  * the run loop carries it out. Planners never touch the database, the transport or the clock.
  */
+import type { MultitaskPolicy } from "@/server/domain";
 import type { RunState } from "./state";
 import type { ToolRegistry } from "./tools";
 
@@ -33,6 +34,8 @@ export interface AgentDefinition {
   readonly description: string;
   readonly planner: Planner;
   readonly tools: ToolRegistry;
+  /** What a new message does while a run of the thread still executes (default `enqueue`). */
+  readonly multitask?: MultitaskPolicy;
 }
 
 export type AgentRegistry = ReadonlyMap<string, AgentDefinition>;

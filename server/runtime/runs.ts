@@ -6,22 +6,22 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
-import { appendAudit } from "@/server/db/queries/audit";
-import { childRunIds, findRun, loadContinuation, setPriority, type Continuation } from "@/server/db/queries/runs";
+import { activeRunsOnThread, findRun, loadContinuation, type Continuation } from "@/server/db/queries/runs";
 import { beginRun } from "@/server/db/queries/run-writes";
-import { EMPTY_CHECKPOINT, isTerminalStatus } from "@/server/domain";
+import { EMPTY_CHECKPOINT, type MultitaskPolicy } from "@/server/domain";
 import { findThread } from "@/server/db/queries/threads";
-import { browserRequestsFor, pendingOfRun, pendingOnThread } from "@/server/db/queries/interactions";
+import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interactions";
 import type { Coordinator, ReadyRun, ResolutionInput, ResolveVia } from "./coordinator";
 import { createDriver, toTranscript } from "./drive";
 import { cancelRemoteTasks } from "./remote-tasks";
-import { asHarborError, ForbiddenError, HarborError, NotFoundError } from "./errors";
+import { asHarborError, HarborError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
-import { hasRole, type Identity } from "./identity";
+import type { Identity } from "./identity";
 import { RunJournal, toStoredRows, type EventStore } from "./journal";
 import type { Scheduler } from "./scheduler";
-import { OWNER_INSTRUCTIONS, type Mailboxes, type SteeringInstruction } from "./steering";
+import type { Mailboxes } from "./steering";
+import { steeringService } from "./steer";
 import type { AgentRegistry } from "./planner";
 import type { CredentialBroker } from "./credentials";
 import type { RunState, TranscriptMessage } from "./state";
@@ -70,6 +70,8 @@ export interface StartRunRequest {
   parentRunId?: string;
   /** The new thread's title, when not the message's first line. */
   title?: string;
+  /** What this message does while a run of the thread still executes (default: the agent's policy). */
+  multitask?: MultitaskPolicy;
 }
 
 export interface StartedRun {
@@ -99,7 +101,16 @@ function decodeToolContent(content: string): unknown {
 
 export function runService(deps: RunsDeps) {
   const { store } = deps;
-  const { drive, fail, isExecuting } = createDriver({ ...deps, spawn: (parent, requests) => spawn(parent, requests) });
+  const { drive, fail, isExecuting, cancelWaiting, threadBusy } = createDriver({
+    ...deps,
+    spawn: (parent, requests) => spawn(parent, requests),
+  });
+  const { steer, interruptThread } = steeringService({
+    ...deps,
+    isExecuting,
+    cancelWaiting,
+    resolveInteractions: (...args) => resolveInteractions(...args),
+  });
 
   /** Child runs: same agent and owner, each on a new thread with the request as its message. */
   async function spawn(parent: RunState, requests: readonly string[]): Promise<string[]> {
@@ -145,6 +156,9 @@ export function runService(deps: RunsDeps) {
     const runId = randomUUID();
     const journal = new RunJournal(runId, store, deps.bus);
     const started = journal.prepare([{ type: "run.started", runId, threadId: request.threadId, agentId: agent.id }]);
+    const multitask = request.multitask ?? agent.multitask ?? "enqueue";
+    // A run that will wait for an earlier one keeps its messages until its turn (see joinHeldInput).
+    const holdMessages = multitask !== "reject" && threadBusy(request.threadId);
     const thread = await beginRun(deps.db, {
       thread: {
         id: request.threadId,
@@ -156,9 +170,11 @@ export function runService(deps: RunsDeps) {
       messages: userMessages,
       run: { id: runId, agentId: agent.id, transportRunId: request.transportRunId, parentRunId: request.parentRunId },
       events: toStoredRows(started),
+      onlyIfIdle: multitask === "reject",
+      holdMessages,
     });
     if (!thread) {
-      const refusal = await refuse(identity, request.threadId);
+      const refusal = await refuse(identity, request.threadId, multitask);
       // The interaction that stood in the way was answered meanwhile: try once more.
       if (!refusal && attempt === 1) return startRun(identity, request, 2);
       return refusal ?? pendingInteraction([]);
@@ -177,7 +193,9 @@ export function runService(deps: RunsDeps) {
     };
     const events = deps.bus.follow(runId);
     await journal.publish(started);
-    track(drive(base, journal, logFor(runId, thread.id, request.requestId), { loadTranscript: !thread.created }));
+    // Double-texting: the runs still executing on the thread stop at their next safe point first.
+    if (multitask === "interrupt" && !thread.created) await interruptThread(thread.id, runId, identity.userId);
+    track(drive(base, journal, logFor(runId, thread.id, request.requestId), { loadTranscript: !thread.created, heldInput: holdMessages }));
     return { runId, threadId: thread.id, events };
   }
 
@@ -225,11 +243,20 @@ export function runService(deps: RunsDeps) {
    * `beginRun` wrote nothing: the thread is someone else's (thrown), or waits on an interaction
    * (refused). Undefined when nothing stands in the way any more (it was answered meanwhile).
    */
-  async function refuse(identity: Identity, threadId: string): Promise<RefusedRun | undefined> {
+  async function refuse(identity: Identity, threadId: string, multitask: MultitaskPolicy): Promise<RefusedRun | undefined> {
     const existing = await findThread(deps.db, threadId);
     if (existing) assertThreadAccess(existing, identity);
     const open = await pendingOnThread(deps.db, threadId);
-    return open.length > 0 ? pendingInteraction(open.map((r) => r.id)) : undefined;
+    if (open.length > 0) return pendingInteraction(open.map((r) => r.id));
+    const running = multitask === "reject" ? await activeRunsOnThread(deps.db, threadId) : [];
+    if (running.length > 0) {
+      return {
+        refused: new HarborError("RUN_IN_PROGRESS", "This conversation's run is still going: wait for it to finish, or cancel it first.", {
+          runIds: running,
+        }),
+      };
+    }
+    return undefined;
   }
 
   function pendingInteraction(interruptIds: string[]): RefusedRun {
@@ -297,6 +324,8 @@ export function runService(deps: RunsDeps) {
     const log = logFor(runId, loaded.threadId, transport.requestId);
     const checkpoint = loaded.checkpoint ?? EMPTY_CHECKPOINT;
     const resolutions = parked.resolutions ?? new Map();
+    // Instructions that reached the run while it was parked: applied at its first safe point.
+    for (const stored of checkpoint.steering ?? []) deps.mailboxes.post(runId, stored, { force: true });
     // The owner cancelled a remote agent's question: its remote task is cancelled too.
     if ([...resolutions.values()].some((r) => r.kind === "a2a" && r.status !== "resolved")) {
       void cancelRemoteTasks(deps.agents.get(loaded.agentId), checkpoint.calls, log);
@@ -343,117 +372,6 @@ export function runService(deps: RunsDeps) {
       priority: loaded.priority,
       resume: { calls: checkpoint.calls, resolutions, handles: parked.handles },
     });
-  }
-
-  /**
-   * One of the nine instructions on a live run. Other tenants get NOT_FOUND; owners may send
-   * USER_MESSAGE and CANCEL; APPROVE/REJECT go to the coordinator, whose policy decides; admins may
-   * send all nine. Every attempt is audited with its outcome.
-   */
-  async function steer(identity: Identity, runId: string, instruction: SteeringInstruction): Promise<{ accepted: true }> {
-    const run = await findRun(deps.db, runId);
-    if (!run || run.tenantId !== identity.tenantId) throw new NotFoundError("Run");
-    const audit = (outcome: string, details: Record<string, unknown> = {}) =>
-      appendAudit(deps.db, {
-        tenantId: identity.tenantId,
-        actorId: identity.userId,
-        action: "run.steer",
-        subjectType: "run",
-        subjectId: runId,
-        outcome,
-        details: { instruction: instruction.type, ...details },
-      });
-    try {
-      const decides = instruction.type === "APPROVE" || instruction.type === "REJECT";
-      const allowed =
-        hasRole(identity, "admin") || decides || (run.ownerId === identity.userId && OWNER_INSTRUCTIONS.has(instruction.type));
-      if (!allowed) throw new ForbiddenError(`You may not send ${instruction.type} to this run.`);
-      if (isTerminalStatus(run.status)) throw new HarborError("RUN_ENDED", `The run already ended (${run.status}).`);
-      await apply(identity, run, instruction);
-      await audit("accepted");
-      return { accepted: true };
-    } catch (error) {
-      if (HarborError.is(error)) await audit("refused", { code: error.code });
-      throw error;
-    }
-  }
-
-  async function apply(identity: Identity, run: NonNullable<Awaited<ReturnType<typeof findRun>>>, instruction: SteeringInstruction) {
-    const actorId = identity.userId;
-    switch (instruction.type) {
-      case "APPROVE":
-      case "REJECT": {
-        const gates = (await pendingOfRun(deps.db, run.id)).filter((i) => i.kind === "approval");
-        const interactionId = instruction.interactionId ?? (gates.length === 1 ? gates[0]!.id : undefined);
-        if (gates.length > 1 && !instruction.interactionId) {
-          throw new HarborError("RUN_STATE_CONFLICT", "This run has several open gates: name one with interactionId.");
-        }
-        if (interactionId === undefined || !gates.some((g) => g.id === interactionId)) {
-          throw new HarborError("RUN_STATE_CONFLICT", "This run has no such open approval gate.");
-        }
-        await resolveInteractions(
-          identity,
-          [
-            {
-              interactionId,
-              status: "resolved",
-              payload: { approved: instruction.type === "APPROVE", ...(instruction.reason ? { reason: instruction.reason } : {}) },
-            },
-          ],
-          "trpc",
-        );
-        return;
-      }
-      case "RESUME": {
-        const interactionId = (await pendingOfRun(deps.db, run.id)).find((i) => i.kind === "operator")?.id;
-        if (interactionId === undefined) throw new HarborError("RUN_STATE_CONFLICT", "This run is not paused by an operator.");
-        await resolveInteractions(identity, [{ interactionId, status: "resolved" }], "trpc");
-        return;
-      }
-      case "PRIORITIZE":
-        // Stored for the record and the console; a run waiting for a slot moves in the queue at once.
-        await setPriority(deps.db, run.id, instruction.priority);
-        deps.scheduler.reprioritize(run.id, instruction.priority);
-        if (isExecuting(run.id)) deps.mailboxes.post(run.id, { instruction, actorId });
-        return;
-      case "CANCEL": {
-        // The run itself must stop; helpers that already ended are simply done.
-        if (!(await cancelOne(run.id, actorId))) {
-          throw new HarborError(
-            "RUN_STATE_CONFLICT",
-            "This run is not executing in this process and is not parked: it cannot be cancelled from here.",
-          );
-        }
-        if (instruction.mode !== "isolate") for (const child of await childRunIds(deps.db, run.id)) await cancelOne(child, actorId);
-        return;
-      }
-      case "PAUSE":
-        if (run.status === "paused") throw new HarborError("RUN_STATE_CONFLICT", "The run is already paused.");
-        deps.mailboxes.post(run.id, { instruction, actorId });
-        return;
-      case "INJECT_CONTEXT":
-      case "REDIRECT":
-      case "USER_MESSAGE":
-        // Honored at the run's next safe point (a paused run's, when it goes on).
-        deps.mailboxes.post(run.id, { instruction, actorId });
-        return;
-    }
-  }
-
-  /**
-   * Cancels one run: at its next safe point if it is executing here, at once if it is parked.
-   * Returns false when neither holds (it ended meanwhile, or another process executes it).
-   */
-  async function cancelOne(runId: string, actorId: string): Promise<boolean> {
-    if (isExecuting(runId)) {
-      deps.mailboxes.post(runId, { instruction: { type: "CANCEL" }, actorId });
-      return true;
-    }
-    if (await deps.coordinator.cancel(runId)) {
-      deps.mailboxes.drop(runId);
-      return true;
-    }
-    return false;
   }
 
   /**

@@ -17,20 +17,37 @@ export class Scheduler {
   constructor(private readonly maxActive: number) {}
 
   /**
-   * Resolves when the run may execute. `onQueued` is called (once) if it has to wait first, so the
-   * caller can show the run as queued.
+   * Resolves when the run may execute. `onQueued` is called (once) with the number of runs ahead
+   * if it has to wait first, so the caller can show the run as queued. An aborted `signal` takes
+   * the run out of the queue and rejects with the signal's reason.
    */
-  async acquire(run: { runId: string; tenantId: string }, priority: number, onQueued?: () => Promise<void>): Promise<void> {
+  async acquire(
+    run: { runId: string; tenantId: string },
+    priority: number,
+    onQueued?: (ahead: number) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const { runId, tenantId } = run;
+    signal?.throwIfAborted();
     if (this.active.size < this.maxActive && this.waiting.length === 0) {
       this.active.add(runId);
       return;
     }
-    const admitted = new Promise<void>((admit) => this.waiting.push({ runId, tenantId, priority, queuedAt: Date.now(), admit }));
+    const admitted = new Promise<void>((admit, reject) => {
+      this.waiting.push({ runId, tenantId, priority, queuedAt: Date.now(), admit });
+      signal?.addEventListener("abort", () => {
+        // Never admitted, so never released: leave the queue rather than hold a slot.
+        if (this.waiting.some((w) => w.runId === runId)) {
+          this.leave(runId);
+          reject(signal.reason);
+        }
+      });
+    });
+    // Settled before it is awaited when the signal aborts during `onQueued`: not an unhandled rejection.
+    admitted.catch(() => undefined);
     try {
-      await onQueued?.();
+      await onQueued?.(this.ordered().findIndex((w) => w.runId === runId));
     } catch (error) {
-      // Never admitted, so never released: leave the queue rather than hold a slot forever.
       this.leave(runId);
       throw error;
     }

@@ -2,7 +2,7 @@
  * The run's serializable state: everything the run loop needs to continue a run,
  * as plain JSON so it can be checkpointed and restored.
  */
-import type { Checkpoint, TranscriptMessage } from "@/server/domain";
+import type { CancelledBy, Checkpoint, TranscriptMessage } from "@/server/domain";
 
 export type { TranscriptMessage } from "@/server/domain";
 
@@ -28,4 +28,6 @@ export interface RunState {
   context?: Checkpoint["context"];
   /** Child runs this run started. */
   children?: Checkpoint["children"];
+  /** Who cancelled the run, when someone did (not a cancelled gate): its ending says so. */
+  cancelledBy?: CancelledBy;
 }

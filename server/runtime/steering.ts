@@ -13,14 +13,20 @@ export const OWNER_INSTRUCTIONS: ReadonlySet<SteeringType> = new Set(["USER_MESS
 
 export type QueuedInstruction = StoredInstruction;
 
-/** Per-run queues of instructions waiting for their run's next safe point. */
+/** How many instructions may wait for one run (more get TOO_MANY_INSTRUCTIONS). */
+export const MAILBOX_CAPACITY = 20;
+
+/** Per-run queues of instructions waiting for their run's next safe point, each bounded. */
 export class Mailboxes {
   private readonly boxes = new Map<string, QueuedInstruction[]>();
 
-  post(runId: string, queued: QueuedInstruction): void {
-    const box = this.boxes.get(runId);
-    if (box) box.push(queued);
-    else this.boxes.set(runId, [queued]);
+  /** False when the run's box is full (`force`: a cancel always gets in). */
+  post(runId: string, queued: QueuedInstruction, options: { force?: boolean } = {}): boolean {
+    const box = this.boxes.get(runId) ?? [];
+    if (box.length >= MAILBOX_CAPACITY && !options.force) return false;
+    box.push(queued);
+    this.boxes.set(runId, box);
+    return true;
   }
 
   /** Everything waiting for the run, oldest first; the box is emptied. */

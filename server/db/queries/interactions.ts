@@ -7,7 +7,15 @@ import { aliasedTable, and, desc, eq, getTableColumns, inArray, ne, or, sql, typ
 import type { Executor } from "../client";
 import { continuationOf, type Continuation } from "./runs";
 import { interactions, users } from "../schema";
-import { type InteractionKind, type InteractionStatus, type ResolverPolicy } from "@/server/domain";
+import {
+  cancelledNote,
+  type CancelledBy,
+  type ErrorCode,
+  type InteractionKind,
+  type InteractionStatus,
+  type ResolverPolicy,
+  type RunEvent,
+} from "@/server/domain";
 
 export type InteractionRow = typeof interactions.$inferSelect;
 
@@ -128,46 +136,82 @@ export async function claimInteractions(
   return { ids: rows.map((r) => r.id), continuations };
 }
 
+/** Which pending interactions to close — named intents, so callers never pass SQL. */
+export type CloseTarget =
+  /** These interactions (and, with them, their runs' other pending ones). */
+  | { ids: readonly string[] }
+  /** Everything a run waits on. */
+  | { runId: string }
+  /** Waits past their expiry held by this instance — and, with `durableKinds`, durable waits anyone left behind. */
+  | { expiredOf: string; durableKinds?: readonly InteractionKind[] }
+  /** Waits of these kinds, whoever held them (what a restarted process cannot answer any more). */
+  | { kinds: readonly InteractionKind[] };
+
+function closeCondition(target: CloseTarget): SQL {
+  if ("ids" in target) return sql`id = any(${sql.param([...target.ids])}::text[])`;
+  if ("runId" in target) return sql`run_id = ${target.runId}`;
+  if ("kinds" in target) return sql`kind = any(${sql.param([...target.kinds])}::text[])`;
+  const mine = sql`instance_id = ${target.expiredOf}`;
+  const durable = target.durableKinds?.length ? sql` or kind = any(${sql.param([...target.durableKinds])}::text[])` : sql``;
+  return sql`expires_at <= now() and (${mine}${durable})`;
+}
+
+/** How the closed waits' runs end: failed with a code, or cancelled by someone (with a note in the thread). */
+export type RunEnding = { failure: { code: ErrorCode; message: string } } | { cancelledBy: CancelledBy };
+
 /**
- * Ends interactions that can no longer be answered (`expired`, or `lost` with their process), with
- * their runs and a final event in each run's log — one statement. Only pending rows change. A run
- * ends as a whole: its other pending interactions close with it, so none is left blocking the thread.
+ * Ends interactions that can no longer be answered (`expired`, `lost` with their process, or
+ * `cancelled`), with their runs and their final events in each run's log — one statement. Only
+ * pending rows change. A run ends as a whole: its other pending interactions close with it, so
+ * none is left blocking the thread. A cancelled run also leaves a note in its thread.
  */
 export async function closeInteractions(
   db: Executor,
   to: "expired" | "lost" | "cancelled",
-  where: SQL,
-  /** Why, for `expired` and `lost` (the run fails with it); none for `cancelled` (the run is cancelled). */
-  failure?: { code: string; message: string },
+  target: CloseTarget,
+  ending: RunEnding,
 ): Promise<ClosedInteraction[]> {
-  const finalEvent = failure
-    ? { type: "run.failed", code: failure.code, message: failure.message }
-    : { type: "run.completed", status: "cancelled" };
+  const failure = "failure" in ending ? ending.failure : null;
+  const finalEvents: RunEvent[] =
+    "failure" in ending
+      ? [{ type: "run.failed", ...ending.failure }]
+      : [
+          { type: "run.cancelled", by: ending.cancelledBy },
+          { type: "run.completed", status: "cancelled" },
+        ];
+  const note = "cancelledBy" in ending ? cancelledNote(ending.cancelledBy) : null;
   const result = await db.execute(sql`
     with closed as (
       update interactions set status = ${to}, resolved_at = now()
-      where status = 'pending' and run_id in (select run_id from interactions where status = 'pending' and (${where}))
+      where status = 'pending' and run_id in (select run_id from interactions where status = 'pending' and (${closeCondition(target)}))
       returning id, run_id, tenant_id, owner_id, policy, kind
     ),
     ended_runs as (
       update runs set status = ${to}, pause_reason = null, error = ${failure ? JSON.stringify(failure) : null}::jsonb,
         finished_at = now(), updated_at = now()
       where id in (select run_id from closed) and status = 'paused'
-      returning id
+      returning id, thread_id
     ),
     final_events as (
       insert into run_events (run_id, seq, type, data)
-      select r.id, (select coalesce(max(seq), 0) + 1 from run_events e where e.run_id = r.id), ${finalEvent.type}, ${JSON.stringify(finalEvent)}::jsonb
-      from ended_runs r
+      select r.id, (select coalesce(max(seq), 0) from run_events e where e.run_id = r.id) + f.ord, f.type, f.data
+      from ended_runs r,
+        unnest(${sql.param(finalEvents.map((e) => e.type))}::text[], ${sql.param(finalEvents.map((e) => JSON.stringify(e)))}::jsonb[])
+          with ordinality as f(type, data, ord)
       returning run_id, seq
+    ),
+    notes as (
+      insert into messages (id, thread_id, run_id, role, content)
+      select gen_random_uuid()::text, r.thread_id, r.id, 'system', ${note}::text
+      from ended_runs r where ${note}::text is not null
     ),
     audited as (
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
       select tenant_id, null, 'interaction.close', 'interaction', id, ${to}, jsonb_build_object('runId', run_id)
       from closed
     )
-    select c.id, c.run_id, c.tenant_id, c.owner_id, c.policy, c.kind, f.seq as final_seq
-    from closed c left join final_events f on f.run_id = c.run_id`);
+    select c.id, c.run_id, c.tenant_id, c.owner_id, c.policy, c.kind, (select min(f.seq) from final_events f where f.run_id = c.run_id) as final_seq
+    from closed c`);
   type Row = {
     id: string;
     run_id: string;
@@ -175,7 +219,7 @@ export async function closeInteractions(
     owner_id: string;
     policy: ResolverPolicy;
     kind: InteractionKind;
-    final_seq: number | null;
+    final_seq: number | string | null;
   };
   return (result as unknown as { rows: Row[] }).rows.map((r) => ({
     id: r.id,
@@ -184,7 +228,7 @@ export async function closeInteractions(
     ownerId: r.owner_id,
     policy: r.policy,
     kind: r.kind,
-    finalSeq: r.final_seq,
+    finalEvents: r.final_seq === null ? [] : finalEvents.map((event, i) => ({ seq: Number(r.final_seq) + i, event })),
   }));
 }
 
@@ -195,13 +239,9 @@ export interface ClosedInteraction {
   ownerId: string;
   policy: ResolverPolicy;
   kind: InteractionKind;
-  /** The seq of the `run.failed` event that ended its run (absent when the run was not paused). */
-  finalSeq: number | null;
+  /** The events that ended its run, with their seqs (none when the run was not paused). */
+  finalEvents: { seq: number; event: RunEvent }[];
 }
-
-export const byIds = (ids: readonly string[]) => sql`id = any(${sql.param([...ids])}::text[])`;
-/** Interactions that live and die with the serving process that holds their invocation. */
-export const processLocal = (kinds: readonly InteractionKind[]) => sql`kind = any(${sql.param([...kinds])}::text[])`;
 
 export interface InteractionFilter {
   tenantId: string;

@@ -119,6 +119,10 @@ export async function beginRun(
     messages: readonly MessageInsert[];
     run: { id: string; agentId: string; transportRunId: string; parentRunId?: string };
     events: readonly EventRow[];
+    /** Write nothing while another run of the thread executes or waits (double-texting `reject`). */
+    onlyIfIdle?: boolean;
+    /** Keep the messages with the run (its checkpoint's `pendingInput`) instead of the thread, until its turn. */
+    holdMessages?: boolean;
   },
 ): Promise<(ThreadRow & { created: boolean }) | undefined> {
   const { thread, run } = input;
@@ -130,18 +134,20 @@ export async function beginRun(
       -- New input waits until the thread's open interactions are answered.
       -- (Background work does not: it finishes by itself, and its result is appended when it does.)
       where not exists (select 1 from interactions where thread_id = ${thread.id} and status = 'pending' and kind <> 'external_wait')
+        and (not ${input.onlyIfIdle ?? false}::boolean or not exists (select 1 from runs where thread_id = ${thread.id} and status in ('queued', 'running')))
       on conflict (id) do update set updated_at = now(), state = coalesce(${state}::jsonb, threads.state)
         -- Another owner's thread is neither changed nor returned, so nothing below is written.
         where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id
       returning id, tenant_id, owner_id, title, state, created_at, updated_at, (xmax = 0) as created
     ),
     new_messages as (${insertMessages(
-      input.messages.map((m) => ({ ...m, threadId: thread.id, runId: run.id })),
+      input.holdMessages ? [] : input.messages.map((m) => ({ ...m, threadId: thread.id, runId: run.id })),
       sql`exists (select 1 from thread)`,
     )}),
     new_run as (
-      insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id)
-      select ${run.id}, thread.tenant_id, thread.id, thread.owner_id, ${run.agentId}, 'running', ${run.transportRunId}, ${run.parentRunId ?? null}::text
+      insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id, checkpoint)
+      select ${run.id}, thread.tenant_id, thread.id, thread.owner_id, ${run.agentId}, 'running', ${run.transportRunId}, ${run.parentRunId ?? null}::text,
+        ${input.holdMessages ? JSON.stringify({ step: 0, calls: [], pendingInput: input.messages }) : null}::jsonb
       from thread
       returning id
     ),

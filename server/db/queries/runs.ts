@@ -1,9 +1,19 @@
-import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { runEvents, runs } from "../schema";
-import { type Checkpoint, type MessageRole, type PauseReason, type RunEvent, type RunStatus, type StoredToolCall } from "@/server/domain";
+import {
+  type Checkpoint,
+  type MessageRole,
+  type PauseReason,
+  type RunEvent,
+  type RunStatus,
+  type StoredInstruction,
+  type StoredToolCall,
+} from "@/server/domain";
 
-export async function findRun(db: Executor, runId: string) {
+export type RunRow = typeof runs.$inferSelect;
+
+export async function findRun(db: Executor, runId: string): Promise<RunRow | undefined> {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
   return row;
 }
@@ -78,6 +88,31 @@ export async function setPriority(db: Executor, runId: string, priority: number)
   await db.execute(sql`update runs set priority = ${priority}, updated_at = now() where id = ${runId}`);
 }
 
+/** Runs of a thread that execute or wait to (status `queued` or `running`), oldest first. */
+export async function activeRunsOnThread(db: Executor, threadId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.threadId, threadId), inArray(runs.status, ["queued", "running"])))
+    .orderBy(asc(runs.createdAt));
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Keeps a steering instruction with a parked run, in its checkpoint, for its first safe point after
+ * it goes on — also after a restart. At most `max` wait; `held` is false when the run is full or no
+ * longer parked.
+ */
+export async function holdSteering(db: Executor, runId: string, stored: StoredInstruction, max: number): Promise<{ held: boolean }> {
+  const result = await db.execute(sql`
+    update runs set updated_at = now(), checkpoint = jsonb_set(
+      coalesce(checkpoint, '{}'::jsonb), '{steering}', coalesce(checkpoint->'steering', '[]'::jsonb) || ${JSON.stringify([stored])}::jsonb)
+    where id = ${runId} and status = 'paused'
+      and jsonb_array_length(coalesce(checkpoint->'steering', '[]'::jsonb)) < ${Number.isFinite(max) ? max : 2_147_483_647}
+    returning id`);
+  return { held: (result as unknown as { rows: unknown[] }).rows.length > 0 };
+}
+
 export interface RunListFilter {
   tenantId: string;
   status?: string;
@@ -133,6 +168,29 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     updatedAt: new Date(r.updated_at).toISOString(),
     finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
   }));
+}
+
+/**
+ * A queued run's turn came: its held-back messages join the thread, in the same statement that
+ * marks it running — unless the thread now waits on an open interaction (then nothing is written
+ * and `joined` is false: new input waits until it is answered).
+ */
+export async function joinHeldInput(db: Executor, runId: string): Promise<{ joined: boolean }> {
+  const result = await db.execute(sql`
+    with run as (
+      select r.id, r.thread_id, r.checkpoint->'pendingInput' as input from runs r
+      where r.id = ${runId} and r.checkpoint ? 'pendingInput'
+        and not exists (select 1 from interactions i where i.thread_id = r.thread_id and i.status = 'pending' and i.kind <> 'external_wait')
+    ),
+    joined as (
+      insert into messages (id, thread_id, run_id, role, content)
+      select m.item->>'id', run.thread_id, run.id, 'user', m.item->>'content'
+      from run, jsonb_array_elements(run.input) with ordinality as m(item, ord)
+      order by m.ord
+      on conflict (thread_id, id) do nothing
+    )
+    update runs set checkpoint = checkpoint - 'pendingInput', updated_at = now() where id in (select id from run) returning id`);
+  return { joined: (result as unknown as { rows: unknown[] }).rows.length > 0 };
 }
 
 /** Marks a run queued (waiting for a slot) or running again; only while it is not finished. */
