@@ -20,12 +20,17 @@ import {
   type IncomingMessage,
   type LoggedEvent,
 } from "@/server/runtime";
+import { FORWARDED_PROPS_KEY, MULTITASK_POLICIES } from "@/server/domain";
 import { toAguiEvents, type TransportRun } from "./agui";
 import { readJsonBody } from "./body";
 import { sseResponse } from "./sse";
 
-/** Harbor's limits on top of the AG-UI schema. */
-const HarborRunInput = z.object({ threadId: id, runId: id });
+/** Harbor's limits on top of the AG-UI schema, and its own `forwardedProps.harbor` options. */
+const HarborRunInput = z.object({
+  threadId: id,
+  runId: id,
+  forwardedProps: z.object({ [FORWARDED_PROPS_KEY]: z.object({ multitask: z.enum(MULTITASK_POLICIES).optional() }).optional() }).optional(),
+});
 
 function firstIssue(error: z.ZodError): InvalidInputError {
   const issue = error.issues[0];
@@ -90,6 +95,7 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     const unstorable = findUnstorableText(parsed.data);
     if (unstorable) throw new InvalidInputError(unstorable, UNSTORABLE_TEXT_MESSAGE);
     const input = parsed.data;
+    const multitask = limits.data.forwardedProps?.[FORWARDED_PROPS_KEY]?.multitask;
 
     const transport = { threadId: input.threadId, runId: input.runId };
     const started = await h.runtime.startRun(identity, {
@@ -102,6 +108,7 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
       // As sent, before anything is dropped or reshaped: a private answer must come without either.
       carriesTranscript: input.messages.length > 0 || !isEmptyState(input.state),
       requestId,
+      ...(multitask ? { multitask } : {}),
     });
     if ("refused" in started) {
       log.info({ agentId, threadId: input.threadId, userId: identity.userId, code: started.refused.code }, "run refused");

@@ -117,7 +117,7 @@ export function signInAll(baseUrl: string, emails: readonly string[]): Promise<s
  * The three people most protocol tests need: alice (a member, by bearer token), bob (an approver
  * of her tenant) and mallory (another tenant's admin), both by session cookie.
  */
-export async function signInCast(baseUrl: string): Promise<{ alice: Auth; bob: Auth; mallory: Auth }> {
-  const [a, b, m] = await signInAll(baseUrl, ["alice@acme.test", "bob@acme.test", "mallory@globex.test"]);
-  return { alice: { bearer: (await createToken(baseUrl, a!)).token }, bob: { cookie: b! }, mallory: { cookie: m! } };
+export async function signInCast(baseUrl: string): Promise<{ alice: Auth; bob: Auth; carol: Auth; mallory: Auth }> {
+  const [a, b, c, m] = await signInAll(baseUrl, ["alice@acme.test", "bob@acme.test", "carol@acme.test", "mallory@globex.test"]);
+  return { alice: { bearer: (await createToken(baseUrl, a!)).token }, bob: { cookie: b! }, carol: { cookie: c! }, mallory: { cookie: m! } };
 }

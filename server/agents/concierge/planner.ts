@@ -157,8 +157,9 @@ function countingStep(state: Readonly<RunState>, stepMs: number): PlannerDecisio
   const target = goal ? Number(COUNT.exec(goal)?.[1]) : NaN;
   if (asked === -1 || !Number.isFinite(target)) return undefined;
   const since = transcript.slice(asked + 1);
-  // A finished count is history: later messages are answered as usual.
-  if (since.some((m) => m.role === "assistant" && m.content.startsWith("Done counting to "))) return undefined;
+  // A finished count is history, and so is one whose run ended early (its note is a system message):
+  // later messages are answered as usual.
+  if (since.some((m) => m.role === "system" || (m.role === "assistant" && m.content.startsWith("Done counting to ")))) return undefined;
   // Helpers first: child runs that count too, so cascading and isolated cancels can be seen.
   if (WITH_HELPERS.test(goal!) && (state.children ?? []).length === 0) {
     return { type: "spawn", requests: Array.from({ length: HELPERS }, () => `count slowly to ${target}`) };
