@@ -1,7 +1,11 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
-const alias = { "@": path.resolve(import.meta.dirname) };
+// `server-only` throws outside React's server build; tests import server modules directly.
+const alias = {
+  "@": path.resolve(import.meta.dirname),
+  "server-only": path.resolve(import.meta.dirname, "node_modules/server-only/empty.js"),
+};
 // next-auth imports `next/server` without an extension; inlining lets Vite resolve it.
 const server = { deps: { inline: ["next-auth"] } };
 // Runtime code logs failures on purpose in several tests; the tests assert on outcomes instead.

@@ -2,6 +2,7 @@
  * The composition root of the serving process: database, OAuth providers, demo peers, agents and
  * runtime, wired once. Kept on `globalThis` because Next.js may evaluate this module once per route bundle.
  */
+import "server-only";
 import { remoteAgent } from "@/server/a2a/remote-agent";
 import { createAgents } from "@/server/agents";
 import { CALENDAR_PROVIDER, CALENDAR_SCOPES } from "@/server/agents/concierge/tools";

@@ -4,6 +4,7 @@
  * once with a clear message instead of failing its first request; on SIGTERM/SIGINT let runs
  * finish, close the database, exit.
  */
+import "server-only";
 import { harbor, shutdown } from "./harbor";
 import { log } from "./log";
 

@@ -1,6 +1,7 @@
 /**
  * tRPC v11: context, procedures and error formatting. No data transformer, so curl speaks plain JSON.
  */
+import "server-only";
 import { initTRPC } from "@trpc/server";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
@@ -64,11 +65,6 @@ export const publicProcedure = t.procedure.use(mapErrors);
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.identity) throw new HarborError("UNAUTHENTICATED", "Sign in or send a bearer token.");
   return next({ ctx: { ...ctx, identity: ctx.identity } });
-});
-
-export const approverProcedure = protectedProcedure.use(({ ctx, next }) => {
-  if (!hasRole(ctx.identity, "approver")) throw new HarborError("FORBIDDEN", "Approvers only.");
-  return next();
 });
 
 export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {

@@ -2,6 +2,7 @@
  * Identity for pages and server actions: the same derivation as every route, read from
  * the current request's headers.
  */
+import "server-only";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { harbor } from "@/server/harbor";

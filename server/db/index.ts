@@ -3,6 +3,7 @@
  * Kept on `globalThis` because Next.js may load this module once per route bundle,
  * and the embedded database must have exactly one opener per process.
  */
+import "server-only";
 import path from "node:path";
 import { settings } from "@/server/config";
 import { log } from "@/server/log";

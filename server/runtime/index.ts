@@ -1,6 +1,7 @@
 /**
  * The runtime's public face. Everything outside `server/runtime` imports from here.
  */
+import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";

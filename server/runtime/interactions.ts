@@ -47,11 +47,7 @@ export type InteractionView = ReturnType<typeof interactionView>;
 
 export function interactionService(
   db: Database,
-  resolveInteractions: (
-    identity: Identity,
-    entries: readonly ResolutionInput[],
-    via: "trpc" | "console",
-  ) => Promise<{ continued: string[] }>,
+  resolveInteractions: (identity: Identity, entries: readonly ResolutionInput[], via: "trpc") => Promise<{ continued: string[] }>,
   onChange: (listener: (change: InteractionChange) => void) => () => void,
 ) {
   const visibleTo = (identity: Identity) => ({ userId: identity.userId, approver: hasRole(identity, "approver") });
@@ -73,11 +69,11 @@ export function interactionService(
     },
 
     /** One answer, exactly like a `resume[]` entry; the run continues in the background when complete. */
-    resolve: (identity: Identity, entry: ResolutionInput, via: "trpc" | "console" = "trpc") => resolveInteractions(identity, [entry], via),
+    resolve: (identity: Identity, entry: ResolutionInput) => resolveInteractions(identity, [entry], "trpc"),
 
     /** Approve or reject: an approval's only two answers, with an optional reason. */
-    decide: (identity: Identity, interactionId: string, approved: boolean, reason?: string, via: "trpc" | "console" = "trpc") =>
-      resolveInteractions(identity, [{ interactionId, status: "resolved", payload: { approved, ...(reason ? { reason } : {}) } }], via),
+    decide: (identity: Identity, interactionId: string, approved: boolean, reason?: string) =>
+      resolveInteractions(identity, [{ interactionId, status: "resolved", payload: { approved, ...(reason ? { reason } : {}) } }], "trpc"),
 
     /**
      * Live changes of what the caller may see (their own interactions; for approvers, those routed

@@ -3,6 +3,7 @@
  * starts the run and streams its events as SSE. Everything refusable is refused with an HTTP
  * status before the stream starts; after that, `RUN_ERROR` is the only error channel.
  */
+import "server-only";
 import { EventType, type BaseEvent, type Message, type RunErrorEvent, type RunStartedEvent } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";

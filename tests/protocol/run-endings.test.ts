@@ -4,7 +4,6 @@
  * (and leaves a note in the thread); double-texting follows `forwardedProps.harbor.multitask`.
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import type { BaseEvent } from "@ag-ui/client";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, customEvents, postRun, runInput, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";

@@ -3,14 +3,7 @@ import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import type { Harbor } from "@/server/harbor";
 import { createLogger } from "@/server/log";
-import {
-  adminProcedure,
-  approverProcedure,
-  createCallerFactory,
-  createTRPCRouter,
-  protectedProcedure,
-  type Context,
-} from "@/server/api/trpc";
+import { adminProcedure, createCallerFactory, createTRPCRouter, protectedProcedure, type Context } from "@/server/api/trpc";
 import { NotFoundError, rolesOf, type Identity } from "@/server/runtime";
 
 const logged: string[] = [];
@@ -21,7 +14,6 @@ const log = createLogger({
 
 const router = createTRPCRouter({
   whoami: protectedProcedure.query(({ ctx }) => ctx.identity.userId),
-  approve: approverProcedure.mutation(() => "approved"),
   steer: adminProcedure.mutation(() => "steered"),
   missing: protectedProcedure.query(() => {
     throw new NotFoundError("Thing");
@@ -55,12 +47,6 @@ async function codeOf(call: Promise<unknown>): Promise<string> {
 describe("the procedures", () => {
   it("refuse a caller without identity as UNAUTHORIZED", async () => {
     expect(await codeOf(callerFor(null).whoami())).toBe("UNAUTHORIZED");
-  });
-
-  it("let approvers and admins approve, but not members", async () => {
-    expect(await codeOf(callerFor(as("alice", "member")).approve())).toBe("FORBIDDEN");
-    expect(await callerFor(as("bob", "approver")).approve()).toBe("approved");
-    expect(await callerFor(as("carol", "admin")).approve()).toBe("approved");
   });
 
   it("let only admins steer", async () => {
