@@ -64,6 +64,21 @@ const settingsSchema = z.object({
     .default(60 * 60_000),
   /** How long Harbor waits for a remote agent's answer before the call fails with REMOTE_AGENT_TIMEOUT. */
   HARBOR_A2A_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** How often an instance tells the others it is alive. */
+  HARBOR_INSTANCE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+  /** An instance silent this long is dead: survivors reclaim what it held. */
+  HARBOR_INSTANCE_TTL_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
+  /** Waits that continue from their checkpoint on any instance: any of `approvals`, `client_tools` (comma-separated). */
+  HARBOR_DURABLE_WAITS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((w) => w.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(["approvals", "client_tools"]))),
 });
 
 export type Settings = Readonly<{
@@ -87,6 +102,9 @@ export type Settings = Readonly<{
   travelAgentUrl: string | undefined;
   a2aTtlMs: number;
   a2aTimeoutMs: number;
+  instanceHeartbeatMs: number;
+  instanceTtlMs: number;
+  durableWaits: readonly ("approvals" | "client_tools")[];
 }>;
 
 /** Parses settings from an environment; throws a readable error naming each bad variable. */
@@ -138,6 +156,9 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     travelAgentUrl: s.HARBOR_TRAVEL_AGENT_URL,
     a2aTtlMs: s.HARBOR_A2A_TTL_MS,
     a2aTimeoutMs: s.HARBOR_A2A_TIMEOUT_MS,
+    instanceHeartbeatMs: s.HARBOR_INSTANCE_HEARTBEAT_MS,
+    instanceTtlMs: s.HARBOR_INSTANCE_TTL_MS,
+    durableWaits: s.HARBOR_DURABLE_WAITS,
   };
 }
 

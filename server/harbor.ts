@@ -9,7 +9,8 @@ import { CALENDAR_PROVIDER, CALENDAR_SCOPES } from "@/server/agents/concierge/to
 import { outboxService } from "@/server/agents/concierge/outbox";
 import { authSecret } from "@/server/auth/secret";
 import { settings } from "@/server/config";
-import { database, databaseHandle, type Database } from "@/server/db";
+import { databaseHandle, type Database, type DatabaseHandle } from "@/server/db";
+import { instanceId } from "@/server/instance-id";
 import { log } from "@/server/log";
 import { oauthBroker, type OAuthBroker, type OAuthProvider } from "@/server/oauth/broker";
 import { oauthClient } from "@/server/oauth/client";
@@ -34,7 +35,8 @@ function publicUrl(): string {
 }
 
 async function boot(): Promise<Harbor> {
-  const db = await database();
+  const handle = await databaseHandle();
+  const db = handle.db;
   const config = settings();
   const serverSecret = authSecret();
   const redirectUri = `${publicUrl()}/api/oauth/callback/${CALENDAR_PROVIDER}`;
@@ -49,7 +51,7 @@ async function boot(): Promise<Harbor> {
       })
     : undefined;
   try {
-    return await wire(db, serverSecret, redirectUri, peers);
+    return await wire(handle, serverSecret, redirectUri, peers);
   } catch (error) {
     // Listening peers would outlive a failed start (and hold their ports against a retry).
     await peers?.close();
@@ -58,7 +60,8 @@ async function boot(): Promise<Harbor> {
 }
 
 /** Providers, agents and the runtime on top of the database and the demo peers (if any). */
-async function wire(db: Database, serverSecret: string, redirectUri: string, peers: DemoPeers | undefined): Promise<Harbor> {
+async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: string, peers: DemoPeers | undefined): Promise<Harbor> {
+  const db = handle.db;
   const config = settings();
   const calendar =
     config.oauthProvider ??
@@ -102,9 +105,14 @@ async function wire(db: Database, serverSecret: string, redirectUri: string, pee
     maxActiveRuns: config.maxActiveRuns,
     serverSecret,
     credentials: oauth,
+    instanceId: instanceId(),
+    instanceHeartbeatMs: config.instanceHeartbeatMs,
+    instanceTtlMs: config.instanceTtlMs,
+    alone: handle.engine === "pglite",
+    durableWaits: config.durableWaits.map((w) => (w === "approvals" ? "approval" : "client_tool")),
   });
-  // What an earlier process held cannot be answered any more: say so before serving anyone.
-  await runtime.recover();
+  // Join the other instances (reclaiming what dead ones held) before serving anyone.
+  await runtime.start();
   if (peers) log.info({ identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url }, "demo peers started");
   return { db, runtime, outbox: outboxService(db), oauth, peers };
 }

@@ -23,11 +23,14 @@ export type Executor = Parameters<Parameters<Database["transaction"]>[0]>[0] | D
 export interface DatabaseHandle {
   readonly db: Database;
   readonly engine: "pglite" | "postgres";
+  /** PostgreSQL's connection string (for a dedicated listening connection). */
+  readonly url?: string;
   close(): Promise<void>;
 }
 
 export type OpenOptions =
-  | { engine: "postgres"; url: string; poolSize?: number }
+  /** `applicationName` names the connections (Harbor's are `harbor:<instance id>`: their changes notify the others). */
+  | { engine: "postgres"; url: string; poolSize?: number; applicationName?: string }
   /** `dataDir` undefined = in memory (tests); `loadDataDir` starts from a dumped template. */
   | { engine: "pglite"; dataDir?: string; loadDataDir?: Blob };
 
@@ -37,11 +40,11 @@ export const MIGRATIONS_DIR = path.join(process.cwd(), "server/db/migrations");
 const MIGRATION_LOCK_KEY = 7_240_118;
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  return options.engine === "postgres" ? openPostgres(options.url, options.poolSize) : openPglite(options);
+  return options.engine === "postgres" ? openPostgres(options.url, options.poolSize, options.applicationName) : openPglite(options);
 }
 
-async function openPostgres(url: string, poolSize = 20): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+async function openPostgres(url: string, poolSize = 20, applicationName?: string): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, ...(applicationName ? { application_name: applicationName } : {}) });
   // An idle connection that breaks (a database restart) must not crash the process: the pool
   // replaces it, and the queries that need it report their own errors.
   pool.on("error", (error) => log.warn({ err: error }, "idle PostgreSQL connection failed"));
@@ -58,7 +61,7 @@ async function openPostgres(url: string, poolSize = 20): Promise<DatabaseHandle>
     await pool.end();
     throw error;
   }
-  return { db: drizzlePg(pool, { schema }), engine: "postgres", close: () => pool.end() };
+  return { db: drizzlePg(pool, { schema }), engine: "postgres", url, close: () => pool.end() };
 }
 
 async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DatabaseHandle> {

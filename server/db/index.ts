@@ -6,6 +6,7 @@
 import "server-only";
 import path from "node:path";
 import { settings } from "@/server/config";
+import { instanceId } from "@/server/instance-id";
 import { log } from "@/server/log";
 import { openDatabase, type Database, type DatabaseHandle } from "./client";
 import { seedDemo } from "./seed";
@@ -17,7 +18,7 @@ async function openConfigured(): Promise<DatabaseHandle> {
   const s = settings();
   const started = Date.now();
   const handle = s.databaseUrl
-    ? await openDatabase({ engine: "postgres", url: s.databaseUrl })
+    ? await openDatabase({ engine: "postgres", url: s.databaseUrl, applicationName: `harbor:${instanceId()}` })
     : await openDatabase({ engine: "pglite", dataDir: s.dataDir });
   if (s.seedDemo) {
     try {
@@ -57,4 +58,4 @@ export async function database(): Promise<Database> {
   return (await databaseHandle()).db;
 }
 
-export type { Database, Executor } from "./client";
+export type { Database, DatabaseHandle, Executor } from "./client";

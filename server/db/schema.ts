@@ -141,6 +141,8 @@ export const runs = pgTable(
     parentRunId: text("parent_run_id"),
     priority: integer("priority").notNull().default(0),
     pauseReason: text("pause_reason"),
+    /** The instance executing the run (or that last did): its death ends the run `INSTANCE_LOST`. */
+    instanceId: text("instance_id"),
     /** The run's serializable state at its last checkpoint. */
     checkpoint: jsonb("checkpoint").$type<Checkpoint>(),
     error: jsonb("error").$type<{ code: ErrorCode; message: string }>(),
@@ -152,6 +154,7 @@ export const runs = pgTable(
     index("runs_tenant_status_idx").on(t.tenantId, t.status),
     index("runs_thread_idx").on(t.threadId),
     index("runs_parent_idx").on(t.parentRunId),
+    index("runs_instance_status_idx").on(t.instanceId, t.status),
     check(
       "runs_status_check",
       sql`${t.status} in ('queued', 'running', 'paused', 'completed', 'failed', 'cancelled', 'rejected', 'expired', 'lost')`,
@@ -346,3 +349,34 @@ export const jobs = pgTable(
   },
   (t) => [index("jobs_due_idx").on(t.status, t.leaseUntil), check("jobs_status_check", sql`${t.status} in (${inList(JOB_STATUSES)})`)],
 );
+
+/**
+ * Harbor processes sharing the database. Each beats every `HARBOR_INSTANCE_HEARTBEAT_MS`; one whose
+ * heartbeat is older than `HARBOR_INSTANCE_TTL_MS` is dead, and exactly one survivor reclaims what it
+ * held (`reclaimed_by`).
+ */
+export const instances = pgTable("instances", {
+  id: text("id").primaryKey(),
+  startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  heartbeatAt: timestamp("heartbeat_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  /** Set when the instance stops on purpose (SIGTERM): it takes no new work. */
+  stoppingAt: timestamp("stopping_at", { withTimezone: true, mode: "date" }),
+  reclaimedBy: text("reclaimed_by"),
+  reclaimedAt: timestamp("reclaimed_at", { withTimezone: true, mode: "date" }),
+});
+
+/**
+ * An answer or steering instruction that reached an instance other than the one holding its run,
+ * forwarded to the owner (`LISTEN/NOTIFY` carries only this row's id). The request is sealed (it may
+ * carry a private form's value) and the row is deleted once answered.
+ */
+export const routedRequests = pgTable("routed_requests", {
+  id: text("id").primaryKey(),
+  targetInstance: text("target_instance").notNull(),
+  fromInstance: text("from_instance").notNull(),
+  /** The request, sealed with the server secret (AES-256-GCM). */
+  sealed: text("sealed").notNull(),
+  /** The owner's answer (never a private value): `{ ok }` or `{ error: { code, message, details } }`. */
+  reply: jsonb("reply").$type<Record<string, unknown>>(),
+  createdAt: createdAt(),
+});

@@ -31,6 +31,8 @@ export const ERROR_CODES = [
   "PRIVATE_RESUME_HAS_TRANSCRIPT",
   /** The serving process that held the interaction restarted; ask again. */
   "INTERACTION_LOST",
+  /** The instance executing the run stopped (crashed, or was killed) before the run ended: start it again. */
+  "INSTANCE_LOST",
   /** A paused tool's live handle could not be re-attached on resume; `details.key` names it. */
   "ERR_TOOL_CONTEXT_LOST",
   /** A tool's `ctx.state` holds something that is not plain JSON; `details.path` names it. */

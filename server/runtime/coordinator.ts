@@ -96,15 +96,23 @@ function responseSchemaOf(request: Parking["requests"][number]): Record<string, 
 /** External work ends by itself and an operator resumes when ready: a week bounds a forgotten one. */
 const EXTERNAL_WAIT_TTL_MS = 7 * 24 * 3600_000;
 
-/** Interactions held by the serving process: a restart loses them (they are never replayed). */
-const PROCESS_LOCAL_KINDS: InteractionKind[] = ["approval", "client_tool", "private_input"];
-
 /**
  * Waits whose run continues from its checkpoint alone — an operator's pause, an OAuth consent, a
  * remote agent's question (its task ids are plain JSON): whichever process receives the answer
- * takes the run over, also after a restart.
+ * takes the run over, also after a restart. Approvals and browser-tool waits join them when
+ * configured (`HARBOR_DURABLE_WAITS`); a private form never does (its value is never replayed).
  */
-const DURABLE_KINDS: InteractionKind[] = ["operator", "oauth", "a2a"];
+const ALWAYS_DURABLE: readonly InteractionKind[] = ["operator", "oauth", "a2a"];
+/** Waits that may be made durable; the rest of the process-held ones live and die with their process. */
+export const OPTIONALLY_DURABLE = ["approval", "client_tool"] as const satisfies readonly InteractionKind[];
+const PROCESS_HELD: readonly InteractionKind[] = [...OPTIONALLY_DURABLE, "private_input"];
+
+/** Thrown by `resolve` when a live process-held wait belongs to another instance: the answer goes there. */
+export class HeldElsewhere extends Error {
+  constructor(readonly instanceId: string) {
+    super(`held by instance ${instanceId}`);
+  }
+}
 /** Durable waits are swept every this many sweeps (a minute at the default 5 s interval). */
 const DURABLE_SWEEP_EVERY = 12;
 
@@ -127,10 +135,16 @@ export interface CoordinatorDeps {
   journalFor(runId: string): Promise<RunJournal>;
   /** Waits closed unanswered (cancelled, expired, lost): their runs' remote work must stop too. */
   onWaitsClosed?(closed: readonly { runId: string; kind: InteractionKind }[]): void;
+  /** Process-held waits made durable (`HARBOR_DURABLE_WAITS`). */
+  durableWaits?: readonly (typeof OPTIONALLY_DURABLE)[number][];
+  /** The output schema of a browser tool, to check an answer to a wait this process did not park. */
+  clientToolOutput?(toolName: string): z.ZodType | undefined;
 }
 
 export function createCoordinator(deps: CoordinatorDeps) {
   const parked = new Map<string, ParkedRun>();
+  const DURABLE_KINDS: readonly InteractionKind[] = [...ALWAYS_DURABLE, ...(deps.durableWaits ?? [])];
+  const LOST_WITH_PROCESS = PROCESS_HELD.filter((k) => !DURABLE_KINDS.includes(k));
   const listeners = new Set<(change: InteractionChange) => void>();
 
   function notify(changes: readonly InteractionChange[]) {
@@ -325,7 +339,11 @@ export function createCoordinator(deps: CoordinatorDeps) {
       return { id: row.id, status: "resolved", decision: credential ? { submitted: true } : answer.data, payload: answer.data };
     }
     if (row.kind === "client_tool" || row.kind === "private_input") {
-      const schema = parked.get(row.runId)?.answers?.get(row.id);
+      const schema =
+        parked.get(row.runId)?.answers?.get(row.id) ??
+        (row.kind === "client_tool" && DURABLE_KINDS.includes("client_tool") && row.toolName
+          ? deps.clientToolOutput?.(row.toolName)
+          : undefined);
       if (!schema) throw new HarborError("INTERACTION_LOST", LOST_MESSAGE, { interactionId: row.id });
       const answer = schema.safeParse(entry.payload);
       if (row.kind === "private_input") {
@@ -420,14 +438,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
       takeovers.set(row.runId, { journal: await deps.journalFor(row.runId), waitingOn: [row.id], expiresAt: row.expiresAt.getTime() });
     }
     const holding = (runId: string) => parked.get(runId) ?? takeovers.get(runId);
+    // A live process-held wait of another instance is answered there (the caller forwards it).
     const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && !DURABLE_KINDS.includes(r.kind));
-    if (elsewhere) {
-      throw new HarborError(
-        "INTERACTION_LOST",
-        "This request is held by another Harbor process, which this one cannot reach; if that process restarted, please ask again.",
-        { interactionId: elsewhere.id },
-      );
-    }
+    if (elsewhere) throw new HeldElsewhere(elsewhere.instanceId);
     const orphaned = ordered.filter((r) => !holding(r.runId));
     if (orphaned.length > 0) await closeAndRefuse("lost", orphaned);
     if (options.threadId) {
@@ -460,6 +473,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       deps.db,
       claims.map(({ id, status, decision }) => ({ id, status, decision })),
       { tenantId: identity.tenantId, userId: identity.userId, via: options.via },
+      deps.instanceId,
     );
     if (won.ids.length !== claims.length) {
       const now = await findInteractions(deps.db, ids);
@@ -569,16 +583,22 @@ export function createCoordinator(deps: CoordinatorDeps) {
     releaseConsent: (interactionId: string) => releaseConsent(deps.db, interactionId),
     cancel,
     sweepExpired,
-    /** At start-up: what an earlier process held is gone; say so instead of leaving it pending. */
-    async recover(): Promise<number> {
+    /**
+     * Dead instances' process-held waits (those not made durable) can no longer be answered: they
+     * close as `lost`, their runs with them (`INTERACTION_LOST`), audited. Durable ones stay open
+     * for whichever instance is answered.
+     */
+    async closeWaitsOf(deadInstances: readonly string[]): Promise<number> {
+      if (deadInstances.length === 0 || LOST_WITH_PROCESS.length === 0) return 0;
       const closed = await closeWhere(
         "lost",
-        { kinds: PROCESS_LOCAL_KINDS },
+        { heldBy: deadInstances, kinds: LOST_WITH_PROCESS },
         { failure: { code: "INTERACTION_LOST", message: LOST_MESSAGE } },
       );
-      if (closed.length > 0) deps.log.warn({ count: closed.length }, "interactions of an earlier process marked lost");
       return closed.length;
     },
+    /** Whether a wait of this kind outlives its process. */
+    isDurable: (kind: InteractionKind) => DURABLE_KINDS.includes(kind),
     /** Live changes of interactions, for inboxes. Returns the unsubscribe function. */
     onChange(listener: (change: InteractionChange) => void): () => void {
       listeners.add(listener);

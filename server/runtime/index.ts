@@ -17,6 +17,7 @@ import { createCoordinator } from "./coordinator";
 import type { CredentialBroker } from "./credentials";
 import { EventBus } from "./event-bus";
 import { interactionService } from "./interactions";
+import { instanceKeeper } from "./instances";
 import { createJobRunner, responseService } from "./jobs";
 import type { AgentRegistry } from "./planner";
 import { resumeTokenKey } from "./resume-token";
@@ -50,6 +51,15 @@ export interface RuntimeDeps {
   oauthTtlMs?: number;
   /** How long a remote agent's question waits for its answer (default 1 hour). */
   a2aTtlMs?: number;
+  /** This process's instance id (default: a new one); PostgreSQL connections are named after it. */
+  instanceId?: string;
+  /** Heartbeat interval and the silence after which an instance is dead (defaults 2 s and 10 s). */
+  instanceHeartbeatMs?: number;
+  instanceTtlMs?: number;
+  /** The database has this one process (the embedded one): every earlier instance is dead at start. */
+  alone?: boolean;
+  /** Process-held waits made durable: they continue from their checkpoint on any instance. */
+  durableWaits?: readonly ("approval" | "client_tool")[];
 }
 
 export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
@@ -58,7 +68,7 @@ export const DEFAULT_A2A_TTL_MS = 60 * 60_000;
 
 export function createRuntime(deps: RuntimeDeps) {
   const bus = new EventBus();
-  const instanceId = randomUUID();
+  const instanceId = deps.instanceId ?? randomUUID();
   const jobs = createJobRunner({
     db: deps.db,
     agents: deps.agents,
@@ -86,8 +96,26 @@ export function createRuntime(deps: RuntimeDeps) {
     onJobsStarted: () => jobs.kick(),
     journalFor: async (runId) => new RunJournal(runId, store, bus, await lastSeq(deps.db, runId)),
     onWaitsClosed: (closed) => runs.remoteWaitsClosed(closed),
+    durableWaits: deps.durableWaits,
+    clientToolOutput: (toolName) => {
+      for (const agent of deps.agents.values()) {
+        const tool = agent.tools.get(toolName);
+        if (tool?.kind === "client") return tool.output;
+      }
+      return undefined;
+    },
   });
-  const runs = runService({ ...deps, bus, coordinator, store, mailboxes, scheduler, maxSteps: deps.maxSteps ?? 20_000 });
+  const instances = instanceKeeper({
+    db: deps.db,
+    log: deps.log,
+    instanceId,
+    coordinator,
+    bus,
+    heartbeatMs: deps.instanceHeartbeatMs ?? 2_000,
+    ttlMs: deps.instanceTtlMs ?? 10_000,
+    alone: deps.alone ?? false,
+  });
+  const runs = runService({ ...deps, instanceId, bus, coordinator, store, mailboxes, scheduler, maxSteps: deps.maxSteps ?? 20_000 });
   const sweep = setInterval(() => {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
   }, deps.sweepIntervalMs ?? 5_000);
@@ -128,14 +156,15 @@ export function createRuntime(deps: RuntimeDeps) {
     runs: runAccess(deps.db, runs.steer),
     responses: responseService(deps.db),
     /**
-     * Marks interactions an earlier process held as lost and starts working on background jobs;
-     * call once at start-up, before serving.
+     * Joins the instances on the database — reclaiming what dead ones (or, alone, earlier processes)
+     * left — and starts working on background jobs; call once at start-up, before serving.
      */
-    recover: async () => {
-      const lost = await coordinator.recover();
+    start: async () => {
+      await instances.start();
       jobs.start();
-      return lost;
     },
+    /** Reclaims dead instances now (the heartbeat does it every interval). */
+    reclaim: () => instances.reclaim(),
     /** Live events of one run, from now until its transport run ends. */
     follow: (runId: string) => bus.follow(runId),
     /** A run's logged events after `afterSeq`, then live ones until it ends (owner or tenant admin). */
@@ -151,6 +180,7 @@ export function createRuntime(deps: RuntimeDeps) {
     close: () => {
       clearInterval(sweep);
       void jobs.stop();
+      void instances.stop();
     },
   };
 }

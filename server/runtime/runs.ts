@@ -29,6 +29,8 @@ import { assertThreadAccess, titleFrom } from "./threads";
 
 export interface RunsDeps {
   db: Database;
+  /** This process: the instance that executes the runs it starts or continues. */
+  instanceId: string;
   agents: AgentRegistry;
   bus: EventBus;
   log: Logger;
@@ -168,7 +170,13 @@ export function runService(deps: RunsDeps) {
         state: request.state && Object.keys(request.state).length > 0 ? request.state : undefined,
       },
       messages: userMessages,
-      run: { id: runId, agentId: agent.id, transportRunId: request.transportRunId, parentRunId: request.parentRunId },
+      run: {
+        id: runId,
+        agentId: agent.id,
+        transportRunId: request.transportRunId,
+        parentRunId: request.parentRunId,
+        instanceId: deps.instanceId,
+      },
       events: toStoredRows(started),
       onlyIfIdle: multitask === "reject",
       holdMessages,

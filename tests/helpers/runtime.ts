@@ -21,6 +21,8 @@ export function testRuntime(db: Database, overrides: Partial<RuntimeDeps> = {}) 
     log: log.child({ test: true }),
     streamChunkMs: 0,
     serverSecret: TEST_SECRET,
+    // Like the embedded database: a runtime that starts takes over from every earlier one.
+    alone: true,
     ...overrides,
   });
 }

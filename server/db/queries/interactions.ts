@@ -88,6 +88,8 @@ export async function claimInteractions(
   db: Executor,
   claims: readonly Claim[],
   actor: { tenantId: string; userId: string; via: string },
+  /** The instance that will drive the answered runs on. */
+  instanceId: string,
 ): Promise<ClaimResult> {
   const ids = claims.map((c) => c.id);
   const result = await db.execute(sql`
@@ -124,7 +126,7 @@ export async function claimInteractions(
     -- They run again from this commit on: a crash before their next write shows as a running run,
     -- never as a paused one nobody can answer.
     resumed as (
-      update runs set status = 'running', pause_reason = null, updated_at = now()
+      update runs set status = 'running', pause_reason = null, instance_id = ${instanceId}, updated_at = now()
       where id in (select run_id from answered) and status = 'paused'
     )
     select c.id, c.run_id,
@@ -144,13 +146,15 @@ export type CloseTarget =
   | { runId: string }
   /** Waits past their expiry held by this instance — and, with `durableKinds`, durable waits anyone left behind. */
   | { expiredOf: string; durableKinds?: readonly InteractionKind[] }
-  /** Waits of these kinds, whoever held them (what a restarted process cannot answer any more). */
-  | { kinds: readonly InteractionKind[] };
+  /** Waits of these kinds held by these instances (what a dead instance can no longer answer). */
+  | { heldBy: readonly string[]; kinds: readonly InteractionKind[] };
 
 function closeCondition(target: CloseTarget): SQL {
   if ("ids" in target) return sql`id = any(${sql.param([...target.ids])}::text[])`;
   if ("runId" in target) return sql`run_id = ${target.runId}`;
-  if ("kinds" in target) return sql`kind = any(${sql.param([...target.kinds])}::text[])`;
+  if ("heldBy" in target) {
+    return sql`instance_id = any(${sql.param([...target.heldBy])}::text[]) and kind = any(${sql.param([...target.kinds])}::text[])`;
+  }
   const mine = sql`instance_id = ${target.expiredOf}`;
   const durable = target.durableKinds?.length ? sql` or kind = any(${sql.param([...target.durableKinds])}::text[])` : sql``;
   return sql`expires_at <= now() and (${mine}${durable})`;

@@ -117,7 +117,7 @@ export async function beginRun(
   input: {
     thread: { id: string; tenantId: string; ownerId: string; title: string; state?: Record<string, unknown> };
     messages: readonly MessageInsert[];
-    run: { id: string; agentId: string; transportRunId: string; parentRunId?: string };
+    run: { id: string; agentId: string; transportRunId: string; parentRunId?: string; instanceId: string };
     events: readonly EventRow[];
     /** Write nothing while another run of the thread executes or waits (double-texting `reject`). */
     onlyIfIdle?: boolean;
@@ -145,8 +145,8 @@ export async function beginRun(
       sql`exists (select 1 from thread)`,
     )}),
     new_run as (
-      insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id, checkpoint)
-      select ${run.id}, thread.tenant_id, thread.id, thread.owner_id, ${run.agentId}, 'running', ${run.transportRunId}, ${run.parentRunId ?? null}::text,
+      insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id, instance_id, checkpoint)
+      select ${run.id}, thread.tenant_id, thread.id, thread.owner_id, ${run.agentId}, 'running', ${run.transportRunId}, ${run.parentRunId ?? null}::text, ${run.instanceId},
         ${input.holdMessages ? JSON.stringify({ step: 0, calls: [], pendingInput: input.messages }) : null}::jsonb
       from thread
       returning id

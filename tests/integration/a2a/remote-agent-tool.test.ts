@@ -180,7 +180,7 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
     const question = questionOf(events);
     const next = runtimeFor(agent.url);
     try {
-      expect(await next.recover()).toBe(0);
+      await next.start();
       const after = await answer(
         alice,
         "a2a-restart",

@@ -23,7 +23,7 @@ function begin(
       { id: `${runId}-a`, role: "user", content: "first" },
       { id: `${runId}-b`, role: "user", content: "second" },
     ],
-    run: { id: runId, agentId: "concierge", transportRunId: "x" },
+    run: { id: runId, agentId: "concierge", transportRunId: "x", instanceId: "i-test" },
     events: started,
   });
 }
@@ -43,7 +43,7 @@ describe.each(testBackends())("run writes on $name", (backend) => {
     const again = await beginRun(h.db, {
       thread: { id: "t-new", tenantId: "tenant-acme", ownerId: "user-alice", title: "ignored", state: { step: 2 } },
       messages: [{ id: "r-1-a", role: "user", content: "first" }],
-      run: { id: "r-2", agentId: "concierge", transportRunId: "y" },
+      run: { id: "r-2", agentId: "concierge", transportRunId: "y", instanceId: "i-test" },
       events: started,
     });
     expect(again).toMatchObject({ created: false, title: "t", state: { step: 2 } });

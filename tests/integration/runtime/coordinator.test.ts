@@ -221,7 +221,7 @@ describe.each(testBackends())("interactions that cannot be answered any more, on
     earlier.close();
 
     const restarted = testRuntime(database.db);
-    expect(await restarted.recover()).toBeGreaterThanOrEqual(1);
+    await restarted.start();
     const answer = [{ interactionId: last.interrupts[0]!.id, status: "resolved" as const, payload: { approved: true } }];
     const lost = refused(await restarted.startRun(alice, request("x-lost", undefined, answer)));
     expect(lost).toMatchObject({ code: "INTERACTION_LOST" });

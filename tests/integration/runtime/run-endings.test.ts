@@ -154,7 +154,7 @@ describe.each(testBackends())("run endings and thread rules on $name", (backend)
     await runtime.runs.steer(carol, run.runId, { type: "REDIRECT", goal: "count slowly to 4" });
 
     const next = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 10 }) });
-    await next.recover();
+    await next.start();
     await next.runs.steer(carol, run.runId, { type: "RESUME" });
     const events = await watchUntil(next, run.runId, ended);
     expect(events.filter((e) => e.type === "steer.applied").map((e) => e.type === "steer.applied" && e.instruction)).toEqual([

@@ -112,7 +112,7 @@ describe.each(testBackends())("steering live runs on $name", (backend) => {
     await watchUntil(runtime, run.runId, (e) => e.type === "run.paused");
 
     const next = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 10 }) });
-    await next.recover();
+    await next.start();
     await next.runs.steer(carol, run.runId, { type: "RESUME" });
     const events = await watchUntil(next, run.runId, (e) => e.type === "run.completed");
     expect(said(events).filter((l) => /^\d+$/.test(l))).toEqual(["1", "2", "3", "4", "5"]);

@@ -1,0 +1,131 @@
+/**
+ * Instances sharing the database: registration, heartbeats, and reclaiming what a dead one held.
+ */
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import type { Executor } from "../client";
+import { instances } from "../schema";
+import type { RunEvent } from "@/server/domain";
+
+export async function registerInstance(db: Executor, id: string): Promise<void> {
+  await db
+    .insert(instances)
+    .values({ id })
+    .onConflictDoUpdate({ target: instances.id, set: { heartbeatAt: sql`now()` } });
+}
+
+/** Says the instance is alive; false when it was reclaimed meanwhile (it was silent too long). */
+export async function beat(db: Executor, id: string): Promise<{ alive: boolean }> {
+  const rows = await db
+    .update(instances)
+    .set({ heartbeatAt: sql`now()` })
+    .where(and(eq(instances.id, id), isNull(instances.reclaimedAt)))
+    .returning({ id: instances.id });
+  return { alive: rows.length > 0 };
+}
+
+/** Marks the instance as stopping on purpose: it takes no new work. */
+export async function markStopping(db: Executor, id: string): Promise<void> {
+  await db
+    .update(instances)
+    .set({ stoppingAt: sql`now()` })
+    .where(eq(instances.id, id));
+}
+
+/** A stopped instance leaves: nothing is left to reclaim from it. */
+export async function unregisterInstance(db: Executor, id: string): Promise<void> {
+  await db.delete(instances).where(eq(instances.id, id));
+}
+
+/** Whether the instance is registered, not reclaimed, and beat within `ttlMs`. */
+export async function isInstanceAlive(db: Executor, id: string, ttlMs: number): Promise<boolean> {
+  const rows = await db
+    .select({ id: instances.id })
+    .from(instances)
+    .where(
+      and(
+        eq(instances.id, id),
+        isNull(instances.reclaimedAt),
+        sql`${instances.heartbeatAt} > now() - make_interval(secs => ${ttlMs / 1000})`,
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
+}
+
+/**
+ * Takes the right to reclaim dead instances, one winner each: those silent for `ttlMs` (or, with
+ * `allOthers`, every instance but `me` — the embedded database has one process, so at start-up every
+ * other is dead), and those that held runs or waits but never registered (written before instances
+ * existed). Returns the ids this instance won.
+ */
+export async function claimDeadInstances(db: Executor, me: string, ttlMs: number, allOthers = false): Promise<string[]> {
+  const result = await db.execute(sql`
+    with unregistered as (
+      insert into instances (id, heartbeat_at)
+      select distinct held.instance_id, 'epoch'::timestamptz from (
+        select instance_id from interactions where status = 'pending' and instance_id is not null
+        union select instance_id from runs where status in ('queued', 'running') and instance_id is not null
+      ) held
+      where not exists (select 1 from instances i where i.id = held.instance_id)
+      on conflict (id) do nothing
+    ),
+    dead as (
+      update instances set reclaimed_by = ${me}, reclaimed_at = now()
+      where id <> ${me} and reclaimed_at is null
+        and (${allOthers}::boolean or heartbeat_at < now() - make_interval(secs => ${ttlMs / 1000}))
+      returning id
+    )
+    select id from dead`);
+  return (result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
+}
+
+/**
+ * Runs that execute nowhere: `queued` or `running` on a dead instance (or on none — written before
+ * instances existed, when `unowned`). They end `failed` with `INSTANCE_LOST` and a final event, audited.
+ * Returns each ended run with its final event's seq.
+ */
+export async function failRunsOf(
+  db: Executor,
+  deadInstances: readonly string[],
+  failure: { code: "INSTANCE_LOST"; message: string },
+  unowned = false,
+): Promise<{ runId: string; tenantId: string; seq: number; event: RunEvent }[]> {
+  const event: RunEvent = { type: "run.failed", ...failure };
+  const result = await db.execute(sql`
+    with ended as (
+      update runs set status = 'failed', pause_reason = null, error = ${JSON.stringify(failure)}::jsonb, finished_at = now(), updated_at = now()
+      where status in ('queued', 'running')
+        and (instance_id = any(${sql.param([...deadInstances])}::text[]) or (${unowned}::boolean and instance_id is null))
+      returning id, tenant_id, instance_id
+    ),
+    final as (
+      insert into run_events (run_id, seq, type, data)
+      select e.id, (select coalesce(max(seq), 0) + 1 from run_events x where x.run_id = e.id), 'run.failed', ${JSON.stringify(event)}::jsonb
+      from ended e
+      returning run_id, seq
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, null, 'run.reclaim', 'run', id, 'failed', jsonb_build_object('instance', instance_id, 'code', ${failure.code}::text)
+      from ended
+    )
+    select e.id, e.tenant_id, f.seq from ended e join final f on f.run_id = e.id`);
+  return (result as unknown as { rows: { id: string; tenant_id: string; seq: number | string }[] }).rows.map((r) => ({
+    runId: r.id,
+    tenantId: r.tenant_id,
+    seq: Number(r.seq),
+    event,
+  }));
+}
+
+/** The instance that executes (or last executed) the run; undefined when there is no such run. */
+export async function instanceOfRun(db: Executor, runId: string): Promise<string | null | undefined> {
+  const result = await db.execute(sql`select instance_id from runs where id = ${runId}`);
+  const [row] = (result as unknown as { rows: { instance_id: string | null }[] }).rows;
+  return row ? row.instance_id : undefined;
+}
+
+/** Forgets instances reclaimed long ago (their rows only record who reclaimed them). */
+export async function pruneInstances(db: Executor, olderThanMs: number): Promise<void> {
+  await db.delete(instances).where(lt(instances.reclaimedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`));
+}

@@ -1,0 +1,88 @@
+/**
+ * This process as one instance among several on one database: it registers, beats every
+ * `heartbeatMs`, and reclaims what dead instances held — one survivor per dead instance. Starting
+ * never touches a live instance's work: only instances silent for `ttlMs` (or, on the embedded
+ * database, which one process holds at a time, every earlier one) are dead.
+ */
+import type { Logger } from "pino";
+import type { Database } from "@/server/db";
+import {
+  beat,
+  claimDeadInstances,
+  failRunsOf,
+  isInstanceAlive,
+  markStopping,
+  registerInstance,
+  unregisterInstance,
+} from "@/server/db/queries/instances";
+import type { Coordinator } from "./coordinator";
+import type { EventBus } from "./event-bus";
+
+export interface InstancesDeps {
+  db: Database;
+  log: Logger;
+  instanceId: string;
+  coordinator: Coordinator;
+  bus: EventBus;
+  heartbeatMs: number;
+  ttlMs: number;
+  /** One process per database (the embedded one): every other instance is dead once this one starts. */
+  alone: boolean;
+}
+
+export const INSTANCE_LOST_MESSAGE = "The Harbor instance running this stopped before the run ended; send your message again.";
+
+export function instanceKeeper(deps: InstancesDeps) {
+  const me = deps.instanceId;
+  let timer: NodeJS.Timeout | undefined;
+  let ticking: Promise<void> | undefined;
+
+  /** Claims dead instances and ends what they held: process-held waits `lost`, executing runs `INSTANCE_LOST`. */
+  async function reclaim(options: { startup?: boolean } = {}): Promise<string[]> {
+    const dead = await claimDeadInstances(deps.db, me, deps.ttlMs, options.startup === true && deps.alone);
+    if (dead.length === 0 && !options.startup) return dead;
+    const lost = await deps.coordinator.closeWaitsOf(dead);
+    const failed = await failRunsOf(deps.db, dead, { code: "INSTANCE_LOST", message: INSTANCE_LOST_MESSAGE }, options.startup === true);
+    const at = Date.now();
+    for (const f of failed) deps.bus.publish({ runId: f.runId, seq: f.seq, at, event: f.event });
+    if (dead.length > 0 || failed.length > 0) {
+      deps.log.warn({ instances: dead, lostWaits: lost, failedRuns: failed.length }, "reclaimed what dead instances held");
+    }
+    return dead;
+  }
+
+  async function tick(): Promise<void> {
+    const { alive } = await beat(deps.db, me);
+    if (!alive) {
+      // Silent too long (a stall): the others reclaimed this instance's work. Carry on as a new member.
+      deps.log.error({ instance: me }, "this instance was reclaimed by another after missing its heartbeats; registering again");
+      await registerInstance(deps.db, me);
+    }
+    await reclaim();
+  }
+
+  return {
+    /** Registers and reclaims what dead instances (or, alone, earlier processes) left; call once before serving. */
+    async start(): Promise<void> {
+      await registerInstance(deps.db, me);
+      // Twice: instances that never registered (rows written before instances existed) are found by the first.
+      await reclaim({ startup: true });
+      await reclaim({ startup: true });
+      timer = setInterval(() => {
+        ticking ??= tick()
+          .catch((error: unknown) => deps.log.error({ err: error }, "heartbeat failed"))
+          .finally(() => (ticking = undefined));
+      }, deps.heartbeatMs);
+      timer.unref();
+    },
+    isAlive: (instanceId: string) => (instanceId === me ? Promise.resolve(true) : isInstanceAlive(deps.db, instanceId, deps.ttlMs)),
+    reclaim: () => reclaim(),
+    /** Stops beating; `leave` also removes the instance (a clean stop that left nothing behind). */
+    async stop(options: { leave?: boolean } = {}): Promise<void> {
+      clearInterval(timer);
+      await ticking;
+      if (options.leave) await unregisterInstance(deps.db, me);
+    },
+    markStopping: () => markStopping(deps.db, me),
+  };
+}
