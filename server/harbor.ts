@@ -36,7 +36,6 @@ function publicUrl(): string {
 
 async function boot(): Promise<Harbor> {
   const handle = await databaseHandle();
-  const db = handle.db;
   const config = settings();
   const serverSecret = authSecret();
   const redirectUri = `${publicUrl()}/api/oauth/callback/${CALENDAR_PROVIDER}`;
