@@ -10,6 +10,7 @@ import { outboxService } from "@/server/agents/concierge/outbox";
 import { authSecret } from "@/server/auth/secret";
 import { settings } from "@/server/config";
 import { databaseHandle, type Database, type DatabaseHandle } from "@/server/db";
+import { listenForSignals, type ClusterSignals } from "@/server/db/notifications";
 import { instanceId } from "@/server/instance-id";
 import { log } from "@/server/log";
 import { oauthBroker, type OAuthBroker, type OAuthProvider } from "@/server/oauth/broker";
@@ -19,6 +20,8 @@ import { createRuntime, type Runtime } from "@/server/runtime";
 
 export interface Harbor {
   db: Database;
+  /** Other instances' notifications (PostgreSQL only). */
+  signals: ClusterSignals | undefined;
   runtime: Runtime;
   outbox: ReturnType<typeof outboxService>;
   oauth: OAuthBroker;
@@ -87,6 +90,8 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     log,
   });
   const travelAgentUrl = config.travelAgentUrl ?? peers?.travelAgent.url;
+  // Several instances may share PostgreSQL: listen to what the others say. The embedded database has one.
+  const signals = handle.engine === "postgres" && handle.url ? await listenForSignals(handle.url, instanceId(), log) : undefined;
   const runtime = createRuntime({
     db,
     agents: createAgents(db, serverSecret, {
@@ -109,11 +114,12 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     instanceTtlMs: config.instanceTtlMs,
     alone: handle.engine === "pglite",
     durableWaits: config.durableWaits.map((w) => (w === "approvals" ? "approval" : "client_tool")),
+    signals,
   });
   // Join the other instances (reclaiming what dead ones held) before serving anyone.
   await runtime.start();
   if (peers) log.info({ identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url }, "demo peers started");
-  return { db, runtime, outbox: outboxService(db), oauth, peers };
+  return { db, signals, runtime, outbox: outboxService(db), oauth, peers };
 }
 
 export function harbor(): Promise<Harbor> {
@@ -135,10 +141,9 @@ export function harbor(): Promise<Harbor> {
 export async function shutdown(graceMs = 5_000): Promise<void> {
   const holder = globalThis as Holder;
   if (!holder[KEY]) return;
-  const { runtime, peers } = await holder[KEY];
-  const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-  runtime.close();
-  await Promise.race([runtime.idle(), grace]);
+  const { runtime, peers, signals } = await holder[KEY];
+  await runtime.stop(graceMs);
+  await signals?.close();
   await peers?.close();
   await (await databaseHandle()).close();
 }

@@ -8,8 +8,9 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export function sealingKey(serverSecret: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", serverSecret, "harbor", "harbor.credentials.v1", 32));
+/** A key for one purpose (credentials by default; requests forwarded between instances use their own). */
+export function sealingKey(serverSecret: string, purpose = "harbor.credentials.v1"): Buffer {
+  return Buffer.from(hkdfSync("sha256", serverSecret, "harbor", purpose, 32));
 }
 
 export function seal(key: Buffer, plaintext: string, associated: string): string {

@@ -109,7 +109,10 @@ const PROCESS_HELD: readonly InteractionKind[] = [...OPTIONALLY_DURABLE, "privat
 
 /** Thrown by `resolve` when a live process-held wait belongs to another instance: the answer goes there. */
 export class HeldElsewhere extends Error {
-  constructor(readonly instanceId: string) {
+  constructor(
+    readonly instanceId: string,
+    readonly runId: string,
+  ) {
     super(`held by instance ${instanceId}`);
   }
 }
@@ -440,7 +443,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const holding = (runId: string) => parked.get(runId) ?? takeovers.get(runId);
     // A live process-held wait of another instance is answered there (the caller forwards it).
     const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && !DURABLE_KINDS.includes(r.kind));
-    if (elsewhere) throw new HeldElsewhere(elsewhere.instanceId);
+    if (elsewhere) throw new HeldElsewhere(elsewhere.instanceId, elsewhere.runId);
     const orphaned = ordered.filter((r) => !holding(r.runId));
     if (orphaned.length > 0) await closeAndRefuse("lost", orphaned);
     if (options.threadId) {
@@ -599,6 +602,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
     },
     /** Whether a wait of this kind outlives its process. */
     isDurable: (kind: InteractionKind) => DURABLE_KINDS.includes(kind),
+    /** Tells this instance's inboxes of a change another instance made. */
+    announce: (change: InteractionChange) => notify([change]),
     /** Live changes of interactions, for inboxes. Returns the unsubscribe function. */
     onChange(listener: (change: InteractionChange) => void): () => void {
       listeners.add(listener);

@@ -8,9 +8,16 @@ type Listener = (event: LoggedEvent) => void;
 
 export class EventBus {
   private readonly listeners = new Map<string, Set<Listener>>();
+  /** The last seq handed out per run with listeners: an event is handed out once, in order. */
+  private readonly seen = new Map<string, number>();
 
   publish(event: LoggedEvent): void {
-    for (const listener of this.listeners.get(event.runId) ?? []) listener(event);
+    const listeners = this.listeners.get(event.runId);
+    if (!listeners) return;
+    // The same event may arrive twice (written here, and read back for another instance's reader).
+    if (event.seq <= (this.seen.get(event.runId) ?? 0)) return;
+    this.seen.set(event.runId, event.seq);
+    for (const listener of listeners) listener(event);
   }
 
   subscribe(runId: string, listener: Listener): () => void {
@@ -22,8 +29,26 @@ export class EventBus {
     set.add(listener);
     return () => {
       set.delete(listener);
-      if (set.size === 0) this.listeners.delete(runId);
+      if (set.size === 0) {
+        this.listeners.delete(runId);
+        this.seen.delete(runId);
+      }
     };
+  }
+
+  /** Runs someone listens to, with the last seq they were handed (undefined: none yet, and no starting point). */
+  watched(): [runId: string, seq: number | undefined][] {
+    return [...this.listeners.keys()].map((runId) => [runId, this.seen.get(runId)]);
+  }
+
+  /** The last seq handed out for a watched run, if any. */
+  lastSeq(runId: string): number | undefined {
+    return this.seen.get(runId);
+  }
+
+  /** Listeners of `runId` already hold its events up to `seq` (read from the log): later ones follow. */
+  mark(runId: string, seq: number): void {
+    if (this.listeners.has(runId) && seq > (this.seen.get(runId) ?? 0)) this.seen.set(runId, seq);
   }
 
   /**
@@ -31,7 +56,7 @@ export class EventBus {
    * step yields every event that arrived since the last one, so a reader can write them together.
    * Subscribe before the run can emit, so nothing is missed. Breaking out of the loop unsubscribes.
    */
-  follow(runId: string): AsyncIterableIterator<LoggedEvent[]> {
+  follow(runId: string, afterSeq?: number): AsyncIterableIterator<LoggedEvent[]> {
     const buffered: LoggedEvent[] = [];
     let wake: (() => void) | undefined;
     let done = false;
@@ -39,6 +64,8 @@ export class EventBus {
       buffered.push(event);
       wake?.();
     });
+    // A reader continuing from a known point (another instance writes the run): events after it follow.
+    if (afterSeq !== undefined) this.mark(runId, afterSeq);
     const finish = (): IteratorResult<LoggedEvent[]> => {
       done = true;
       unsubscribe();

@@ -16,6 +16,10 @@ import { Mailboxes } from "./steering";
 import { createCoordinator } from "./coordinator";
 import type { CredentialBroker } from "./credentials";
 import { EventBus } from "./event-bus";
+import type { ClusterSignals } from "@/server/db/notifications";
+import { open, seal, sealingKey } from "@/server/auth/sealing";
+import { bridgeCluster } from "./cluster-bridge";
+import { createRouter, type Sealer } from "./routing";
 import { interactionService } from "./interactions";
 import { instanceKeeper } from "./instances";
 import { createJobRunner, responseService } from "./jobs";
@@ -60,11 +64,19 @@ export interface RuntimeDeps {
   alone?: boolean;
   /** Process-held waits made durable: they continue from their checkpoint on any instance. */
   durableWaits?: readonly ("approval" | "client_tool")[];
+  /** What the other instances on the database say (PostgreSQL); absent when this process is alone. */
+  signals?: ClusterSignals;
 }
 
 export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
 export const DEFAULT_OAUTH_TTL_MS = 10 * 60_000;
 export const DEFAULT_A2A_TTL_MS = 60 * 60_000;
+
+/** Seals requests forwarded between instances with a key of their own, bound to the request's id. */
+function routingSealer(serverSecret: string): Sealer {
+  const key = sealingKey(serverSecret, "harbor.routing.v1");
+  return { seal: (text, id) => seal(key, text, id), open: (sealed, id) => open(key, sealed, id) };
+}
 
 export function createRuntime(deps: RuntimeDeps) {
   const bus = new EventBus();
@@ -115,7 +127,34 @@ export function createRuntime(deps: RuntimeDeps) {
     ttlMs: deps.instanceTtlMs ?? 10_000,
     alone: deps.alone ?? false,
   });
-  const runs = runService({ ...deps, instanceId, bus, coordinator, store, mailboxes, scheduler, maxSteps: deps.maxSteps ?? 20_000 });
+  const signals = deps.signals;
+  const router = signals
+    ? createRouter({
+        db: deps.db,
+        log: deps.log,
+        instanceId,
+        signals,
+        sealer: routingSealer(deps.serverSecret),
+        handle: (request) => runs.handleRouted(request),
+      })
+    : undefined;
+  const route = router && {
+    forward: router.forward,
+    isAlive: (id: string) => instances.isAlive(id),
+    reclaim: () => instances.reclaim(),
+  };
+  const runs = runService({
+    ...deps,
+    instanceId,
+    bus,
+    coordinator,
+    store,
+    mailboxes,
+    scheduler,
+    maxSteps: deps.maxSteps ?? 20_000,
+    route,
+  });
+  if (signals) bridgeCluster({ db: deps.db, log: deps.log, bus, signals, announce: coordinator.announce });
   const sweep = setInterval(() => {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
   }, deps.sweepIntervalMs ?? 5_000);
@@ -176,7 +215,21 @@ export function createRuntime(deps: RuntimeDeps) {
       await runs.idle();
       await jobs.idle();
     },
-    /** Stops background work (the expiry sweep, taking new jobs). */
+    /**
+     * A clean stop (SIGTERM): says so to the other instances, lets runs in flight finish (up to
+     * `graceMs`), then releases what it holds — process-held waits end `lost` unless durable (those
+     * any instance answers), runs still executing end `INSTANCE_LOST` — and leaves.
+     */
+    stop: async (graceMs: number) => {
+      await instances.markStopping();
+      clearInterval(sweep);
+      void jobs.stop();
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([runs.idle(), grace]);
+      await instances.release();
+      await instances.stop({ leave: true });
+    },
+    /** Stops background work (the expiry sweep, taking new jobs, heartbeats). */
     close: () => {
       clearInterval(sweep);
       void jobs.stop();

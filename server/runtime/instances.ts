@@ -84,5 +84,12 @@ export function instanceKeeper(deps: InstancesDeps) {
       if (options.leave) await unregisterInstance(deps.db, me);
     },
     markStopping: () => markStopping(deps.db, me),
+    /** Releases what this instance holds before it leaves (see `reclaim`): nobody has to wait for its TTL. */
+    async release(): Promise<void> {
+      await deps.coordinator.closeWaitsOf([me]);
+      const failed = await failRunsOf(deps.db, [me], { code: "INSTANCE_LOST", message: INSTANCE_LOST_MESSAGE });
+      const at = Date.now();
+      for (const f of failed) deps.bus.publish({ runId: f.runId, seq: f.seq, at, event: f.event });
+    },
   };
 }

@@ -46,6 +46,8 @@ export function runFeed(db: Database, bus: EventBus) {
       }
       // A run that had ended when asked has nothing more to say, even if the reader saw its end already.
       if (ended) return;
+      // What follows comes live: from this instance, or read from the log when another one writes it.
+      bus.mark(runId, last);
       for await (const next of live.read(signal)) {
         if (next.seq <= last) continue;
         yield next;

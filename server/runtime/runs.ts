@@ -6,12 +6,13 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
-import { activeRunsOnThread, findRun, loadContinuation, type Continuation } from "@/server/db/queries/runs";
+import { activeRunsOnThread, findRun, lastSeq, loadContinuation, type Continuation } from "@/server/db/queries/runs";
 import { beginRun } from "@/server/db/queries/run-writes";
 import { EMPTY_CHECKPOINT, type MultitaskPolicy } from "@/server/domain";
 import { findThread } from "@/server/db/queries/threads";
 import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interactions";
-import type { Coordinator, ReadyRun, ResolutionInput, ResolveVia } from "./coordinator";
+import { HeldElsewhere, type Coordinator, type ReadyRun, type ResolutionInput, type ResolveVia } from "./coordinator";
+import { routedIdentity, type RouteDeps, type RoutedRequest } from "./routing";
 import { createDriver, toTranscript } from "./drive";
 import { cancelRemoteTasks } from "./remote-tasks";
 import { asHarborError, HarborError, NotFoundError } from "./errors";
@@ -27,6 +28,8 @@ import type { CredentialBroker } from "./credentials";
 import type { RunState, TranscriptMessage } from "./state";
 import { assertThreadAccess, titleFrom } from "./threads";
 
+const HELD_BY_LOST_INSTANCE = "This request was held by a Harbor instance that is gone, so it can no longer be answered. Please ask again.";
+
 export interface RunsDeps {
   db: Database;
   /** This process: the instance that executes the runs it starts or continues. */
@@ -41,6 +44,7 @@ export interface RunsDeps {
   streamChunkMs: number;
   maxSteps: number;
   credentials?: CredentialBroker;
+  route?: RouteDeps;
 }
 
 /** A message a client sent with its run request, already reduced to text. */
@@ -286,23 +290,67 @@ export function runService(deps: RunsDeps) {
     const thread = await findThread(deps.db, request.threadId);
     if (!thread) throw new NotFoundError("Thread");
     assertThreadAccess(thread, identity);
-    let ready: ReadyRun[];
+    const options = {
+      threadId: thread.id,
+      via: "agui" as const,
+      withTranscript: request.carriesTranscript ?? (request.messages.length > 0 || Object.keys(request.state ?? {}).length > 0),
+    };
+    const transport = { transportRunId: request.transportRunId, requestId: request.requestId };
     try {
-      ready = await deps.coordinator.resolve(identity, request.resume ?? [], {
-        threadId: thread.id,
-        via: "agui",
-        withTranscript: request.carriesTranscript ?? (request.messages.length > 0 || Object.keys(request.state ?? {}).length > 0),
-      });
+      const [next] = await resolveHere(identity, request.resume ?? [], options);
+      // Completeness made every open interrupt of the thread part of this resume: one run, now ready.
+      if (!next) throw new Error(`a complete resume of thread ${thread.id} left no run ready`);
+      const events = deps.bus.follow(next.runId);
+      track(continueRun(next, transport));
+      return { runId: next.runId, threadId: thread.id, events };
     } catch (error) {
+      if (error instanceof HeldElsewhere) {
+        // The owner continues the run; this instance streams it from the shared log, from where it parked.
+        const events = deps.bus.follow(error.runId, await lastSeq(deps.db, error.runId));
+        try {
+          await forward(error, {
+            type: "resolve",
+            identity: routedIdentity(identity),
+            entries: [...(request.resume ?? [])],
+            ...options,
+            transport,
+          });
+          return { runId: error.runId, threadId: thread.id, events };
+        } catch (forwarded) {
+          await events.return?.();
+          if (HarborError.is(forwarded)) return { refused: forwarded };
+          throw forwarded;
+        }
+      }
       if (HarborError.is(error)) return { refused: error };
       throw error;
     }
-    // Completeness made every open interrupt of the thread part of this resume: one run, now ready.
-    const [next] = ready;
-    if (!next) throw new Error(`a complete resume of thread ${thread.id} left no run ready`);
-    const events = deps.bus.follow(next.runId);
-    track(continueRun(next, { transportRunId: request.transportRunId, requestId: request.requestId }));
-    return { runId: next.runId, threadId: thread.id, events };
+  }
+
+  /**
+   * Resolves on this instance. A wait another instance holds throws `HeldElsewhere` when that
+   * instance is alive (the caller forwards); a dead holder is reclaimed first, so its waits answer
+   * `INTERACTION_LOST` as the rules say.
+   */
+  async function resolveHere(identity: Identity, entries: readonly ResolutionInput[], options: Parameters<Coordinator["resolve"]>[2]) {
+    try {
+      return await deps.coordinator.resolve(identity, entries, options);
+    } catch (error) {
+      if (!(error instanceof HeldElsewhere)) throw error;
+      if (deps.route && (await deps.route.isAlive(error.instanceId))) throw error;
+      await deps.route?.reclaim();
+      try {
+        return await deps.coordinator.resolve(identity, entries, options);
+      } catch (again) {
+        if (again instanceof HeldElsewhere) throw new HarborError("INTERACTION_LOST", HELD_BY_LOST_INSTANCE);
+        throw again;
+      }
+    }
+  }
+
+  async function forward(held: HeldElsewhere, request: RoutedRequest): Promise<{ runIds: string[] }> {
+    if (!deps.route) throw new HarborError("INTERACTION_LOST", HELD_BY_LOST_INSTANCE);
+    return deps.route.forward(held.instanceId, request);
   }
 
   /** Resolves interactions outside a transport run (tRPC, console); ready runs go on in the background. */
@@ -311,9 +359,39 @@ export function runService(deps: RunsDeps) {
     entries: readonly ResolutionInput[],
     via: Exclude<ResolveVia, "agui">,
   ): Promise<{ continued: string[] }> {
-    const ready = await deps.coordinator.resolve(identity, entries, { via });
-    for (const next of ready) track(continueRun(next, {}));
-    return { continued: ready.map((r) => r.runId) };
+    try {
+      const ready = await resolveHere(identity, entries, { via });
+      for (const next of ready) track(continueRun(next, {}));
+      return { continued: ready.map((r) => r.runId) };
+    } catch (error) {
+      if (!(error instanceof HeldElsewhere)) throw error;
+      const { runIds } = await forward(error, {
+        type: "resolve",
+        identity: routedIdentity(identity),
+        entries: [...entries],
+        via,
+        transport: {},
+      });
+      return { continued: runIds };
+    }
+  }
+
+  /** A request another instance forwarded here: decided as if it had arrived here. */
+  async function handleRouted(request: RoutedRequest): Promise<{ runIds: string[] }> {
+    if (request.type === "steer") {
+      await steer(request.identity, request.runId, request.instruction, { routed: true });
+      return { runIds: [] };
+    }
+    const { identity, entries, transport, ...options } = request;
+    try {
+      const ready = await deps.coordinator.resolve(identity, entries, options);
+      for (const next of ready) track(continueRun(next, transport));
+      return { runIds: ready.map((r) => r.runId) };
+    } catch (error) {
+      // Moved on meanwhile (taken over, or held by yet another instance): never forwarded twice.
+      if (error instanceof HeldElsewhere) throw new HarborError("INTERACTION_LOST", HELD_BY_LOST_INSTANCE);
+      throw error;
+    }
   }
 
   /** Drives a parked run on from its checkpoint, in the same invocation (same run id, same log). */
@@ -399,6 +477,7 @@ export function runService(deps: RunsDeps) {
     startRun,
     steer,
     resolveInteractions,
+    handleRouted,
     remoteWaitsClosed,
     /** Resolves once every run executing in this process has finished (tests, shutdown). */
     idle: async () => {

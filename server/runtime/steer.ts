@@ -12,6 +12,7 @@ import { pendingOfRun } from "@/server/db/queries/interactions";
 import { activeRunsOnThread, childRunIds, findRun, holdSteering, setPriority, type RunRow } from "@/server/db/queries/runs";
 import { isTerminalStatus, type CancelledBy, type StoredInstruction } from "@/server/domain";
 import type { Coordinator, ResolutionInput, ResolveVia } from "./coordinator";
+import { routedIdentity, type RouteDeps } from "./routing";
 import { ForbiddenError, HarborError, NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
 import type { Scheduler } from "./scheduler";
@@ -19,6 +20,9 @@ import { MAILBOX_CAPACITY, OWNER_INSTRUCTIONS, type Mailboxes, type SteeringInst
 
 export interface SteerDeps {
   db: Database;
+  instanceId: string;
+  /** How this instance reaches the others (absent: alone on its database). */
+  route?: RouteDeps;
   log: Logger;
   coordinator: Coordinator;
   mailboxes: Mailboxes;
@@ -30,9 +34,24 @@ export interface SteerDeps {
 }
 
 export function steeringService(deps: SteerDeps) {
-  async function steer(identity: Identity, runId: string, instruction: SteeringInstruction): Promise<{ accepted: true }> {
-    const run = await findRun(deps.db, runId);
+  async function steer(
+    identity: Identity,
+    runId: string,
+    instruction: SteeringInstruction,
+    options: { routed?: boolean } = {},
+  ): Promise<{ accepted: true }> {
+    let run = await findRun(deps.db, runId);
     if (!run || run.tenantId !== identity.tenantId) throw new NotFoundError("Run");
+    // A live run held by another instance is steered there (within one step); a dead holder is
+    // reclaimed first, and the run's state then decides.
+    if (!options.routed && deps.route && run.instanceId && run.instanceId !== deps.instanceId && !isTerminalStatus(run.status)) {
+      if (await deps.route.isAlive(run.instanceId)) {
+        await deps.route.forward(run.instanceId, { type: "steer", identity: routedIdentity(identity), runId, instruction });
+        return { accepted: true };
+      }
+      await deps.route.reclaim();
+      run = (await findRun(deps.db, runId)) ?? run;
+    }
     const audit = (outcome: string, details: Record<string, unknown> = {}) =>
       appendAudit(deps.db, {
         tenantId: identity.tenantId,

@@ -96,7 +96,12 @@ export async function failRunsOf(
       update runs set status = 'failed', pause_reason = null, error = ${JSON.stringify(failure)}::jsonb, finished_at = now(), updated_at = now()
       where status in ('queued', 'running')
         and (instance_id = any(${sql.param([...deadInstances])}::text[]) or (${unowned}::boolean and instance_id is null))
-      returning id, tenant_id, instance_id
+      returning id, tenant_id, thread_id, instance_id
+    ),
+    -- The thread says what happened, so a reload shows it and the next message starts afresh.
+    notes as (
+      insert into messages (id, thread_id, run_id, role, content)
+      select gen_random_uuid()::text, e.thread_id, e.id, 'system', ${failure.message}::text from ended e
     ),
     final as (
       insert into run_events (run_id, seq, type, data)

@@ -3,6 +3,7 @@ import type { Executor } from "../client";
 import { runEvents, runs } from "../schema";
 import {
   type Checkpoint,
+  type ErrorCode,
   type MessageRole,
   type PauseReason,
   type RunEvent,
@@ -127,7 +128,7 @@ export interface RunListFilter {
 export async function listRuns(db: Executor, filter: RunListFilter) {
   const result = await db.execute(sql`
     select r.id, r.thread_id, r.owner_id, u.name as owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
-      r.parent_run_id, r.created_at, r.updated_at, r.finished_at,
+      r.parent_run_id, r.instance_id, r.error, r.created_at, r.updated_at, r.finished_at,
       (select count(*) from runs c where c.parent_run_id = r.id)::int as child_count
     from runs r left join users u on u.id = r.owner_id
     where r.tenant_id = ${filter.tenantId}
@@ -148,6 +149,8 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     pause_reason: PauseReason | null;
     priority: number;
     parent_run_id: string | null;
+    instance_id: string | null;
+    error: { code: ErrorCode; message: string } | null;
     created_at: Date | string;
     updated_at: Date | string;
     finished_at: Date | string | null;
@@ -164,6 +167,10 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     priority: r.priority,
     parentRunId: r.parent_run_id,
     childCount: r.child_count,
+    /** The instance executing the run (or that last did). */
+    instanceId: r.instance_id,
+    /** Why a failed run failed (the code a client switches on). */
+    error: r.error,
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
     finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,

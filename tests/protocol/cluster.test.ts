@@ -1,0 +1,216 @@
+/**
+ * Three real `next start` instances on one PostgreSQL: any instance answers any request, exactly
+ * once, and what a client sees does not depend on which instance it reached.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AGUI_CLIENTS,
+  approve,
+  customEvents,
+  interruptsOf,
+  postRun,
+  runError,
+  runInput,
+  runTurn,
+  streamedText,
+  userMessage,
+  type AguiClient,
+} from "../helpers/agui";
+import { hasPostgres, startCluster, TTL_MS, type Cluster } from "../helpers/cluster";
+import { readSse, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
+
+interface OutboxRow {
+  details: { to?: string };
+}
+interface RunRow {
+  runId: string;
+  threadId: string;
+  status: string;
+  error?: { code: string } | null;
+}
+
+describe.skipIf(!hasPostgres)("three instances on one PostgreSQL", () => {
+  let cluster: Cluster;
+  let a: string, b: string, c: string;
+  let alice: Auth, bob: Auth, carol: Auth;
+
+  beforeAll(async () => {
+    cluster = await startCluster(3);
+    [a, b, c] = cluster.instances.map((i) => i.url) as [string, string, string];
+    // Sessions are JWTs signed with the shared secret: signed in on one instance, valid on all.
+    const [ac, bc, cc] = await signInAll(a, ["alice@acme.test", "bob@acme.test", "carol@acme.test"]);
+    alice = { cookie: ac! };
+    bob = { cookie: bc! };
+    carol = { cookie: cc! };
+  }, 240_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  const outboxTo = async (to: string) =>
+    ((await trpcQuery<OutboxRow[]>(a, alice, "outbox.list")).data ?? []).filter((row) => row.details.to === to);
+
+  async function park(client: AguiClient, on: string, text: string) {
+    const threadId = randomUUID();
+    const turn = await runTurn(client, { baseUrl: on, auth: alice, threadId, messages: [userMessage(text)] });
+    const [gate] = interruptsOf(turn.events);
+    if (!gate) throw new Error(`expected an interrupt from ${text}`);
+    return { threadId, gate, turn };
+  }
+
+  it("names a different instance at each /api/health", async () => {
+    const names = await Promise.all(
+      [a, b, c].map(async (url) => ((await (await fetch(`${url}/api/health`)).json()) as { instance: string }).instance),
+    );
+    expect(new Set(names).size).toBe(3);
+  });
+
+  describe.each(AGUI_CLIENTS)("with @ag-ui/client $version", (client) => {
+    it("parks on A and resumes on B: the continuation streams on B, and the email is sent once", async () => {
+      const to = `cluster-${client.version}-${randomUUID().slice(0, 6)}@example.com`;
+      const { threadId, gate, turn } = await park(client, a, `send an email to ${to} saying hello from A`);
+      const resumed = await runTurn(client, {
+        baseUrl: b,
+        auth: alice,
+        threadId,
+        messages: [],
+        agent: turn.agent,
+        resume: [approve(gate.id)],
+      });
+      expect(customEvents(resumed.events, "pause.resumed")).toEqual([expect.objectContaining({ pauseId: gate.id, decision: "approved" })]);
+      expect(resumed.events.some((e) => e.type === "TOOL_CALL_RESULT")).toBe(true);
+      expect(streamedText(resumed.events)).toBe(`Email sent to ${to}.`);
+      expect(resumed.events[0]).toMatchObject({ type: "RUN_STARTED", threadId });
+      expect(await outboxTo(to)).toHaveLength(1);
+    });
+  });
+
+  it("takes exactly one of 200 concurrent answers spread over A, B and C", async () => {
+    const to = `race-${randomUUID().slice(0, 6)}@example.com`;
+    const { gate } = await park(AGUI_CLIENTS[0]!, a, `send an email to ${to} saying once`);
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        trpcMutation(([a, b, c] as const)[i % 3]!, alice, "interactions.approve", { interactionId: gate.id }),
+      ),
+    );
+    expect(answers.filter((r) => r.data !== undefined)).toHaveLength(1);
+    const refusals = answers.filter((r) => r.error).map((r) => r.error!.data.code);
+    expect(new Set(refusals)).toEqual(new Set(["CONFLICT"]));
+    await expect.poll(() => outboxTo(to).then((rows) => rows.length), { timeout: 10_000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await outboxTo(to)).toHaveLength(1);
+  });
+
+  it("four-eyes across instances: alice's transfer parked on A, bob approves on B", async () => {
+    const { gate, threadId } = await park(AGUI_CLIENTS[0]!, a, "transfer 42 EUR to CL-42");
+    expect((await trpcMutation(c, alice, "interactions.approve", { interactionId: gate.id })).error?.data.code).toBe("FORBIDDEN");
+    expect((await trpcMutation(b, bob, "interactions.approve", { interactionId: gate.id })).data).toBeDefined();
+    await expect
+      .poll(
+        async () =>
+          (await trpcQuery<{ messages: { content: string }[] }>(c, alice, "threads.get", { threadId })).data?.messages.at(-1)?.content,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toMatch(/Transferred 42 EUR to CL-42/);
+  });
+
+  it("shows a request parked on A in bob's inbox subscription on B within a second", async () => {
+    const controller = new AbortController();
+    const res = await trpcSubscribe(b, bob, "interactions.events", undefined, controller.signal);
+    const seen = readSse(res, (frame) => frame.data.includes('"pending"'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    await park(AGUI_CLIENTS[0]!, a, "transfer 7 EUR to CL-7");
+    await seen;
+    expect(Date.now() - started).toBeLessThan(3_000);
+    controller.abort();
+  });
+
+  it("PAUSE on C of a run executing on A, RESUME on B: it goes on where it stopped, every number once; CANCEL across instances", async () => {
+    const threadId = randomUUID();
+    const turn = runTurn(AGUI_CLIENTS[0]!, { baseUrl: a, auth: alice, threadId, messages: [userMessage("count slowly to 8")] });
+    let runId: string | undefined;
+    await expect
+      .poll(
+        async () =>
+          (runId = ((await trpcQuery<RunRow[]>(c, carol, "runs.list", {})).data ?? []).find((r) => r.threadId === threadId)?.runId),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await trpcMutation(c, carol, "runs.steer", { runId, instruction: { type: "PAUSE" } })).data).toEqual({ accepted: true });
+    const paused = await turn;
+    expect(interruptsOf(paused.events)[0]).toMatchObject({ reason: "operator_pause" });
+    const following = readSse(await trpcSubscribe(c, alice, "runs.events", { runId }), (f) => f.data.includes('"run.completed"'));
+    expect((await trpcMutation(b, carol, "runs.steer", { runId, instruction: { type: "RESUME" } })).data).toEqual({ accepted: true });
+    await following;
+    const timeline = (await trpcQuery<{ event: { type: string; delta?: string } }[]>(b, carol, "runs.timeline", { runId })).data ?? [];
+    const numbers = timeline.flatMap((e) =>
+      e.event.type === "text.delta" && /^\d+$/.test(e.event.delta ?? "") ? [Number(e.event.delta)] : [],
+    );
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+
+    const second = randomUUID();
+    const long = runTurn(AGUI_CLIENTS[0]!, { baseUrl: b, auth: alice, threadId: second, messages: [userMessage("count slowly to 500")] });
+    let longRun: string | undefined;
+    await expect
+      .poll(
+        async () =>
+          (longRun = ((await trpcQuery<RunRow[]>(a, carol, "runs.list", {})).data ?? []).find((r) => r.threadId === second)?.runId),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBeDefined();
+    expect((await trpcMutation(a, alice, "runs.steer", { runId: longRun, instruction: { type: "CANCEL" } })).data).toEqual({
+      accepted: true,
+    });
+    expect(customEvents((await long).events, "run.cancelled")).toEqual([{ runId: longRun, by: { role: "owner" } }]);
+  });
+
+  it("starting a fourth instance leaves A's pending approvals answerable", async () => {
+    const to = `fourth-${randomUUID().slice(0, 6)}@example.com`;
+    const { gate } = await park(AGUI_CLIENTS[0]!, a, `send an email to ${to} saying still here`);
+    const d = await cluster.add("d");
+    expect((await trpcMutation(d.url, alice, "interactions.approve", { interactionId: gate.id })).data).toBeDefined();
+    await expect.poll(() => outboxTo(to).then((rows) => rows.length), { timeout: 10_000 }).toBe(1);
+  });
+
+  it("after SIGKILL of A: its approval answers INTERACTION_LOST on B, its executing run ends INSTANCE_LOST, the thread goes on", async () => {
+    const victim = await cluster.add("victim");
+    const { gate } = await park(AGUI_CLIENTS[0]!, victim.url, `send an email to lost-${randomUUID().slice(0, 6)}@example.com saying gone`);
+    const threadId = randomUUID();
+    // A raw stream: the victim dies under it, and that is all this reader has to survive.
+    const counting = postRun(victim.url, alice, runInput(threadId, [userMessage("count slowly to 500")]))
+      .then((res) => res.text())
+      .catch(() => "cut");
+    let runId: string | undefined;
+    await expect
+      .poll(
+        async () =>
+          (runId = ((await trpcQuery<RunRow[]>(b, carol, "runs.list", {})).data ?? []).find((r) => r.threadId === threadId)?.runId),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBeDefined();
+    await victim.kill();
+    await counting;
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 1_000));
+
+    const lost = await trpcMutation(b, alice, "interactions.approve", { interactionId: gate.id });
+    expect(lost.error?.data.code).toBe("PRECONDITION_FAILED");
+    expect(lost.error?.message).toMatch(/ask again/i);
+    await expect
+      .poll(async () => (await trpcQuery<RunRow>(b, carol, "runs.get", { runId })).data, { timeout: 10_000 })
+      .toMatchObject({ status: "failed", error: { code: "INSTANCE_LOST" } });
+    const next = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: c, auth: alice, threadId, messages: [userMessage("hello")] });
+    expect(streamedText(next.events)).toMatch(/^Hello!/);
+    expect(runError(next.events)).toBeUndefined();
+  });
+});
