@@ -9,7 +9,7 @@ import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
 import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
 import { argEntries, toolTitle } from "@/components/interactions/tools";
 import { useTRPC } from "@/components/trpc/client";
-import type { InteractionView } from "@/server/runtime";
+import type { InteractionView } from "@/components/trpc/types";
 
 type Tab = "pending" | "decided";
 type Reason = NonNullable<InteractionView["pauseReason"]>;

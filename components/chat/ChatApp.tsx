@@ -1,7 +1,7 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { Fragment, useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useRouter } from "next/navigation";
 import { useTRPC } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
@@ -58,15 +58,21 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   }, [run.running]);
 
   // A browser tool still waiting when the page loaded (or asked for by a run followed from
-  // elsewhere) is answered by this browser at once, as if the request had just arrived.
-  const { answerPending } = run;
-  const waitingForBrowser = gates.pending.filter((i) => i.kind === "client_tool" && i.tool && clientTools.has(i.tool.name));
-  const waitingKey = waitingForBrowser.map((i) => i.interactionId).join(",");
+  // elsewhere) is answered by this browser at once, as if the request had just arrived. The run
+  // answers each request once, so a refreshed list does not answer it again.
+  const { answerPending, running } = run;
+  const waitingForBrowser = useMemo(
+    () =>
+      gates.pending.flatMap((i) =>
+        i.kind === "client_tool" && i.tool && clientTools.has(i.tool.name)
+          ? [{ requestId: i.interactionId, toolCallId: i.toolCallId ?? "", toolName: i.tool.name }]
+          : [],
+      ),
+    [gates.pending, clientTools],
+  );
   useEffect(() => {
-    if (run.running || waitingForBrowser.length === 0) return;
-    answerPending(waitingForBrowser.map((i) => ({ requestId: i.interactionId, toolCallId: i.toolCallId ?? "", toolName: i.tool!.name })));
-    // Deps: keyed by the waiting ids
-  }, [waitingKey, run.running, answerPending]);
+    if (!running && waitingForBrowser.length > 0) answerPending(waitingForBrowser);
+  }, [waitingForBrowser, running, answerPending]);
 
   /** Background work appended its result to the thread: show the server's record. */
   const reloadConversation = useCallback(async () => {

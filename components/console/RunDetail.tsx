@@ -5,7 +5,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
 import { ReasonBadge } from "@/components/interactions/reasons";
 import { useTRPC } from "@/components/trpc/client";
-import type { RunEvent, SteeringInstruction } from "@/server/runtime";
+import type { RunEvent, SteeringInstruction } from "@/server/domain";
 
 type Instruction = SteeringInstruction;
 

@@ -1,6 +1,6 @@
 "use client";
 
-import type { InteractionView } from "@/server/runtime";
+import type { InteractionView } from "@/components/trpc/types";
 import type { ChatToolCall } from "@/components/chat/types";
 import { Countdown } from "./Countdown";
 import { DecisionForm } from "./DecisionForm";
