@@ -13,10 +13,12 @@ import { log } from "@/server/log";
 import { oauthBroker, type OAuthBroker, type OAuthProvider } from "@/server/oauth/broker";
 import { oauthClient } from "@/server/oauth/client";
 import { startDemoPeers, type DemoPeers } from "@/server/peers";
-import { createRuntime, type Runtime } from "@/server/runtime";
+import { createRuntime, type AgentRegistry, type Runtime } from "@/server/runtime";
 
 export interface Harbor {
   db: Database;
+  /** The agents this server offers (the runtime runs them; `agents.list` describes them). */
+  agents: AgentRegistry;
   runtime: Runtime;
   outbox: ReturnType<typeof outboxService>;
   oauth: OAuthBroker;
@@ -84,14 +86,15 @@ async function wire(db: Database, serverSecret: string, redirectUri: string, pee
     log,
   });
   const travelAgentUrl = config.travelAgentUrl ?? peers?.travelAgent.url;
+  const agents = createAgents(db, serverSecret, {
+    researchMs: config.researchMs,
+    stepMs: config.stepMs,
+    calendarUrl: calendar?.calendarUrl,
+    travelAgent: travelAgentUrl ? remoteAgent(travelAgentUrl, { timeoutMs: config.a2aTimeoutMs }) : undefined,
+  });
   const runtime = createRuntime({
     db,
-    agents: createAgents(db, serverSecret, {
-      researchMs: config.researchMs,
-      stepMs: config.stepMs,
-      calendarUrl: calendar?.calendarUrl,
-      travelAgent: travelAgentUrl ? remoteAgent(travelAgentUrl, { timeoutMs: config.a2aTimeoutMs }) : undefined,
-    }),
+    agents,
     log,
     streamChunkMs: config.streamChunkMs,
     approvalTtlMs: config.approvalTtlMs,
@@ -105,7 +108,7 @@ async function wire(db: Database, serverSecret: string, redirectUri: string, pee
   // What an earlier process held cannot be answered any more: say so before serving anyone.
   await runtime.recover();
   if (peers) log.info({ identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url }, "demo peers started");
-  return { db, runtime, outbox: outboxService(db), oauth, peers };
+  return { db, agents, runtime, outbox: outboxService(db), oauth, peers };
 }
 
 export function harbor(): Promise<Harbor> {

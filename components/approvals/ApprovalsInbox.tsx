@@ -7,7 +7,7 @@ import { Countdown } from "@/components/interactions/Countdown";
 import { DecisionForm } from "@/components/interactions/DecisionForm";
 import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
 import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
-import { argEntries, toolTitle } from "@/components/interactions/tools";
+import { argEntries, useToolCatalog } from "@/components/interactions/tools";
 import { useTRPC } from "@/components/trpc/client";
 import type { InteractionView } from "@/components/trpc/types";
 
@@ -28,6 +28,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
   const [requester, setRequester] = useState("");
   const [reason, setReason] = useState<Reason | "">("");
   const [selectedId, setSelectedId] = useState<string | null>(null);
+  const catalog = useToolCatalog();
 
   // Pending requests are fetched on their own (filtered on the server), so a busy tenant's history
   // never pushes them out of the list.
@@ -84,7 +85,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
               <option value="">All tools</option>
               {tools.map((t) => (
                 <option key={t} value={t}>
-                  {toolTitle(t)}
+                  {catalog.title(t)}
                 </option>
               ))}
             </select>
@@ -150,6 +151,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
 function Detail({ interaction, viewerId }: { interaction: InteractionView & { pauseReason: Reason }; viewerId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const catalog = useToolCatalog();
   const onSettled = () => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
   const approve = useMutation(trpc.interactions.approve.mutationOptions({ onSettled }));
   const reject = useMutation(trpc.interactions.reject.mutationOptions({ onSettled }));
@@ -160,7 +162,7 @@ function Detail({ interaction, viewerId }: { interaction: InteractionView & { pa
   return (
     <article className={`approval-card ${toneOf(interaction.status)}`} data-testid="inbox-detail" data-status={interaction.status}>
       <header className="approval-head">
-        <h2>{interaction.tool ? toolTitle(interaction.tool.name) : interaction.message}</h2>
+        <h2>{interaction.tool ? catalog.title(interaction.tool.name) : interaction.message}</h2>
         <StatusBadge status={interaction.status} kind={interaction.kind} />
       </header>
       <p className="muted small" style={{ margin: 0 }}>

@@ -11,7 +11,7 @@ import { OAuthCard } from "@/components/interactions/OAuthCard";
 import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
 import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
 import { ToolCallNote } from "@/components/interactions/ToolCallNote";
-import { UNGATED_TOOLS } from "@/components/interactions/tools";
+import { useToolCatalog } from "@/components/interactions/tools";
 import { ThreadList } from "./ThreadList";
 import { useGates } from "./useGates";
 import type { ChatMessage } from "./types";
@@ -43,6 +43,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   const router = useRouter();
   const [draft, setDraft] = useState("");
   const clientTools = useClientTools();
+  const tools = useToolCatalog(AGENT_ID);
   const run = useAgentRun(AGENT_ID, threadId, initialMessages, clientTools);
   const { replaceMessages } = run;
   const gates = useGates(threadId, viewerId, run);
@@ -186,7 +187,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                     }
                     onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
                   />
-                ) : UNGATED_TOOLS.has(call.name) && !gates.byToolCall.get(call.id) ? (
+                ) : !(tools.gated(call.name) ?? gates.byToolCall.has(call.id)) ? (
                   <ToolCallNote key={call.id} call={call} result={results.get(call.id)} where="server" />
                 ) : (
                   <ApprovalCard

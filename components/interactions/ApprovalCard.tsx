@@ -5,7 +5,7 @@ import type { ChatToolCall } from "@/components/chat/types";
 import { Countdown } from "./Countdown";
 import { DecisionForm } from "./DecisionForm";
 import { StatusBadge, toneOf } from "./StatusBadge";
-import { argEntries, resultSummary, toolTitle } from "./tools";
+import { argEntries, resultSummary, useToolCatalog } from "./tools";
 
 export interface ApprovalCardProps {
   call: ChatToolCall;
@@ -24,15 +24,11 @@ export interface ApprovalCardProps {
 export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy, onDecide }: ApprovalCardProps) {
   const status = interaction?.status;
   const outcome = resultSummary(result);
+  const title = useToolCatalog().title(call.name);
   return (
-    <article
-      className={`approval-card ${toneOf(status)}`}
-      data-testid="approval-card"
-      data-status={status ?? "loading"}
-      aria-label={toolTitle(call.name)}
-    >
+    <article className={`approval-card ${toneOf(status)}`} data-testid="approval-card" data-status={status ?? "loading"} aria-label={title}>
       <header className="approval-head">
-        <span className="approval-title">{toolTitle(call.name)}</span>
+        <span className="approval-title">{title}</span>
         <StatusBadge status={status} />
       </header>
       <dl className="approval-args">

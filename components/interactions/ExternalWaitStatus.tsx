@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import type { ChatToolCall } from "@/components/chat/types";
 import { useTRPC } from "@/components/trpc/client";
-import { toolTitle } from "./tools";
+import { useToolCatalog } from "./tools";
 
 const POLL_MS = 500;
 
@@ -25,6 +25,7 @@ export function ExternalWaitStatus({
   onSettled(): void;
 }) {
   const trpc = useTRPC();
+  const tools = useToolCatalog();
   const response = useQuery(
     trpc.responses.get.queryOptions(
       { responseId },
@@ -47,7 +48,7 @@ export function ExternalWaitStatus({
     <div className="external-wait" data-testid="external-wait" data-status={status ?? "loading"} aria-busy={!finished}>
       <div className="external-wait-head">
         <span className="tool-note-kind">Background</span>
-        <span className="tool-note-title">{toolTitle(call.name)}</span>
+        <span className="tool-note-title">{tools.title(call.name)}</span>
         <span className="muted small">
           {response.isError
             ? `could not check on it: ${response.error.message}`
