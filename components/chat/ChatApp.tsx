@@ -151,7 +151,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                     key={call.id}
                     call={call}
                     responseId={gates.byToolCall.get(call.id)!.interactionId}
-                    settled={results.has(call.id)}
+                    result={results.get(call.id)}
                     onSettled={() =>
                       void reloadConversation().catch((error: unknown) =>
                         run.report({ message: `Could not load the result: ${error instanceof Error ? error.message : String(error)}` }),
