@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { Header } from "@/components/Header";
+import { Toaster } from "@/components/ui/Toaster";
 import { serverApi } from "@/server/api/server-caller";
 import { requireIdentity } from "@/server/auth/session";
 import { signOutAction } from "../(auth)/signin/actions";
@@ -13,7 +14,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   return (
     <div className="app">
       <Header profile={profile} signOutAction={signOutAction} />
-      {children}
+      <Toaster>{children}</Toaster>
     </div>
   );
 }

@@ -198,7 +198,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                     viewerId={viewerId}
                     chosen={gates.chosen(call.id)}
                     busy={run.running}
-                    onDecide={(approved, reason) => void gates.decide(call.id, approved, reason)}
+                    onDecide={(approved, reason) => gates.decide(call.id, approved, reason)}
                   />
                 ),
               )}

@@ -58,7 +58,9 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
       }));
       setChoices({});
       if (routed.length === 0) {
-        await run.resume(answers);
+        const { delivered } = await run.resume(answers);
+        // The run shows why; the card's buttons open again for another try.
+        if (!delivered) throw new Error("The decision did not reach Harbor.");
       } else {
         // An approver still has to decide the rest: an AG-UI resume must answer every open
         // interrupt, so answer ours through tRPC; the run goes on (and is followed here) once the
@@ -68,6 +70,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
             await client.interactions.resume.mutate({ interactionId: answer.interruptId, status: answer.status, payload: answer.payload });
         } catch (error) {
           run.report({ message: error instanceof Error ? error.message : String(error) });
+          throw error;
         }
       }
       await refresh();

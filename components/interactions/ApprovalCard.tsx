@@ -17,7 +17,7 @@ export interface ApprovalCardProps {
   /** A decision taken here but not sent yet (the thread has other open requests to answer with it). */
   chosen?: { approved: boolean };
   busy: boolean;
-  onDecide(approved: boolean, reason?: string): void;
+  onDecide(approved: boolean, reason?: string): void | Promise<unknown>;
 }
 
 /** A gated tool call in the conversation: what it will do, who decides, until when, and what happened. */
