@@ -9,7 +9,8 @@ export const dynamic = "force-dynamic";
 
 /** The signed-in application: chat, approvals (and later the console) under one header. */
 export default async function AppLayout({ children }: { children: ReactNode }) {
-  await requireIdentity("/chat");
+  // Signed out, the visitor signs in and comes back to the page they asked for.
+  await requireIdentity();
   const profile = await (await serverApi()).me.get();
   return (
     <div className="app">
