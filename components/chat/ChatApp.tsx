@@ -140,7 +140,9 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
           </div>
         ) : null}
         {run.messages.map((m) =>
-          m.role === "tool" ? null : (
+          m.role === "tool" ? null : m.role === "system" || m.role === "developer" ? (
+            <SystemNote key={m.id} content={m.content} />
+          ) : (
             <Fragment key={m.id}>
               {m.content ? <MessageBubble role={m.role} content={m.content} /> : null}
               {m.toolCalls?.map((call) =>
@@ -211,7 +213,15 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
             <strong>Paused by an operator.</strong> The concierge goes on where it stopped as soon as an admin resumes it.
           </div>
         ) : null}
-        {run.running && !run.streaming ? <div className="typing muted small">The concierge is working…</div> : null}
+        {run.running && !run.streaming ? (
+          run.queuedAhead !== null ? (
+            <div className="typing muted small" role="status" data-testid="run-queued">
+              Queued — {run.queuedAhead} ahead
+            </div>
+          ) : (
+            <div className="typing muted small">The concierge is working…</div>
+          )
+        ) : null}
         {run.error ? (
           <div role="alert" className="error banner" data-testid="run-error" data-code={run.error.code}>
             {run.error.message}{" "}
@@ -248,11 +258,20 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   );
 }
 
-function MessageBubble({ role, content, streaming }: { role: ChatMessage["role"]; content: string; streaming?: boolean }) {
+function MessageBubble({ role, content, streaming }: { role: "user" | "assistant"; content: string; streaming?: boolean }) {
   return (
     <div className={`message ${role}${streaming ? " streaming" : ""}`} data-role={role} data-testid={`message-${role}`}>
-      <div className="message-author">{role === "user" ? "You" : role === "assistant" ? "Concierge" : role}</div>
+      <div className="message-author">{role === "user" ? "You" : "Concierge"}</div>
       <div className="message-body">{content}</div>
     </div>
+  );
+}
+
+/** What happened to the run, said by Harbor rather than by anyone in the conversation (a cancel, for one). */
+function SystemNote({ content }: { content: string }) {
+  return (
+    <p className="system-note" role="note" data-testid="system-note">
+      {content}
+    </p>
   );
 }
