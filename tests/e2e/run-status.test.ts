@@ -15,8 +15,10 @@ const PATIENCE = { timeout: 20_000 };
 /** Carol's console, on alice's newest top-level running run. */
 async function openNewestRun(carol: Page, baseUrl: string) {
   await carol.goto(`${baseUrl}/console`);
-  const row = carol.locator('[data-testid="run-row"][data-status="running"][data-parent-run-id=""]').first();
-  await expect.poll(() => row.count(), PATIENCE).toBe(1);
+  const running = carol.locator('[data-testid="run-row"][data-status="running"][data-parent-run-id=""]').first();
+  await expect.poll(() => running.count(), PATIENCE).toBe(1);
+  // Kept by its id: the row stays the same run when its status changes.
+  const row = carol.locator(`[data-testid="run-row"][data-run-id="${await running.getAttribute("data-run-id")}"]`);
   await row.click();
   return { row, detail: carol.getByTestId("run-detail") };
 }
@@ -56,6 +58,44 @@ describe("alice is told what happened to her run", () => {
     await carol.context().close();
   });
 
+  it("renders the wire's run.cancelled ending as a note, whatever the runtime behind it (a stubbed stream)", async () => {
+    const alice = await (await browser.newContext()).newPage();
+    await signInAs(alice, server.url, "alice@acme.test");
+    await say(alice, "hello");
+    await alice.waitForURL(/\/chat\/[0-9a-f-]{36}$/, PATIENCE);
+    await expect.poll(() => alice.getByTestId("message-assistant").count(), PATIENCE).toBe(1);
+    const threadId = new URL(alice.url()).pathname.split("/").at(-1)!;
+    // Exactly the events the contract names for a run an operator cancels while its owner follows it.
+    const runId = "stub-run";
+    const events = [
+      { type: "RUN_STARTED", threadId, runId },
+      { type: "CUSTOM", name: "run.queued", value: { runId, position: 2 } },
+      { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "1" },
+      { type: "TEXT_MESSAGE_END", messageId: "m1" },
+      { type: "CUSTOM", name: "run.cancelled", value: { runId, by: { role: "operator" } } },
+      { type: "RUN_FINISHED", threadId, runId, result: { status: "cancelled" } },
+    ];
+    await alice.route("**/api/agents/concierge/runs", (route) =>
+      route.fulfill({
+        status: 200,
+        headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform" },
+        body: events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""),
+      }),
+    );
+    await say(alice, "count slowly to 40");
+    const note = alice.getByTestId("system-note");
+    await expect.poll(() => note.count(), PATIENCE).toBe(1);
+    expect(await note.textContent()).toBe("This run was cancelled by an operator.");
+    expect(await note.getAttribute("role")).toBe("note");
+    expect(await alice.getByTestId("run-error").count()).toBe(0);
+    await expect.poll(() => alice.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);
+    await screenshot(alice, "chat-run-cancelled-stubbed");
+    await alice.setViewportSize({ width: 390, height: 844 });
+    await screenshot(alice, "chat-run-cancelled-stubbed-phone");
+    await alice.context().close();
+  });
+
   it("a run waiting for its turn says how many runs are ahead, then runs", async () => {
     // One run at a time, so alice's second conversation waits for her first.
     const own = await startServer({ HARBOR_MAX_ACTIVE_RUNS: "1", HARBOR_STEP_MS: "400", HARBOR_STREAM_CHUNK_MS: "15" }, "e2e-queue");
@@ -70,7 +110,7 @@ describe("alice is told what happened to her run", () => {
       await second.goto(`${own.url}/chat`);
       await say(second, "count slowly to 2");
       const queued = second.getByTestId("run-queued");
-      await expect.poll(() => queued.textContent(), PATIENCE).toBe("Queued — 1 ahead");
+      await expect.poll(async () => (await queued.allTextContents()).join(" / "), PATIENCE).toBe("Queued — 1 ahead");
       expect(await second.getByText("The concierge is working…").count()).toBe(0);
       await screenshot(second, "chat-run-queued");
 
