@@ -1,8 +1,7 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { skipToken } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { Countdown } from "@/components/interactions/Countdown";
 import { DecisionForm } from "@/components/interactions/DecisionForm";
