@@ -16,12 +16,14 @@ import { log } from "@/server/log";
 import { oauthBroker, type OAuthBroker, type OAuthProvider } from "@/server/oauth/broker";
 import { oauthClient } from "@/server/oauth/client";
 import { startDemoPeers, type DemoPeers } from "@/server/peers";
-import { createRuntime, type Runtime } from "@/server/runtime";
+import { createRuntime, type AgentRegistry, type Runtime } from "@/server/runtime";
 
 export interface Harbor {
   db: Database;
   /** Other instances' notifications (PostgreSQL only). */
   signals: ClusterSignals | undefined;
+  /** The agents this server offers (the runtime runs them; `agents.list` describes them). */
+  agents: AgentRegistry;
   runtime: Runtime;
   outbox: ReturnType<typeof outboxService>;
   oauth: OAuthBroker;
@@ -92,14 +94,15 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
   const travelAgentUrl = config.travelAgentUrl ?? peers?.travelAgent.url;
   // Several instances may share PostgreSQL: listen to what the others say. The embedded database has one.
   const signals = handle.engine === "postgres" && handle.url ? await listenForSignals(handle.url, instanceId(), log) : undefined;
+  const agents = createAgents(db, serverSecret, {
+    researchMs: config.researchMs,
+    stepMs: config.stepMs,
+    calendarUrl: calendar?.calendarUrl,
+    travelAgent: travelAgentUrl ? remoteAgent(travelAgentUrl, { timeoutMs: config.a2aTimeoutMs }) : undefined,
+  });
   const runtime = createRuntime({
     db,
-    agents: createAgents(db, serverSecret, {
-      researchMs: config.researchMs,
-      stepMs: config.stepMs,
-      calendarUrl: calendar?.calendarUrl,
-      travelAgent: travelAgentUrl ? remoteAgent(travelAgentUrl, { timeoutMs: config.a2aTimeoutMs }) : undefined,
-    }),
+    agents,
     log,
     streamChunkMs: config.streamChunkMs,
     approvalTtlMs: config.approvalTtlMs,
@@ -119,7 +122,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
   // Join the other instances (reclaiming what dead ones held) before serving anyone.
   await runtime.start();
   if (peers) log.info({ identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url }, "demo peers started");
-  return { db, signals, runtime, outbox: outboxService(db), oauth, peers };
+  return { db, signals, agents, runtime, outbox: outboxService(db), oauth, peers };
 }
 
 export function harbor(): Promise<Harbor> {

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { Header } from "@/components/Header";
+import { Toaster } from "@/components/ui/Toaster";
 import { serverApi } from "@/server/api/server-caller";
 import { requireIdentity } from "@/server/auth/session";
 import { signOutAction } from "../(auth)/signin/actions";
@@ -8,12 +9,13 @@ export const dynamic = "force-dynamic";
 
 /** The signed-in application: chat, approvals (and later the console) under one header. */
 export default async function AppLayout({ children }: { children: ReactNode }) {
-  await requireIdentity("/chat");
+  // Signed out, the visitor signs in and comes back to the page they asked for.
+  await requireIdentity();
   const profile = await (await serverApi()).me.get();
   return (
     <div className="app">
       <Header profile={profile} signOutAction={signOutAction} />
-      {children}
+      <Toaster>{children}</Toaster>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { Fragment, useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useRouter } from "next/navigation";
 import { useTRPC } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
@@ -11,7 +11,7 @@ import { OAuthCard } from "@/components/interactions/OAuthCard";
 import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
 import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
 import { ToolCallNote } from "@/components/interactions/ToolCallNote";
-import { UNGATED_TOOLS } from "@/components/interactions/tools";
+import { useToolCatalog } from "@/components/interactions/tools";
 import { ThreadList } from "./ThreadList";
 import { useGates } from "./useGates";
 import type { ChatMessage } from "./types";
@@ -43,6 +43,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   const router = useRouter();
   const [draft, setDraft] = useState("");
   const clientTools = useClientTools();
+  const tools = useToolCatalog(AGENT_ID);
   const run = useAgentRun(AGENT_ID, threadId, initialMessages, clientTools);
   const { replaceMessages } = run;
   const gates = useGates(threadId, viewerId, run);
@@ -58,15 +59,21 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   }, [run.running]);
 
   // A browser tool still waiting when the page loaded (or asked for by a run followed from
-  // elsewhere) is answered by this browser at once, as if the request had just arrived.
-  const { answerPending } = run;
-  const waitingForBrowser = gates.pending.filter((i) => i.kind === "client_tool" && i.tool && clientTools.has(i.tool.name));
-  const waitingKey = waitingForBrowser.map((i) => i.interactionId).join(",");
+  // elsewhere) is answered by this browser at once, as if the request had just arrived. The run
+  // answers each request once, so a refreshed list does not answer it again.
+  const { answerPending, running } = run;
+  const waitingForBrowser = useMemo(
+    () =>
+      gates.pending.flatMap((i) =>
+        i.kind === "client_tool" && i.tool && clientTools.has(i.tool.name)
+          ? [{ requestId: i.interactionId, toolCallId: i.toolCallId ?? "", toolName: i.tool.name }]
+          : [],
+      ),
+    [gates.pending, clientTools],
+  );
   useEffect(() => {
-    if (run.running || waitingForBrowser.length === 0) return;
-    answerPending(waitingForBrowser.map((i) => ({ requestId: i.interactionId, toolCallId: i.toolCallId ?? "", toolName: i.tool!.name })));
-    // Deps: keyed by the waiting ids
-  }, [waitingKey, run.running, answerPending]);
+    if (!running && waitingForBrowser.length > 0) answerPending(waitingForBrowser);
+  }, [waitingForBrowser, running, answerPending]);
 
   /** Background work appended its result to the thread: show the server's record. */
   const reloadConversation = useCallback(async () => {
@@ -133,7 +140,9 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
           </div>
         ) : null}
         {run.messages.map((m) =>
-          m.role === "tool" ? null : (
+          m.role === "tool" ? null : m.role === "system" || m.role === "developer" ? (
+            <SystemNote key={m.id} content={m.content} />
+          ) : (
             <Fragment key={m.id}>
               {m.content ? <MessageBubble role={m.role} content={m.content} /> : null}
               {m.toolCalls?.map((call) =>
@@ -144,7 +153,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                     key={call.id}
                     call={call}
                     responseId={gates.byToolCall.get(call.id)!.interactionId}
-                    settled={results.has(call.id)}
+                    result={results.get(call.id)}
                     onSettled={() =>
                       void reloadConversation().catch((error: unknown) =>
                         run.report({ message: `Could not load the result: ${error instanceof Error ? error.message : String(error)}` }),
@@ -180,7 +189,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                     }
                     onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
                   />
-                ) : UNGATED_TOOLS.has(call.name) && !gates.byToolCall.get(call.id) ? (
+                ) : !(tools.gated(call.name) ?? gates.byToolCall.has(call.id)) ? (
                   <ToolCallNote key={call.id} call={call} result={results.get(call.id)} where="server" />
                 ) : (
                   <ApprovalCard
@@ -191,7 +200,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                     viewerId={viewerId}
                     chosen={gates.chosen(call.id)}
                     busy={run.running}
-                    onDecide={(approved, reason) => void gates.decide(call.id, approved, reason)}
+                    onDecide={(approved, reason) => gates.decide(call.id, approved, reason)}
                   />
                 ),
               )}
@@ -204,7 +213,15 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
             <strong>Paused by an operator.</strong> The concierge goes on where it stopped as soon as an admin resumes it.
           </div>
         ) : null}
-        {run.running && !run.streaming ? <div className="typing muted small">The concierge is working…</div> : null}
+        {run.running && !run.streaming ? (
+          run.queuedAhead !== null ? (
+            <div className="typing muted small" role="status" data-testid="run-queued">
+              Queued — {run.queuedAhead} ahead
+            </div>
+          ) : (
+            <div className="typing muted small">The concierge is working…</div>
+          )
+        ) : null}
         {run.error ? (
           <div role="alert" className="error banner" data-testid="run-error" data-code={run.error.code}>
             {run.error.message}{" "}
@@ -241,11 +258,20 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   );
 }
 
-function MessageBubble({ role, content, streaming }: { role: ChatMessage["role"]; content: string; streaming?: boolean }) {
+function MessageBubble({ role, content, streaming }: { role: "user" | "assistant"; content: string; streaming?: boolean }) {
   return (
     <div className={`message ${role}${streaming ? " streaming" : ""}`} data-role={role} data-testid={`message-${role}`}>
-      <div className="message-author">{role === "user" ? "You" : role === "assistant" ? "Concierge" : role}</div>
+      <div className="message-author">{role === "user" ? "You" : "Concierge"}</div>
       <div className="message-body">{content}</div>
     </div>
+  );
+}
+
+/** What happened to the run, said by Harbor rather than by anyone in the conversation (a cancel, for one). */
+function SystemNote({ content }: { content: string }) {
+  return (
+    <p className="system-note" role="note" data-testid="system-note">
+      {content}
+    </p>
   );
 }

@@ -1,10 +1,11 @@
 "use client";
 
-import { HttpAgent, type Message } from "@ag-ui/client";
-import { useCallback, useRef, useState } from "react";
+import { EventType, HttpAgent, type Message } from "@ag-ui/client";
+import { useCallback, useLayoutEffect, useRef, useState } from "react";
 import { z } from "zod";
-import type { RunEvent } from "@/server/runtime";
+import { WIRE_EVENTS, type RunEvent } from "@/server/domain";
 import type { ClientToolRegistry } from "@/components/interactions/ClientToolHost";
+import { runNotice, withNotice } from "./run-notices";
 import type { ChatMessage, ResumeAnswer } from "./types";
 
 export interface AgentRunState {
@@ -12,6 +13,8 @@ export interface AgentRunState {
   /** The assistant message being streamed, while it streams. */
   streaming: { id: string; content: string } | null;
   running: boolean;
+  /** While the run waits for its turn: how many runs are ahead of it. */
+  queuedAhead: number | null;
   error: RunFailure | null;
 }
 
@@ -25,6 +28,7 @@ export interface RunFailure {
 
 /** What `CUSTOM harnest.client_tool` carries. */
 const BrowserRequest = z.object({ requestId: z.string(), toolCallId: z.string(), toolName: z.string() });
+type BrowserRequest = z.infer<typeof BrowserRequest>;
 
 function fromAgui(messages: readonly Message[]): ChatMessage[] {
   return messages.flatMap((m): ChatMessage[] => {
@@ -71,17 +75,30 @@ function parseArgs(json: string): Record<string, unknown> {
  * else, fed from the run-events subscription (`apply`).
  */
 export function useAgentRun(agentId: string, threadId: string | null, initialMessages: ChatMessage[], clientTools: ClientToolRegistry) {
-  const [state, setState] = useState<AgentRunState>({ messages: initialMessages, streaming: null, running: false, error: null });
+  const [state, setState] = useState<AgentRunState>({
+    messages: initialMessages,
+    streaming: null,
+    running: false,
+    queuedAhead: null,
+    error: null,
+  });
+  // The conversation as last committed, for callbacks that build the next request from it. A
+  // snapshot also writes it at once, because a browser tool's follow-up run starts from it before
+  // React commits.
   const messages = useRef(state.messages);
-  messages.current = state.messages;
+  useLayoutEffect(() => {
+    messages.current = state.messages;
+  }, [state.messages]);
   const answered = useRef(new Set<string>());
 
-  const run = useCallback(
+  /** One transport run: streams it into state and reports the browser tools it asked for. */
+  const execute = useCallback(
     async (
       id: string,
       options: { userMessage?: ChatMessage; resume?: ResumeAnswer[]; toolResults?: ChatMessage[]; privately?: boolean },
-    ): Promise<{ delivered: boolean }> => {
+    ): Promise<{ delivered: boolean; browserRequests: BrowserRequest[] }> => {
       const history = [...messages.current, ...(options.userMessage ? [options.userMessage] : []), ...(options.toolResults ?? [])];
+      messages.current = history;
       setState((s) => ({ ...s, messages: history, running: true, error: null }));
       // A private answer travels alone: no messages, no state that a snapshot could echo.
       const agent = new HttpAgent({
@@ -95,7 +112,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
       let ended = false;
       let refused = false;
       let failed = false;
-      const browserRequests: { requestId: string; toolCallId: string; toolName: string }[] = [];
+      const browserRequests: BrowserRequest[] = [];
       const fail = (failure: RunFailure) => setState((s) => ({ ...s, error: failure }));
       const failOrRefuse = (error: unknown) => {
         if (started) return fail(describe(error));
@@ -112,6 +129,11 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
           {
             onRunStartedEvent: () => {
               started = true;
+            },
+            // Anything but the start and the queue's own notices means the run has its turn.
+            onEvent: ({ event }) => {
+              if (event.type === EventType.RUN_STARTED || (event.type === EventType.CUSTOM && event.name === WIRE_EVENTS.runQueued)) return;
+              setState((s) => (s.queuedAhead === null ? s : { ...s, queuedAhead: null }));
             },
             onRunFinishedEvent: () => {
               ended = true;
@@ -137,8 +159,13 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
               setState((s) => ({ ...s, messages: messages.current }));
             },
             onCustomEvent: ({ event }) => {
-              const request = event.name === "harnest.client_tool" ? BrowserRequest.safeParse(event.value) : undefined;
-              if (request?.success) browserRequests.push(request.data);
+              if (event.name === WIRE_EVENTS.clientTool) {
+                const request = BrowserRequest.safeParse(event.value);
+                if (request.success) browserRequests.push(request.data);
+                return;
+              }
+              const notice = runNotice(event.name, event.value);
+              if (notice) setState((s) => withNotice(s, notice));
             },
             onRunErrorEvent: ({ event }) => {
               ended = true;
@@ -159,42 +186,46 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
       } catch (error) {
         failOrRefuse(error);
       } finally {
-        setState((s) => ({ ...s, running: false, streaming: null }));
+        setState((s) => ({ ...s, running: false, streaming: null, queuedAhead: null }));
       }
-      if (ended && !failed && browserRequests.length > 0) await answerBrowserTools(id, browserRequests);
-      return { delivered: !refused };
+      return { delivered: !refused, browserRequests: ended && !failed ? browserRequests : [] };
     },
-    [agentId, clientTools],
+    [agentId],
   );
 
   /**
    * Runs the browser tools a run asked for, at once, and continues the run with their outputs as
-   * standard tool messages. A tool this browser cannot run is cancelled, so the run does not wait.
+   * standard tool messages — again while the continuation asks for more. A tool this browser
+   * cannot run is cancelled, so the run does not wait.
    */
-  async function answerBrowserTools(id: string, all: { requestId: string; toolCallId: string; toolName: string }[]) {
-    // Each request is answered once from this page, however it was noticed (the run's events, or a reload).
-    const requests = all.filter((r) => !answered.current.has(r.requestId));
-    if (requests.length === 0) return;
-    for (const r of requests) answered.current.add(r.requestId);
-    const results: ChatMessage[] = [];
-    for (const request of requests) {
-      const handler = clientTools.get(request.toolName);
-      const call = messages.current.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === request.toolCallId);
-      try {
-        if (!handler) throw new Error(`this browser cannot run ${request.toolName}`);
-        const output = await handler(call?.args ?? {});
-        results.push({ id: crypto.randomUUID(), role: "tool", content: JSON.stringify(output), toolCallId: request.toolCallId });
-      } catch (error) {
-        setState((s) => ({
-          ...s,
-          error: { message: `The browser tool failed: ${error instanceof Error ? error.message : String(error)}` },
-        }));
-        await run(id, { resume: requests.map((r) => ({ interruptId: r.requestId, status: "cancelled" as const })) });
-        return;
+  const answerBrowserTools = useCallback(
+    async (id: string, asked: BrowserRequest[]) => {
+      let open = asked;
+      while (open.length > 0) {
+        // Each request is answered once from this page, however it was noticed (the run's events, or a reload).
+        const requests = open.filter((r) => !answered.current.has(r.requestId));
+        if (requests.length === 0) return;
+        for (const r of requests) answered.current.add(r.requestId);
+        const outcome = await runBrowserTools(requests, clientTools, messages.current);
+        if ("failure" in outcome) {
+          setState((s) => ({ ...s, error: { message: `The browser tool failed: ${outcome.failure}` } }));
+          await execute(id, { resume: requests.map((r) => ({ interruptId: r.requestId, status: "cancelled" as const })) });
+          return;
+        }
+        ({ browserRequests: open } = await execute(id, { toolResults: outcome.results }));
       }
-    }
-    await run(id, { toolResults: results });
-  }
+    },
+    [clientTools, execute],
+  );
+
+  const run = useCallback(
+    async (id: string, options: Parameters<typeof execute>[1]): Promise<{ delivered: boolean }> => {
+      const { delivered, browserRequests } = await execute(id, options);
+      await answerBrowserTools(id, browserRequests);
+      return { delivered };
+    },
+    [execute, answerBrowserTools],
+  );
 
   const send = useCallback(
     (id: string, text: string) => run(id, { userMessage: { id: crypto.randomUUID(), role: "user", content: text } }),
@@ -213,8 +244,12 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
   const apply = useCallback((event: RunEvent) => {
     setState((s) => {
       switch (event.type) {
+        case "run.queued":
+          return withNotice({ ...s, running: true }, { type: "queued", position: event.position });
+        case "run.cancelled":
+          return withNotice(s, { type: "cancelled", by: event.by });
         case "text.started":
-          return { ...s, running: true, streaming: { id: event.messageId, content: "" } };
+          return { ...s, running: true, queuedAhead: null, streaming: { id: event.messageId, content: "" } };
         case "text.delta":
           return s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + event.delta } } : s;
         case "text.ended":
@@ -230,9 +265,9 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
           return { ...s, messages: event.messages };
         case "run.completed":
         case "run.paused":
-          return { ...s, running: false, streaming: null };
+          return { ...s, running: false, streaming: null, queuedAhead: null };
         case "run.failed":
-          return { ...s, running: false, streaming: null, error: { message: event.message, code: event.code } };
+          return { ...s, running: false, streaming: null, queuedAhead: null, error: { message: event.message, code: event.code } };
         default:
           return s;
       }
@@ -250,14 +285,34 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
 
   /** Browser-tool requests still open when the page loaded: the browser answers them now. */
   const answerPending = useCallback(
-    (requests: { requestId: string; toolCallId: string; toolName: string }[]) => {
+    (requests: BrowserRequest[]) => {
       if (threadId) void answerBrowserTools(threadId, requests);
     },
-    // Deps: answerBrowserTools only reads refs and stable callbacks
-    [threadId],
+    [threadId, answerBrowserTools],
   );
 
   return { ...state, send, resume, apply, report, replaceMessages, answerPending };
+}
+
+/** Runs each requested browser tool with the arguments of its call; the first failure stops them all. */
+async function runBrowserTools(
+  requests: readonly BrowserRequest[],
+  tools: ClientToolRegistry,
+  conversation: readonly ChatMessage[],
+): Promise<{ results: ChatMessage[] } | { failure: string }> {
+  const results: ChatMessage[] = [];
+  for (const request of requests) {
+    const handler = tools.get(request.toolName);
+    const call = conversation.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === request.toolCallId);
+    try {
+      if (!handler) throw new Error(`this browser cannot run ${request.toolName}`);
+      const output = await handler(call?.args ?? {});
+      results.push({ id: crypto.randomUUID(), role: "tool", content: JSON.stringify(output), toolCallId: request.toolCallId });
+    } catch (error) {
+      return { failure: error instanceof Error ? error.message : String(error) };
+    }
+  }
+  return { results };
 }
 
 function describe(error: unknown): RunFailure {

@@ -3,9 +3,9 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { skipToken } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
-import type { InteractionView } from "@/server/runtime";
+import type { InteractionView } from "@/components/trpc/types";
 import type { ResumeAnswer } from "./types";
 import type { useAgentRun } from "./useAgentRun";
 
@@ -31,7 +31,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
     for (const i of [...interactions].reverse()) if (i.toolCallId) map.set(i.toolCallId, i);
     return map;
   }, [interactions]);
-  const pending = interactions.filter((i) => i.status === "pending");
+  const pending = useMemo(() => interactions.filter((i) => i.status === "pending"), [interactions]);
   // Browser-tool requests are answered by the browser itself, not by a decision here.
   const mine = pending.filter((i) => i.kind === "approval" && i.policy === "owner" && i.requester.id === viewerId);
   const routed = pending.filter((i) => i.kind === "approval" && i.policy === "approvers");
@@ -58,7 +58,9 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
       }));
       setChoices({});
       if (routed.length === 0) {
-        await run.resume(answers);
+        const { delivered } = await run.resume(answers);
+        // The run shows why; the card's buttons open again for another try.
+        if (!delivered) throw new Error("The decision did not reach Harbor.");
       } else {
         // An approver still has to decide the rest: an AG-UI resume must answer every open
         // interrupt, so answer ours through tRPC; the run goes on (and is followed here) once the
@@ -68,6 +70,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
             await client.interactions.resume.mutate({ interactionId: answer.interruptId, status: answer.status, payload: answer.payload });
         } catch (error) {
           run.report({ message: error instanceof Error ? error.message : String(error) });
+          throw error;
         }
       }
       await refresh();
@@ -96,30 +99,33 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   if (waitingOn && followed?.interactionId !== waitingOn.interactionId) {
     setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId });
   }
-  // The seq of the pause being waited on: later events are new to this conversation. Kept across
-  // reconnections, which resume after the last seq seen (Last-Event-ID).
-  const pausedAt = useRef<{ runId: string; seq: number } | null>(null);
-  useSubscription(
-    trpc.runs.events.subscriptionOptions(followed ? { runId: followed.runId } : skipToken, {
-      onData: ({ data }) => {
-        const { event, seq } = data;
-        const pause = pausedAt.current;
-        if (!followed || pause?.runId !== followed.runId) {
-          if (followed && event.type === "run.paused" && event.interrupts.some((i) => i.id === followed.interactionId)) {
-            pausedAt.current = { runId: followed.runId, seq };
+  // Events up to the pause being waited on are already shown; later ones are new to this
+  // conversation. The subscription resumes after the last seq seen when it reconnects
+  // (Last-Event-ID), so the pause's seq is kept for as long as this run is followed.
+  const { apply } = run;
+  useEffect(() => {
+    if (!followed) return;
+    let pausedAtSeq: number | null = null;
+    const subscription = client.runs.events.subscribe(
+      { runId: followed.runId },
+      {
+        onData: ({ data: { event, seq } }) => {
+          if (pausedAtSeq === null) {
+            if (event.type === "run.paused" && event.interrupts.some((i) => i.id === followed.interactionId)) pausedAtSeq = seq;
+            return;
           }
-          return;
-        }
-        if (seq <= pause.seq) return;
-        run.apply(event);
-        if (event.type === "pause.resumed") void refresh();
-        if (event.type === "run.completed" || event.type === "run.failed" || event.type === "run.paused") {
-          setFollowed(null);
-          void refresh();
-        }
+          if (seq <= pausedAtSeq) return;
+          apply(event);
+          if (event.type === "pause.resumed") void refresh();
+          if (event.type === "run.completed" || event.type === "run.failed" || event.type === "run.paused") {
+            setFollowed(null);
+            void refresh();
+          }
+        },
       },
-    }),
-  );
+    );
+    return () => subscription.unsubscribe();
+  }, [client, followed, apply, refresh]);
 
   // Decisions taken elsewhere (an approver, another tab) refresh the cards.
   useSubscription(trpc.interactions.events.subscriptionOptions(threadId ? undefined : skipToken, { onData: () => void refresh() }));

@@ -5,7 +5,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
 import { ReasonBadge } from "@/components/interactions/reasons";
 import { useTRPC } from "@/components/trpc/client";
-import type { RunEvent, SteeringInstruction } from "@/server/runtime";
+import type { RunEvent, SteeringInstruction } from "@/server/domain";
 
 type Instruction = SteeringInstruction;
 
@@ -31,6 +31,10 @@ function describe(event: RunEvent): string | null {
       return `failed: ${event.code}`;
     case "run.completed":
       return event.status ? `ended ${event.status}` : "completed";
+    case "run.queued":
+      return `queued: ${event.position} ahead`;
+    case "run.cancelled":
+      return `cancelled by ${event.by === "owner" ? "its owner" : event.by === "operator" ? "an operator" : "Harbor"}`;
     case "children.started":
       return `started ${event.runIds.length} helper run(s)`;
     default:

@@ -1,11 +1,11 @@
 "use client";
 
-import type { InteractionView } from "@/server/runtime";
+import type { InteractionView } from "@/components/trpc/types";
 import type { ChatToolCall } from "@/components/chat/types";
 import { Countdown } from "./Countdown";
 import { DecisionForm } from "./DecisionForm";
 import { StatusBadge, toneOf } from "./StatusBadge";
-import { argEntries, resultSummary, toolTitle } from "./tools";
+import { argEntries, resultSummary, useToolCatalog } from "./tools";
 
 export interface ApprovalCardProps {
   call: ChatToolCall;
@@ -17,22 +17,18 @@ export interface ApprovalCardProps {
   /** A decision taken here but not sent yet (the thread has other open requests to answer with it). */
   chosen?: { approved: boolean };
   busy: boolean;
-  onDecide(approved: boolean, reason?: string): void;
+  onDecide(approved: boolean, reason?: string): void | Promise<unknown>;
 }
 
 /** A gated tool call in the conversation: what it will do, who decides, until when, and what happened. */
 export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy, onDecide }: ApprovalCardProps) {
   const status = interaction?.status;
   const outcome = resultSummary(result);
+  const title = useToolCatalog().title(call.name);
   return (
-    <article
-      className={`approval-card ${toneOf(status)}`}
-      data-testid="approval-card"
-      data-status={status ?? "loading"}
-      aria-label={toolTitle(call.name)}
-    >
+    <article className={`approval-card ${toneOf(status)}`} data-testid="approval-card" data-status={status ?? "loading"} aria-label={title}>
       <header className="approval-head">
-        <span className="approval-title">{toolTitle(call.name)}</span>
+        <span className="approval-title">{title}</span>
         <StatusBadge status={status} />
       </header>
       <dl className="approval-args">

@@ -1,10 +1,10 @@
 "use client";
 
 import { useEffect } from "react";
-import type { InteractionView } from "@/server/runtime";
+import type { InteractionView } from "@/components/trpc/types";
 import { Countdown } from "./Countdown";
 import { StatusBadge, toneOf } from "./StatusBadge";
-import { toolTitle } from "./tools";
+import { useToolCatalog } from "./tools";
 
 /** What the callback page tells the chat that opened it. */
 interface ConsentMessage {
@@ -36,6 +36,7 @@ export function OAuthCard({
   /** The consent window reported back (the conversation refreshes and follows the run). */
   onConsent(outcome: ConsentMessage["outcome"]): void;
 }) {
+  const tools = useToolCatalog();
   const status = interaction.status;
   const url = interaction.detail?.authorizationUrl;
 
@@ -68,7 +69,7 @@ export function OAuthCard({
         {status === "pending" ? (
           <>
             <p className="small who-decides">
-              {toolTitle(toolName)} needs your permission at the provider · <Countdown until={interaction.expiresAt} />
+              {tools.title(toolName)} needs your permission at the provider · <Countdown until={interaction.expiresAt} />
             </p>
             <div className="decision-buttons">
               <button type="button" className="button ghost" onClick={onCancel} disabled={busy}>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import type { InteractionView } from "@/server/runtime";
+import type { InteractionView } from "@/components/trpc/types";
 import { StatusBadge, toneOf } from "./StatusBadge";
 
 interface FieldSchema {

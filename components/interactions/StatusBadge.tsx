@@ -1,4 +1,4 @@
-import type { InteractionView } from "@/server/runtime";
+import type { InteractionView } from "@/components/trpc/types";
 
 type Status = InteractionView["status"];
 type Kind = InteractionView["kind"];

@@ -1,14 +1,40 @@
-/** How the UI names tools and their arguments. */
-const TOOL_TITLES: Record<string, string> = {
-  send_email: "Send an email",
-  transfer_funds: "Transfer funds",
-  get_browser_timezone: "Time zone",
-  deep_research: "Deep research",
-  connect_api_key: "Connect API key",
-  calendar_today: "Today's calendar",
-  ask_travel_agent: "Travel agent",
-};
+"use client";
 
+import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import type { RouterOutputs } from "@/components/trpc/types";
+
+/** A tool as the agent registry describes it (`agents.list`): its title, kind and gate. */
+export type ToolSummary = RouterOutputs["agents"]["list"][number]["tools"][number];
+
+export interface ToolCatalog {
+  /** The tool's title; its name, readably, until the catalog has loaded or for a tool no agent declares. */
+  title(name: string): string;
+  /** Whether a person must approve each call; undefined while the catalog loads or for an unknown tool. */
+  gated(name: string): boolean | undefined;
+}
+
+/**
+ * The tools the server's agents declare, by name, from `agents.list`: the UI knows no tool by
+ * itself. With `agentId`, that agent's tools come first (two agents may name a tool alike).
+ */
+export function useToolCatalog(agentId?: string): ToolCatalog {
+  const trpc = useTRPC();
+  // The registry changes only with a deployment.
+  const agents = useQuery(trpc.agents.list.queryOptions(undefined, { staleTime: Infinity }));
+  return useMemo(() => {
+    const byName = new Map<string, ToolSummary>();
+    const ordered = [...(agents.data ?? [])].sort((a, b) => Number(b.id === agentId) - Number(a.id === agentId));
+    for (const agent of ordered) for (const tool of agent.tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+    return {
+      title: (name) => byName.get(name)?.title ?? name.replaceAll("_", " "),
+      gated: (name) => byName.get(name)?.gated,
+    };
+  }, [agents.data, agentId]);
+}
+
+/** How the UI labels common argument names; any other argument shows under its own name. */
 const ARG_LABELS: Record<string, string> = {
   to: "To",
   body: "Message",
@@ -17,13 +43,6 @@ const ARG_LABELS: Record<string, string> = {
   timeZone: "time zone",
   request: "Request",
 };
-
-/** Tools that never wait on an approval gate: their calls show as notes, not approval cards. */
-export const UNGATED_TOOLS = new Set(["calendar_today", "ask_travel_agent"]);
-
-export function toolTitle(name: string): string {
-  return TOOL_TITLES[name] ?? name.replaceAll("_", " ");
-}
 
 export function argEntries(args: Record<string, unknown>): [string, string][] {
   // An amount reads with its currency, first.

@@ -1,3 +1,4 @@
+import { agentsRouter } from "./routers/agents";
 import { connectionsRouter } from "./routers/connections";
 import { interactionsRouter } from "./routers/interactions";
 import { meRouter } from "./routers/me";
@@ -10,6 +11,7 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
+  agents: agentsRouter,
   connections: connectionsRouter,
   interactions: interactionsRouter,
   outbox: outboxRouter,

@@ -8,15 +8,20 @@ import { redirect } from "next/navigation";
 import { harbor } from "@/server/harbor";
 import type { Identity } from "@/server/runtime";
 import { identityFrom } from "./identity";
+import { REQUESTED_PATH_HEADER, safeReturnPath } from "./return-path";
 
 export async function currentIdentity(): Promise<Identity | null> {
   const h = await harbor();
   return identityFrom(h.db, await headers());
 }
 
-/** The signed-in identity, or a redirect to the sign-in page that comes back to `returnTo`. */
-export async function requireIdentity(returnTo: string): Promise<Identity> {
+/**
+ * The signed-in identity, or a redirect to the sign-in page that comes back to `returnTo` — by
+ * default the page that was requested (see `proxy.ts`), so a layout keeps a deep link too.
+ */
+export async function requireIdentity(returnTo?: string): Promise<Identity> {
   const identity = await currentIdentity();
-  if (!identity) redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
-  return identity;
+  if (identity) return identity;
+  const back = safeReturnPath(returnTo ?? (await headers()).get(REQUESTED_PATH_HEADER));
+  redirect(`/signin?callbackUrl=${encodeURIComponent(back)}`);
 }

@@ -55,6 +55,8 @@ export interface ToolPauseRequest {
 export interface ServerToolDefinition<Input = unknown, Output = unknown> {
   readonly kind?: "server";
   readonly name: string;
+  /** How people read the tool's name (the UI shows it; a model never sees it). */
+  readonly title?: string;
   readonly description: string;
   readonly input: z.ZodType<Input>;
   readonly output: z.ZodType<Output>;
@@ -75,6 +77,8 @@ export interface ServerToolDefinition<Input = unknown, Output = unknown> {
 export interface ClientToolDefinition<Input = unknown, Output = unknown> {
   readonly kind: "client";
   readonly name: string;
+  /** How people read the tool's name (the UI shows it; a model never sees it). */
+  readonly title?: string;
   readonly description: string;
   readonly input: z.ZodType<Input>;
   readonly output: z.ZodType<Output>;
@@ -97,6 +101,8 @@ export interface PrivateInputContext {
 export interface PrivateInputToolDefinition<Input = unknown, Output = unknown, Form = unknown> {
   readonly kind: "private_input";
   readonly name: string;
+  /** How people read the tool's name (the UI shows it; a model never sees it). */
+  readonly title?: string;
   readonly description: string;
   readonly input: z.ZodType<Input>;
   readonly form: z.ZodType<Form>;
@@ -122,6 +128,8 @@ export interface JobProgress {
 export interface ExternalToolDefinition<Input = unknown, Output = unknown> {
   readonly kind: "external";
   readonly name: string;
+  /** How people read the tool's name (the UI shows it; a model never sees it). */
+  readonly title?: string;
   readonly description: string;
   readonly input: z.ZodType<Input>;
   readonly output: z.ZodType<Output>;
@@ -172,6 +180,8 @@ export interface RemoteAgentResult {
 export interface RemoteAgentToolDefinition<Input = unknown> {
   readonly kind: "remote_agent";
   readonly name: string;
+  /** How people read the tool's name (the UI shows it; a model never sees it). */
+  readonly title?: string;
   readonly description: string;
   readonly input: z.ZodType<Input>;
   readonly output: z.ZodType<RemoteAgentResult>;

@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { screenshot, signInAs, useBrowser } from "../helpers/browser";
+import { say, screenshot, signInAs, useBrowser } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
 const PATIENCE = { timeout: 15_000 };
@@ -67,6 +67,32 @@ describe("browser tools in Chromium", () => {
       .toContain("Research on coral reefs is done.");
     await expect.poll(() => status.getAttribute("data-status"), PATIENCE).toBe("completed");
     await screenshot(page, "chat-research-done");
+    await context.close();
+  });
+
+  it("alice's research of nothing fails, and the conversation says so instead of a finished bar", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInAs(page, server.url, "alice@acme.test");
+    await say(page, "research nothing");
+    const status = page.getByTestId("external-wait");
+    await expect.poll(() => status.getAttribute("data-status"), PATIENCE).toBe("failed");
+    // The result appended to the thread must not turn the failure into "done".
+    await expect.poll(() => page.getByTestId("message-assistant").count(), PATIENCE).toBeGreaterThan(0);
+    await page.waitForTimeout(1_000);
+    expect(await status.getAttribute("data-status")).toBe("failed");
+    expect(await status.textContent()).toContain("Failed");
+    expect(await status.textContent()).toContain("No sources found");
+    expect(await status.textContent()).not.toContain("done");
+    const bar = status.getByRole("progressbar");
+    expect(await bar.getAttribute("aria-valuenow")).not.toBe("100");
+    expect(await status.locator(".progress-bar").getAttribute("class")).toContain("failed");
+    await screenshot(page, "chat-research-failed");
+    // A reload shows the same, from the server's record.
+    await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+    await page.reload();
+    await expect.poll(() => page.getByTestId("external-wait").getAttribute("data-status"), PATIENCE).toBe("failed");
+    expect(await page.getByTestId("external-wait").textContent()).toContain("Failed");
     await context.close();
   });
 });

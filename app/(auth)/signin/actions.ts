@@ -2,7 +2,7 @@
 
 import { AuthError } from "next-auth";
 import { signIn, signOut } from "@/server/auth/config";
-import { safeReturnPath } from "./return-path";
+import { safeReturnPath } from "@/server/auth/return-path";
 
 export interface SignInState {
   error?: string;

@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { currentIdentity } from "@/server/auth/session";
-import { safeReturnPath } from "./return-path";
+import { safeReturnPath } from "@/server/auth/return-path";
 import { SignInForm } from "./SignInForm";
 
 export const dynamic = "force-dynamic";

@@ -62,6 +62,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
   const key = sealingKey(serverSecret);
   const sendEmail = tool({
     name: "send_email",
+    title: "Send an email",
     description: "Sends an email on the user's behalf, once the user approves it.",
     input: SendEmailInput,
     output: Sent,
@@ -73,6 +74,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
   });
   const transferFunds = tool({
     name: "transfer_funds",
+    title: "Transfer funds",
     description: "Transfers money; one of the tenant's approvers other than the requester must approve.",
     input: TransferInput,
     output: Transferred,
@@ -85,6 +87,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
   const browserTimezone = tool({
     kind: "client",
     name: "get_browser_timezone",
+    title: "Time zone",
     description: "Reads the time zone the user's browser is set to.",
     input: z.strictObject({}),
     output: z.strictObject({ timeZone: z.string().min(1).max(100) }),
@@ -92,6 +95,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
   const connectApiKey = privateInputTool({
     kind: "private_input",
     name: "connect_api_key",
+    title: "Connect API key",
     description: "Takes the user's API key through a private form and keeps it encrypted at rest.",
     input: z.strictObject({}),
     // writeOnly: the form shows a password field; the value is sent, never shown back.
@@ -112,6 +116,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
   const deepResearch = tool({
     kind: "external",
     name: "deep_research",
+    title: "Deep research",
     description: "Researches a topic in the background, in steps; the report is added to the conversation.",
     input: z.strictObject({ topic: z.string().min(1).max(200) }),
     output: z.strictObject({ topic: z.string(), report: z.string(), sources: z.array(z.string()) }),
@@ -134,6 +139,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
   });
   const calendarToday = tool({
     name: "calendar_today",
+    title: "Today's calendar",
     description: "Reads today's events from the user's calendar, with their consent at the calendar's provider.",
     input: z.strictObject({}),
     output: CalendarDay,
@@ -154,6 +160,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
   const askTravelAgent = tool({
     kind: "remote_agent",
     name: "ask_travel_agent",
+    title: "Travel agent",
     description: "Delegates a travel errand to the remote travel agent (A2A); it may ask the user questions first.",
     input: z.strictObject({ request: z.string().min(1).max(500) }),
     output: z.strictObject({ agent: z.string(), status: z.literal("completed"), text: z.string() }),

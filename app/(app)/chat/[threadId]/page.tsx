@@ -10,37 +10,44 @@ export const dynamic = "force-dynamic";
 export default async function ThreadPage({ params }: { params: Promise<{ threadId: string }> }) {
   const { threadId } = await params;
   const identity = await requireIdentity(`/chat/${encodeURIComponent(threadId)}`);
-  try {
-    const { thread, messages } = await (await serverApi()).threads.get({ threadId });
+  const loaded = await loadThread(threadId);
+  if (loaded === "forbidden") {
     return (
-      <ChatApp
-        threadId={thread.id}
-        viewerId={identity.userId}
-        initialMessages={messages.map(({ id, role, content, toolCalls, toolCallId }) => ({
-          id,
-          role,
-          content,
-          ...(toolCalls ? { toolCalls } : {}),
-          ...(toolCallId ? { toolCallId } : {}),
-        }))}
-      />
+      <main className="centered">
+        <div className="card narrow">
+          <h1>Not your conversation</h1>
+          <p className="muted">This conversation belongs to another user of your organisation.</p>
+          <Link className="button" href="/chat">
+            Back to your conversations
+          </Link>
+        </div>
+      </main>
     );
+  }
+  const { thread, messages } = loaded;
+  return (
+    <ChatApp
+      threadId={thread.id}
+      viewerId={identity.userId}
+      initialMessages={messages.map(({ id, role, content, toolCalls, toolCallId }) => ({
+        id,
+        role,
+        content,
+        ...(toolCalls ? { toolCalls } : {}),
+        ...(toolCallId ? { toolCallId } : {}),
+      }))}
+    />
+  );
+}
+
+/** The thread and its messages; "forbidden" when it is another user's. */
+async function loadThread(threadId: string) {
+  try {
+    return await (await serverApi()).threads.get({ threadId });
   } catch (error) {
     // An id that cannot exist (too long, unstorable text) is simply not found.
     if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "BAD_REQUEST")) notFound();
-    if (error instanceof TRPCError && error.code === "FORBIDDEN") {
-      return (
-        <main className="centered">
-          <div className="card narrow">
-            <h1>Not your conversation</h1>
-            <p className="muted">This conversation belongs to another user of your organisation.</p>
-            <Link className="button" href="/chat">
-              Back to your conversations
-            </Link>
-          </div>
-        </main>
-      );
-    }
+    if (error instanceof TRPCError && error.code === "FORBIDDEN") return "forbidden" as const;
     throw error;
   }
 }
