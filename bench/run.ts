@@ -157,7 +157,7 @@ async function runtimeMeasurements(
   engine: "pglite" | "postgres",
 ): Promise<Pick<EngineResults, "inProcess" | "heap" | "steering" | "scheduling">> {
   let handle: DatabaseHandle;
-  let cleanup = async () => {};
+  let cleanup: () => Promise<void>;
   if (engine === "pglite") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-bench-runtime-"));
     handle = await openDatabase({ engine: "pglite", dataDir: dir });
