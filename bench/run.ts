@@ -12,6 +12,7 @@ import { createToken, signIn } from "../tests/helpers/http";
 import { createPostgresDatabase } from "../tests/helpers/postgres";
 import { freePort, startServer } from "../tests/helpers/server";
 import { measureDirectA2a, measureHarborA2a, type A2aRoundTrips } from "./a2a";
+import { measureCrossInstance, measureScale, type ScaleResult } from "./cluster";
 import { chatBody, measure, type LoadResult } from "./chat-turn";
 import { measureFloor, type FloorResult } from "./durable-floor";
 import { replyTo } from "../server/agents/concierge/planner";
@@ -324,6 +325,63 @@ function printCycles(engine: "pglite" | "postgres", results: EngineResults, floo
   console.log();
 }
 
+/** Several instances on one PostgreSQL: throughput with 1, 2, 3 instances, and cross-instance resume latency. */
+async function scaleOut(): Promise<void> {
+  const database = await createPostgresDatabase(POSTGRES_URL);
+  const env = {
+    DATABASE_URL: database.url,
+    HARBOR_SEED_DEMO: "1",
+    AUTH_SECRET: randomBytes(32).toString("base64url"),
+    HARBOR_STREAM_CHUNK_MS: "0",
+    LOG_LEVEL: "error",
+  };
+  const servers: Awaited<ReturnType<typeof startServer>>[] = [];
+  try {
+    for (let i = 0; i < 3; i++) servers.push(await startServer(env, `bench-scale-${i}`));
+    const urls = servers.map((s) => s.url);
+    const bearer = (await createToken(urls[0]!, await signIn(urls[0]!, "alice@acme.test"))).token;
+    const scale: ScaleResult[] = [];
+    for (const n of [1, 2, 3]) {
+      await measureScale(urls.slice(0, n), [], bearer, 50, 1);
+      scale.push(
+        await measureScale(
+          urls.slice(0, n),
+          servers.slice(0, n).map((s) => s.pid),
+          bearer,
+          50,
+          SECONDS,
+        ),
+      );
+    }
+    const cross = await measureCrossInstance(urls[0]!, urls[1]!, bearer, Number(process.env.BENCH_CROSS_SAMPLES ?? 200));
+
+    console.log("Scale-out on PostgreSQL: park → resume over HTTP, 50 threads, cycles spread over the instances");
+    console.log("instances  cycles/s   vs one   failures   CPU ms per cycle: each Harbor process | PostgreSQL");
+    for (const r of scale) {
+      const ratio = r.cyclesPerSecond / scale[0]!.cyclesPerSecond;
+      const cpu = r.cpuMsPerCycle.harbor.map((ms) => ms.toFixed(2)).join(" + ");
+      console.log(
+        `${String(r.instances).padStart(9)} ${fmt(r.cyclesPerSecond)} ${fmt(ratio, 2)} ${String(r.failures).padStart(10)}   ${cpu} | ${r.cpuMsPerCycle.postgres.toFixed(2)}`,
+      );
+    }
+    const two = scale[1]!.cyclesPerSecond / scale[0]!.cyclesPerSecond;
+    console.log(`2 instances reach ${two.toFixed(2)}× one instance — ${two >= 1.5 ? "meets" : "MISSES"} the ≥ 1.5× target`);
+    const added = cross.cross.p50 - cross.same.p50;
+    console.log(
+      `resume latency over ${cross.samples} samples: same instance p50 ${cross.same.p50.toFixed(1)} / p99 ${cross.same.p99.toFixed(1)} ms, ` +
+        `park on A → answer on B p50 ${cross.cross.p50.toFixed(1)} / p99 ${cross.cross.p99.toFixed(1)} ms — adds ${added.toFixed(1)} ms at p50, ` +
+        `${added <= 5 ? "meets" : "MISSES"} the ≤ 5 ms target`,
+    );
+    console.log();
+  } finally {
+    for (const s of servers) {
+      await s.stop();
+      fs.rmSync(s.dataDir, { recursive: true, force: true });
+    }
+    await database.drop();
+  }
+}
+
 async function main() {
   console.log(`Harbor benchmarks — ${os.cpus().length} cores, ${SECONDS}s per measurement\n`);
   const engines: ("pglite" | "postgres")[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
@@ -345,6 +403,7 @@ async function main() {
   for (const engine of engines) printToolsAndWaits(engine, results.get(engine)!);
   for (const engine of engines) printA2a(engine, results.get(engine)!);
   for (const engine of engines) printSteering(engine, results.get(engine)!);
+  if (engines.includes("postgres")) await scaleOut();
 }
 
 main().catch((error) => {

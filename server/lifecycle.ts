@@ -27,4 +27,8 @@ export async function start(): Promise<void> {
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
+  if (!process.env.NEXT_MANUAL_SIG_HANDLE) {
+    // Next.js's own handler would exit first: this instance's work would wait for the others to find it dead.
+    log.warn("NEXT_MANUAL_SIG_HANDLE is not set: on SIGTERM, Next.js exits before Harbor releases what it holds (npm start sets it)");
+  }
 }

@@ -4,7 +4,7 @@
  * conversation shows it.
  */
 import { z } from "zod";
-import { WIRE_EVENTS, type CancelledBy } from "@/server/domain";
+import { cancelledNote, WIRE_EVENTS, type CancelledBy } from "@/server/domain";
 import type { ChatMessage } from "./types";
 
 /** The part of a conversation's state a notice changes. */
@@ -34,22 +34,16 @@ export function runNotice(name: string, value: unknown): RunNotice | null {
   return null;
 }
 
-const CANCELLED_NOTES: Record<CancelledBy, string> = {
-  owner: "You cancelled this run.",
-  operator: "This run was cancelled by an operator.",
-  system: "This run was cancelled by Harbor.",
-};
-
 /**
- * A queued run shows its place; a cancelled one leaves a note in the conversation at once (the
- * server keeps its own note in the thread, which a snapshot or a reload brings instead). A note
+ * A queued run shows its place; a cancelled one leaves a note in the conversation at once, worded
+ * as the server's own note in the thread (which a snapshot or a reload brings instead). A note
  * already there since the last user message is not repeated.
  */
 export function withNotice<S extends NoticeState>(s: S, notice: RunNotice): S {
   if (notice.type === "queued") return { ...s, queuedAhead: notice.position };
   const lastUser = s.messages.findLastIndex((m) => m.role === "user");
   if (s.messages.slice(lastUser + 1).some((m) => m.role === "system" && /cancel/i.test(m.content))) return { ...s, queuedAhead: null };
-  const note: ChatMessage = { id: `cancelled-${crypto.randomUUID()}`, role: "system", content: CANCELLED_NOTES[notice.by] };
+  const note: ChatMessage = { id: `cancelled-${crypto.randomUUID()}`, role: "system", content: cancelledNote(notice.by) };
   const messages = s.streaming ? [...s.messages, { ...s.streaming, role: "assistant" as const }] : s.messages;
   return { ...s, queuedAhead: null, streaming: null, messages: [...messages, note] };
 }

@@ -398,7 +398,13 @@ export function createCoordinator(deps: CoordinatorDeps) {
   async function resolve(
     identity: Identity,
     entries: readonly ResolutionInput[],
-    options: { threadId?: string; via: ResolveVia; withTranscript?: boolean },
+    options: {
+      threadId?: string;
+      via: ResolveVia;
+      withTranscript?: boolean;
+      /** The holder of a wait made durable is gone: take its run over here (else it is answered by its holder). */
+      takeOver?: boolean;
+    },
   ): Promise<ReadyRun[]> {
     const unknown = (id: string) =>
       options.threadId
@@ -431,8 +437,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
 
     const overdue = ordered.filter((r) => r.expiresAt.getTime() <= Date.now());
     if (overdue.length > 0) await closeAndRefuse("expired", overdue);
-    // Held by another process: this one cannot answer it (forwarding between processes comes with
-    // scale-out), and must not close what that process still holds.
+    // A process-held wait of another instance is answered there, where its live state is (the caller
+    // forwards it); one made durable is taken over here only once its holder is gone.
+    const heldThere = (r: InteractionRow) =>
+      !DURABLE_KINDS.includes(r.kind) || ((OPTIONALLY_DURABLE as readonly InteractionKind[]).includes(r.kind) && !options.takeOver);
+    const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && heldThere(r));
+    if (elsewhere) throw new HeldElsewhere(elsewhere.instanceId, elsewhere.runId);
     // A durable wait: whichever process answers it takes the run over from its checkpoint — held
     // aside until the claim is won, so a refused answer leaves nothing behind.
     const takeovers = new Map<string, ParkedRun>();
@@ -441,9 +451,6 @@ export function createCoordinator(deps: CoordinatorDeps) {
       takeovers.set(row.runId, { journal: await deps.journalFor(row.runId), waitingOn: [row.id], expiresAt: row.expiresAt.getTime() });
     }
     const holding = (runId: string) => parked.get(runId) ?? takeovers.get(runId);
-    // A live process-held wait of another instance is answered there (the caller forwards it).
-    const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && !DURABLE_KINDS.includes(r.kind));
-    if (elsewhere) throw new HeldElsewhere(elsewhere.instanceId, elsewhere.runId);
     const orphaned = ordered.filter((r) => !holding(r.runId));
     if (orphaned.length > 0) await closeAndRefuse("lost", orphaned);
     if (options.threadId) {

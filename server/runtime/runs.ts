@@ -340,7 +340,8 @@ export function runService(deps: RunsDeps) {
       if (deps.route && (await deps.route.isAlive(error.instanceId))) throw error;
       await deps.route?.reclaim();
       try {
-        return await deps.coordinator.resolve(identity, entries, options);
+        // Its holder is gone: a wait made durable goes on here; any other was closed as lost.
+        return await deps.coordinator.resolve(identity, entries, { ...options, takeOver: true });
       } catch (again) {
         if (again instanceof HeldElsewhere) throw new HarborError("INTERACTION_LOST", HELD_BY_LOST_INSTANCE);
         throw again;

@@ -17,8 +17,8 @@ export class Scheduler {
   constructor(private readonly maxActive: number) {}
 
   /**
-   * Resolves when the run may execute. `onQueued` is called (once) with the number of runs ahead
-   * if it has to wait first, so the caller can show the run as queued. An aborted `signal` takes
+   * Resolves when the run may execute. `onQueued` is called (once) with the number of runs ahead of
+   * it (at least one) if it has to wait first, so the caller can show the run as queued. An aborted `signal` takes
    * the run out of the queue and rejects with the signal's reason.
    */
   async acquire(
@@ -46,7 +46,8 @@ export class Scheduler {
     // Settled before it is awaited when the signal aborts during `onQueued`: not an unhandled rejection.
     admitted.catch(() => undefined);
     try {
-      await onQueued?.(this.ordered().findIndex((w) => w.runId === runId));
+      // Ahead of it: the runs queued before it, and a running one that must end to free a slot.
+      await onQueued?.(this.ordered().findIndex((w) => w.runId === runId) + 1);
     } catch (error) {
       this.leave(runId);
       throw error;

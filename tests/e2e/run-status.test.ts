@@ -13,14 +13,15 @@ const server = inject("servers")[0]!;
 const PATIENCE = { timeout: 20_000 };
 
 /** Carol's console, on alice's newest top-level running run. */
-async function openNewestRun(carol: Page, baseUrl: string) {
+/** Opens the console's row of the run on `threadId` (other tests' runs may be running too). */
+async function openRunOf(carol: Page, baseUrl: string, threadId: string) {
   await carol.goto(`${baseUrl}/console`);
-  const running = carol.locator('[data-testid="run-row"][data-status="running"][data-parent-run-id=""]').first();
-  await expect.poll(() => running.count(), PATIENCE).toBe(1);
+  const row = carol.locator(`[data-testid="run-row"][data-thread-id="${threadId}"][data-status="running"]`);
+  await expect.poll(() => row.count(), PATIENCE).toBe(1);
   // Kept by its id: the row stays the same run when its status changes.
-  const row = carol.locator(`[data-testid="run-row"][data-run-id="${await running.getAttribute("data-run-id")}"]`);
-  await row.click();
-  return { row, detail: carol.getByTestId("run-detail") };
+  const byId = carol.locator(`[data-testid="run-row"][data-run-id="${await row.getAttribute("data-run-id")}"]`);
+  await byId.click();
+  return { row: byId, detail: carol.getByTestId("run-detail") };
 }
 
 describe("alice is told what happened to her run", () => {
@@ -31,10 +32,12 @@ describe("alice is told what happened to her run", () => {
     await signInAs(alice, server.url, "alice@acme.test");
     await say(alice, "count slowly to 40");
     await expect.poll(() => alice.getByTestId("message-assistant").count(), PATIENCE).toBeGreaterThanOrEqual(2);
+    await alice.waitForURL(/\/chat\/[0-9a-f-]{36}$/, PATIENCE);
+    const threadId = new URL(alice.url()).pathname.split("/").at(-1)!;
 
     const carol = await (await browser.newContext()).newPage();
     await signInAs(carol, server.url, "carol@acme.test");
-    const { row, detail } = await openNewestRun(carol, server.url);
+    const { row, detail } = await openRunOf(carol, server.url, threadId);
     await detail.getByRole("button", { name: "Cancel (isolate)" }).click();
     await detail.getByRole("button", { name: "Confirm cancel this run only" }).click();
     await expect.poll(() => row.getAttribute("data-status"), PATIENCE).toBe("cancelled");
@@ -42,7 +45,7 @@ describe("alice is told what happened to her run", () => {
     // Live: the stream alice follows ends with run.cancelled, shown as a note (not a bubble).
     const note = alice.getByTestId("system-note");
     await expect.poll(() => note.count(), PATIENCE).toBe(1);
-    expect(await note.textContent()).toBe("This run was cancelled by an operator.");
+    expect(await note.textContent()).toBe("Run cancelled by an operator.");
     expect(await alice.getByTestId("message-system").count()).toBe(0);
     expect(await alice.getByText("The concierge is working…").count()).toBe(0);
     await expect.poll(() => alice.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);
@@ -86,7 +89,7 @@ describe("alice is told what happened to her run", () => {
     await say(alice, "count slowly to 40");
     const note = alice.getByTestId("system-note");
     await expect.poll(() => note.count(), PATIENCE).toBe(1);
-    expect(await note.textContent()).toBe("This run was cancelled by an operator.");
+    expect(await note.textContent()).toBe("Run cancelled by an operator.");
     expect(await note.getAttribute("role")).toBe("note");
     expect(await alice.getByTestId("run-error").count()).toBe(0);
     await expect.poll(() => alice.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);

@@ -52,6 +52,8 @@ export async function startServer(env: Record<string, string> = {}, label = "ser
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      // Harbor handles SIGTERM itself (it releases what it holds before it exits).
+      NEXT_MANUAL_SIG_HANDLE: "1",
       HARBOR_DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
       ...env,

@@ -18,6 +18,7 @@ import {
   type AguiClient,
 } from "../helpers/agui";
 import { hasPostgres, startCluster, TTL_MS, type Cluster } from "../helpers/cluster";
+import type { RunningServer } from "../helpers/server";
 import { readSse, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
 
 interface OutboxRow {
@@ -213,4 +214,48 @@ describe.skipIf(!hasPostgres)("three instances on one PostgreSQL", () => {
     expect(streamedText(next.events)).toMatch(/^Hello!/);
     expect(runError(next.events)).toBeUndefined();
   });
+});
+
+describe.skipIf(!hasPostgres)("a rolling restart with HARBOR_DURABLE_WAITS=approvals", () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster(3, { HARBOR_DURABLE_WAITS: "approvals" });
+  }, 240_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it("restarts A, B and C in turn with 20 approvals pending: all answerable afterwards, each email sent once", async () => {
+    const [first] = cluster.instances;
+    const [cookie] = await signInAll(first!.url, ["alice@acme.test"]);
+    const alice: Auth = { cookie: cookie! };
+    const parked: { to: string; id: string }[] = [];
+    for (let i = 0; i < 20; i++) {
+      const to = `rolling-${i}-${randomUUID().slice(0, 6)}@example.com`;
+      const on = cluster.instances[i % 3]!.url;
+      const turn = await runTurn(AGUI_CLIENTS[0]!, {
+        baseUrl: on,
+        auth: alice,
+        threadId: randomUUID(),
+        messages: [userMessage(`send an email to ${to} saying rolling`)],
+      });
+      parked.push({ to, id: interruptsOf(turn.events)[0]!.id });
+    }
+    // One at a time, as a deploy does: stop (SIGTERM), start a replacement, go on.
+    const survivors: RunningServer[] = [];
+    for (const old of [...cluster.instances]) {
+      await old.stop();
+      survivors.push(await cluster.add(`next-${survivors.length}`, { HARBOR_DURABLE_WAITS: "approvals" }));
+    }
+    const answers = await Promise.all(
+      parked.map((p, i) => trpcMutation(survivors[i % 3]!.url, alice, "interactions.approve", { interactionId: p.id })),
+    );
+    expect(answers.map((a) => a.error?.message ?? "ok")).toEqual(parked.map(() => "ok"));
+    const sentTo = async () =>
+      ((await trpcQuery<OutboxRow[]>(survivors[0]!.url, alice, "outbox.list")).data ?? [])
+        .map((r) => r.details.to)
+        .filter((to) => to?.startsWith("rolling-"));
+    await expect.poll(async () => (await sentTo()).length, { timeout: 20_000 }).toBe(20);
+    expect(new Set(await sentTo()).size).toBe(20);
+  }, 120_000);
 });

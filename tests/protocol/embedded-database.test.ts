@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
+import { AGUI_CLIENTS, postRun, runInput, runTurn, streamedText, userMessage } from "../helpers/agui";
 import { signIn, trpcMutation, trpcQuery } from "../helpers/http";
 import { freePort, startServer } from "../helpers/server";
 
@@ -18,7 +20,7 @@ describe("the embedded database's folder", () => {
     expect(second.status).toBe(1);
     expect(second.stdout + second.stderr).toMatch(/embedded database in .* is in use by process \d+/);
     const health = await fetch(`${embedded.url}/api/health`);
-    expect(await health.json()).toEqual({ ok: true });
+    expect(await health.json()).toEqual({ ok: true, instance: expect.any(String) });
   }, 90_000);
 
   it("is released on SIGTERM, and the next server on it finds the conversations", async () => {
@@ -39,6 +41,45 @@ describe("the embedded database's folder", () => {
         fs.rmSync(second.dataDir, { recursive: true, force: true });
       }
     } finally {
+      await first.stop();
+      fs.rmSync(first.dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("after a SIGKILL mid-run, the next server ends that run INSTANCE_LOST and its thread takes new messages", async () => {
+    const first = await startServer({ HARBOR_STEP_MS: "100", HARBOR_STREAM_CHUNK_MS: "0" }, "crash");
+    let second: Awaited<ReturnType<typeof startServer>> | undefined;
+    try {
+      const alice = { cookie: await signIn(first.url, "alice@acme.test") };
+      const threadId = randomUUID();
+      const counting = postRun(first.url, alice, runInput(threadId, [userMessage("count slowly to 500")]))
+        .then((res) => res.text())
+        .catch(() => "cut");
+      let runId: string | undefined;
+      await expect
+        .poll(
+          async () =>
+            (runId = (await trpcQuery<{ runId: string; threadId: string }[]>(first.url, alice, "runs.list", {})).data?.find(
+              (r) => r.threadId === threadId,
+            )?.runId),
+          {
+            timeout: 10_000,
+          },
+        )
+        .toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await first.kill();
+      await counting;
+
+      second = await startServer({ HARBOR_DATA_DIR: first.dataDir, HARBOR_STEP_MS: "100", HARBOR_STREAM_CHUNK_MS: "0" }, "crash-restart");
+      const run = await trpcQuery<{ status: string; error: { code: string } | null }>(second.url, alice, "runs.get", { runId });
+      expect(run.data).toMatchObject({ status: "failed", error: { code: "INSTANCE_LOST" } });
+      const timeline = await trpcQuery<{ event: { type: string; code?: string } }[]>(second.url, alice, "runs.timeline", { runId });
+      expect(timeline.data?.at(-1)?.event).toMatchObject({ type: "run.failed", code: "INSTANCE_LOST" });
+      const next = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: second.url, auth: alice, threadId, messages: [userMessage("hello")] });
+      expect(streamedText(next.events)).toMatch(/^Hello!/);
+    } finally {
+      await second?.stop();
       await first.stop();
       fs.rmSync(first.dataDir, { recursive: true, force: true });
     }

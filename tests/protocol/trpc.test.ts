@@ -86,6 +86,6 @@ describe.each(inject("servers"))("tRPC over plain JSON on the $name server", (se
 
   it("answers the health check", async () => {
     const res = await fetch(`${server.url}/api/health`);
-    expect(await res.json()).toEqual({ ok: true });
+    expect(await res.json()).toEqual({ ok: true, instance: expect.any(String) });
   });
 });

@@ -33,7 +33,7 @@ describe("what a run says about itself, in the chat", () => {
       ["user", "count slowly to 9"],
       ["assistant", "1"],
       ["assistant", "2"],
-      ["system", "This run was cancelled by an operator."],
+      ["system", "Run cancelled by an operator."],
     ]);
   });
 
@@ -41,7 +41,7 @@ describe("what a run says about itself, in the chat", () => {
     const withServerNote: NoticeState = {
       ...counting,
       streaming: null,
-      messages: [...counting.messages, { id: "s1", role: "system", content: "This run was cancelled by an operator." }],
+      messages: [...counting.messages, { id: "s1", role: "system", content: "Run cancelled by an operator." }],
     };
     expect(withNotice(withServerNote, { type: "cancelled", by: "operator" }).messages).toEqual(withServerNote.messages);
   });
@@ -52,11 +52,11 @@ describe("what a run says about itself, in the chat", () => {
       queuedAhead: null,
       messages: [
         { id: "u1", role: "user", content: "count slowly to 9" },
-        { id: "s1", role: "system", content: "This run was cancelled by an operator." },
+        { id: "s1", role: "system", content: "Run cancelled by an operator." },
         { id: "u2", role: "user", content: "count slowly to 3" },
       ],
     };
     const next = withNotice(earlier, { type: "cancelled", by: "owner" });
-    expect(next.messages.at(-1)).toMatchObject({ role: "system", content: "You cancelled this run." });
+    expect(next.messages.at(-1)).toMatchObject({ role: "system", content: "Run cancelled by its owner." });
   });
 });
