@@ -9,7 +9,7 @@ import pg from "pg";
 import type { Logger } from "pino";
 import type { Executor } from "./client";
 
-const CHANNELS = ["harbor_run_events", "harbor_interactions", "harbor_routes", "harbor_replies"] as const;
+const CHANNELS = ["harbor_run_events", "harbor_interactions", "harbor_routes", "harbor_replies", "harbor_queue"] as const;
 type Channel = (typeof CHANNELS)[number];
 
 /** What other instances say, as this instance hears it. */
@@ -21,9 +21,16 @@ export interface ClusterSignals {
   /** A request forwarded to this instance, or the reply to one it forwarded. */
   onRouted(listener: (requestId: string) => void): () => void;
   onReplied(listener: (requestId: string) => void): () => void;
+  /** A run was queued somewhere: an instance with room may take it. */
+  onQueued(listener: () => void): () => void;
   /** The listening connection was re-established: re-read what may have been missed. */
   onReconnected(listener: () => void): () => void;
   close(): Promise<void>;
+}
+
+/** Tells every instance that a run waits in the cluster's queue. */
+export async function signalQueued(db: Executor, me: string) {
+  await db.execute(sql`select pg_notify('harbor_queue', ${`${me}|`})`);
 }
 
 /** Tells `target` that a forwarded request (`harbor_routes`) or its reply (`harbor_replies`) waits for it. */
@@ -37,6 +44,7 @@ export async function listenForSignals(url: string, me: string, log: Logger): Pr
     harbor_interactions: new Set(),
     harbor_routes: new Set(),
     harbor_replies: new Set(),
+    harbor_queue: new Set(),
     reconnected: new Set(),
   };
   let client: pg.Client | undefined;
@@ -94,6 +102,7 @@ export async function listenForSignals(url: string, me: string, log: Logger): Pr
     onInteraction: (listener) => on("harbor_interactions", listener),
     onRouted: (listener) => on("harbor_routes", listener),
     onReplied: (listener) => on("harbor_replies", listener),
+    onQueued: (listener) => on("harbor_queue", () => listener()),
     onReconnected: (listener) => on("reconnected", () => listener()),
     async close() {
       closed = true;

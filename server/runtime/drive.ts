@@ -7,10 +7,11 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { listMessages, type MessageRow } from "@/server/db/queries/threads";
-import { holdSteering, joinHeldInput, setRunStatus } from "@/server/db/queries/runs";
+import { holdSteering, joinHeldInput, lastSeq, takeQueuedRun } from "@/server/db/queries/runs";
 import { CHECKPOINT_VERSION, cancelledNote, type CancelledBy } from "@/server/domain";
 import { ThreadLanes, type LaneTurn } from "./thread-lanes";
 import type { Coordinator } from "./coordinator";
+import type { EventBus } from "./event-bus";
 import type { Scheduler } from "./scheduler";
 import { asHarborError, HarborError, NotFoundError } from "./errors";
 import type { RunJournal } from "./journal";
@@ -23,6 +24,13 @@ import type { RunState, TranscriptMessage } from "./state";
 
 export interface DriveDeps {
   db: Database;
+  instanceId: string;
+  /** Tells the other instances a run waits in the cluster's queue (absent: this process is alone). */
+  signalQueued?: () => Promise<void>;
+  /** A slot freed here: take the cluster's next queued run, if any. */
+  onSlotFreed?: () => void;
+  /** Live events of runs, to follow one another instance executes. */
+  bus: EventBus;
   agents: AgentRegistry;
   coordinator: Coordinator;
   mailboxes: Mailboxes;
@@ -45,6 +53,13 @@ export function toTranscript(
     ...(toolCalls ? { toolCalls } : {}),
     ...(toolCallId ? { toolCallId } : {}),
   }));
+}
+
+/** A queued run another instance took from the cluster's queue: it runs there (this stream follows its log). */
+class TakenElsewhere extends Error {
+  constructor() {
+    super("taken by another instance");
+  }
 }
 
 /** Why a run's wait for its turn ended early. */
@@ -141,13 +156,15 @@ export function createDriver(deps: DriveDeps) {
       if (queued) return;
       queued = true;
       await journal.append([{ type: "run.queued", position: ahead }], { alongside: { run: { status: "queued" } } });
+      // Another instance with room may take it from the cluster's queue.
+      await deps.signalQueued?.();
     };
     if (lane.ahead > 0) {
       await sayQueued(lane.ahead);
       await untilAborted(lane.ready, signal);
     }
     await deps.scheduler.acquire({ runId: base.runId, tenantId: base.tenantId }, priority, sayQueued, signal);
-    if (queued) await setRunStatus(deps.db, base.runId, "running");
+    if (queued && !(await takeQueuedRun(deps.db, base.runId, deps.instanceId))) throw new TakenElsewhere();
   }
 
   /** Runs the loop; parks, completes or fails the run. Never throws. */
@@ -219,6 +236,11 @@ export function createDriver(deps: DriveDeps) {
       }
       await finish(final, journal);
     } catch (thrown) {
+      if (thrown instanceof TakenElsewhere) {
+        // It runs on another instance now; later runs of its thread here wait until it has had its turn.
+        for await (const _ of deps.bus.follow(base.runId, await lastSeq(deps.db, base.runId))) void _;
+        return;
+      }
       if (thrown instanceof CancelledWhileWaiting) {
         await finish({ ...base, outcome: "cancelled", cancelledBy: thrown.by }, journal, { loadTranscript: true });
         return;
@@ -228,6 +250,7 @@ export function createDriver(deps: DriveDeps) {
       await fail(journal, error, log);
     } finally {
       deps.scheduler.release(base.runId);
+      deps.onSlotFreed?.();
       lane.leave();
       executing.delete(base.runId);
       // A run that ended has nothing left to steer.

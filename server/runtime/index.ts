@@ -16,7 +16,7 @@ import { Mailboxes } from "./steering";
 import { createCoordinator } from "./coordinator";
 import type { CredentialBroker } from "./credentials";
 import { EventBus } from "./event-bus";
-import type { ClusterSignals } from "@/server/db/notifications";
+import { signalQueued, type ClusterSignals } from "@/server/db/notifications";
 import { open, seal, sealingKey } from "@/server/auth/sealing";
 import { bridgeCluster } from "./cluster-bridge";
 import { createRouter, type Sealer } from "./routing";
@@ -153,7 +153,9 @@ export function createRuntime(deps: RuntimeDeps) {
     scheduler,
     maxSteps: deps.maxSteps ?? 20_000,
     route,
+    signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
   });
+  signals?.onQueued(() => void runs.takeFromQueue());
   if (signals) bridgeCluster({ db: deps.db, log: deps.log, bus, signals, announce: coordinator.announce });
   const sweep = setInterval(() => {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));

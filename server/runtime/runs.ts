@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
-import { activeRunsOnThread, findRun, lastSeq, loadContinuation, type Continuation } from "@/server/db/queries/runs";
+import { activeRunsOnThread, findRun, lastSeq, loadContinuation, takeNextQueuedRun, type Continuation } from "@/server/db/queries/runs";
 import { beginRun } from "@/server/db/queries/run-writes";
 import { EMPTY_CHECKPOINT, type MultitaskPolicy } from "@/server/domain";
 import { findThread } from "@/server/db/queries/threads";
@@ -45,6 +45,8 @@ export interface RunsDeps {
   maxSteps: number;
   credentials?: CredentialBroker;
   route?: RouteDeps;
+  /** Tells the other instances a run waits in the cluster's queue (absent: this process is alone). */
+  signalQueued?: () => Promise<void>;
 }
 
 /** A message a client sent with its run request, already reduced to text. */
@@ -377,6 +379,34 @@ export function runService(deps: RunsDeps) {
     }
   }
 
+  let taking: Promise<void> | undefined;
+  /**
+   * The cluster's queue: while this instance has room, it takes queued runs of other instances
+   * (by priority, then age) and executes them here; their owners' streams follow the shared log.
+   */
+  function takeFromQueue(): Promise<void> {
+    if (!deps.signalQueued) return Promise.resolve();
+    taking ??= (async () => {
+      while (deps.scheduler.hasRoom()) {
+        const next = await takeNextQueuedRun(deps.db, deps.instanceId);
+        if (!next) return;
+        const thread = await findThread(deps.db, next.threadId);
+        const journal = new RunJournal(next.runId, store, deps.bus, await lastSeq(deps.db, next.runId));
+        const base: RunState = { ...next, step: 0, transcript: [], sharedState: thread?.state ?? {} };
+        track(
+          drive(base, journal, logFor(next.runId, next.threadId), {
+            loadTranscript: true,
+            heldInput: next.heldInput,
+            priority: next.priority,
+          }),
+        );
+      }
+    })()
+      .catch((error: unknown) => deps.log.error({ err: error }, "could not take a run from the cluster's queue"))
+      .finally(() => (taking = undefined));
+    return taking;
+  }
+
   /** A request another instance forwarded here: decided as if it had arrived here. */
   async function handleRouted(request: RoutedRequest): Promise<{ runIds: string[] }> {
     if (request.type === "steer") {
@@ -479,6 +509,7 @@ export function runService(deps: RunsDeps) {
     steer,
     resolveInteractions,
     handleRouted,
+    takeFromQueue,
     remoteWaitsClosed,
     /** Resolves once every run executing in this process has finished (tests, shutdown). */
     idle: async () => {

@@ -56,6 +56,11 @@ export class Scheduler {
     await admitted;
   }
 
+  /** Whether a run would start at once (a free slot, nobody waiting). */
+  hasRoom(): boolean {
+    return this.active.size < this.maxActive && this.waiting.length === 0;
+  }
+
   /** Frees the run's slot (or its place in the queue). */
   release(runId: string): void {
     this.leave(runId);

@@ -3,6 +3,7 @@
  * once, and what a client sees does not depend on which instance it reached.
  */
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AGUI_CLIENTS,
@@ -182,6 +183,48 @@ describe.skipIf(!hasPostgres)("three instances on one PostgreSQL", () => {
     await expect.poll(() => outboxTo(to).then((rows) => rows.length), { timeout: 10_000 }).toBe(1);
   });
 
+  it("one queue for the cluster: a run queued on a full instance starts on another with room, and streams where it was asked", async () => {
+    const narrow = await cluster.add("narrow", { HARBOR_MAX_ACTIVE_RUNS: "1" });
+    const narrowId = ((await (await fetch(`${narrow.url}/api/health`)).json()) as { instance: string }).instance;
+    const busyThread = randomUUID();
+    const busy = postRun(narrow.url, alice, runInput(busyThread, [userMessage("count slowly to 500")]))
+      .then((res) => res.text())
+      .catch(() => "cut");
+    let busyRun: string | undefined;
+    await expect
+      .poll(
+        async () =>
+          (busyRun = ((await trpcQuery<RunRow[]>(a, carol, "runs.list", { status: "running" })).data ?? []).find(
+            (r) => r.threadId === busyThread,
+          )?.runId),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBeDefined();
+    const threadId = randomUUID();
+    const queued = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: narrow.url,
+      auth: alice,
+      threadId,
+      messages: [userMessage("count slowly to 2")],
+    });
+    expect(customEvents(queued.events, "run.queued")).toEqual([expect.objectContaining({ position: 1 })]);
+    expect(
+      queued.events.flatMap((e) => {
+        const delta = e.type === "TEXT_MESSAGE_CONTENT" ? (e as typeof e & { delta: string }).delta : "";
+        return /^\d+$/.test(delta) ? [Number(delta)] : [];
+      }),
+    ).toEqual([1, 2]);
+    const run = ((await trpcQuery<(RunRow & { instanceId: string })[]>(a, carol, "runs.list", {})).data ?? []).find(
+      (r) => r.threadId === threadId,
+    );
+    expect(run?.status).toBe("completed");
+    expect(run?.instanceId).not.toBe(narrowId);
+    await trpcMutation(a, alice, "runs.steer", { runId: busyRun, instruction: { type: "CANCEL" } });
+    await busy;
+  });
+
   it("after SIGKILL of A: its approval answers INTERACTION_LOST on B, its executing run ends INSTANCE_LOST, the thread goes on", async () => {
     const victim = await cluster.add("victim");
     const { gate } = await park(AGUI_CLIENTS[0]!, victim.url, `send an email to lost-${randomUUID().slice(0, 6)}@example.com saying gone`);
@@ -258,4 +301,49 @@ describe.skipIf(!hasPostgres)("a rolling restart with HARBOR_DURABLE_WAITS=appro
     await expect.poll(async () => (await sentTo()).length, { timeout: 20_000 }).toBe(20);
     expect(new Set(await sentTo()).size).toBe(20);
   }, 120_000);
+});
+
+describe.skipIf(!hasPostgres)("a private form answered on another instance", () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster(2);
+  }, 240_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it("reaches its handler once, and the secret is in no NOTIFY payload, no table and no event", async () => {
+    const [a, b] = cluster.instances.map((i) => i.url) as [string, string];
+    const heard: string[] = [];
+    const listener = new pg.Client({ connectionString: cluster.databaseUrl });
+    await listener.connect();
+    listener.on("notification", (n) => heard.push(`${n.channel}:${n.payload ?? ""}`));
+    for (const channel of ["harbor_run_events", "harbor_interactions", "harbor_routes", "harbor_replies"])
+      await listener.query(`LISTEN ${channel}`);
+    try {
+      const [cookie] = await signInAll(a, ["alice@acme.test"]);
+      const alice: Auth = { cookie: cookie! };
+      const threadId = randomUUID();
+      const asked = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: a, auth: alice, threadId, messages: [userMessage("connect my api key")] });
+      const [form] = interruptsOf(asked.events);
+      const secret = `canary-${randomUUID()}`;
+      const done = await runTurn(AGUI_CLIENTS[0]!, {
+        baseUrl: b,
+        auth: alice,
+        threadId,
+        messages: [],
+        resume: [{ interruptId: form!.id, status: "resolved", payload: { apiKey: secret } }],
+      });
+      expect(streamedText(done.events)).toBe("API key connected.");
+      expect(JSON.stringify(done.events)).not.toContain(secret);
+      expect(heard.some((h) => h.startsWith("harbor_routes:"))).toBe(true);
+      expect(heard.join("\n")).not.toContain(secret);
+      const dump = await listener.query(
+        "select string_agg(t::text, '') as everything from (select to_jsonb(r)::text as t from routed_requests r union all select to_jsonb(e)::text from run_events e union all select to_jsonb(m)::text from messages m union all select to_jsonb(i)::text from interactions i union all select to_jsonb(a)::text from audit_log a) rows",
+      );
+      expect(String(dump.rows[0]?.everything ?? "")).not.toContain(secret);
+    } finally {
+      await listener.end();
+    }
+  });
 });

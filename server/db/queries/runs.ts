@@ -200,7 +200,60 @@ export async function joinHeldInput(db: Executor, runId: string): Promise<{ join
   return { joined: (result as unknown as { rows: unknown[] }).rows.length > 0 };
 }
 
-/** Marks a run queued (waiting for a slot) or running again; only while it is not finished. */
-export async function setRunStatus(db: Executor, runId: string, status: "queued" | "running"): Promise<void> {
-  await db.execute(sql`update runs set status = ${status}, updated_at = now() where id = ${runId} and status in ('queued', 'running')`);
+/**
+ * A queued run's turn: it runs here from now on, unless another instance took it first (false).
+ */
+export async function takeQueuedRun(db: Executor, runId: string, instanceId: string): Promise<boolean> {
+  const result = await db.execute(sql`
+    update runs set status = 'running', instance_id = ${instanceId}, updated_at = now()
+    where id = ${runId} and status = 'queued' returning id`);
+  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+}
+
+/**
+ * The cluster's queue: takes the queued run that should go next — by priority, then age — for an
+ * instance with room, skipping rows another instance is taking (`SKIP LOCKED`) and runs whose thread
+ * has an earlier run still to go (a thread's runs go one after the other).
+ */
+export async function takeNextQueuedRun(db: Executor, instanceId: string) {
+  const result = await db.execute(sql`
+    with next as (
+      select q.id from runs q
+      -- Its own queued runs an instance admits itself, as its slots free.
+      where q.status = 'queued' and q.instance_id is distinct from ${instanceId}
+        and not exists (
+          select 1 from runs o where o.thread_id = q.thread_id and o.id <> q.id
+            and (o.status = 'running' or (o.status = 'queued' and o.created_at < q.created_at))
+        )
+      order by q.priority desc, q.created_at
+      limit 1
+      for update of q skip locked
+    )
+    update runs r set status = 'running', instance_id = ${instanceId}, updated_at = now()
+    from next where r.id = next.id
+    returning r.id, r.thread_id, r.tenant_id, r.owner_id, r.agent_id, r.priority, r.checkpoint`);
+  const [row] = (
+    result as unknown as {
+      rows: {
+        id: string;
+        thread_id: string;
+        tenant_id: string;
+        owner_id: string;
+        agent_id: string;
+        priority: number;
+        checkpoint: Checkpoint | null;
+      }[];
+    }
+  ).rows;
+  return row
+    ? {
+        runId: row.id,
+        threadId: row.thread_id,
+        tenantId: row.tenant_id,
+        ownerId: row.owner_id,
+        agentId: row.agent_id,
+        priority: row.priority,
+        heldInput: Boolean(row.checkpoint?.pendingInput),
+      }
+    : undefined;
 }
