@@ -33,11 +33,6 @@ export async function signalQueued(db: Executor, me: string) {
   await db.execute(sql`select pg_notify('harbor_queue', ${`${me}|`})`);
 }
 
-/** Tells `target` that a forwarded request (`harbor_routes`) or its reply (`harbor_replies`) waits for it. */
-export async function signalInstance(db: Executor, channel: "harbor_routes" | "harbor_replies", target: string, requestId: string) {
-  await db.execute(sql`select pg_notify(${channel}, ${`${target}|${requestId}`})`);
-}
-
 export async function listenForSignals(url: string, me: string, log: Logger): Promise<ClusterSignals> {
   const listeners: Record<Channel | "reconnected", Set<(id: string) => void>> = {
     harbor_run_events: new Set(),

@@ -20,16 +20,18 @@ export function bridgeCluster(deps: {
   bus: EventBus;
   signals: ClusterSignals;
   announce(change: InteractionChange): void;
+  watchingInboxes(): boolean;
 }): void {
   /** One read at a time per run, in order. */
   const reading = new Map<string, Promise<void>>();
 
   async function pull(runId: string): Promise<void> {
     for (;;) {
-      const after = deps.bus.lastSeq(runId);
+      const after = deps.bus.position(runId);
       // Nobody here follows it, or its readers start from the log themselves (they have not read it yet).
       if (after === undefined) return;
       const rows = await listRunEvents(deps.db, runId, after, PAGE);
+      // Readers further on skip what they already hold.
       for (const row of rows) deps.bus.publish({ runId, seq: row.seq, at: row.createdAt.getTime(), event: row.data });
       if (rows.length < PAGE) return;
     }
@@ -46,10 +48,14 @@ export function bridgeCluster(deps: {
   }
 
   deps.signals.onRunEvents(schedule);
+  // A reader that just said where it stands may have missed a notification while it read the log.
+  deps.bus.onPositioned = schedule;
   deps.signals.onReconnected(() => {
-    for (const [runId, seq] of deps.bus.watched()) if (seq !== undefined) schedule(runId);
+    for (const runId of deps.bus.watched()) schedule(runId);
   });
   deps.signals.onInteraction((id) => {
+    // Read only for someone: an instance nobody watches an inbox on has nothing to tell.
+    if (!deps.watchingInboxes()) return;
     void findInteractions(deps.db, [id])
       .then(([row]) => {
         if (row) {

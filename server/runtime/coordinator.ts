@@ -16,6 +16,7 @@ import {
   holdConsent,
   releaseConsent,
   interactionsToResolve,
+  pendingOfRun,
   type Claim,
   type CloseTarget,
   type InteractionRow,
@@ -448,7 +449,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const takeovers = new Map<string, ParkedRun>();
     for (const row of ordered) {
       if (!DURABLE_KINDS.includes(row.kind) || parked.get(row.runId)?.waitingOn.includes(row.id)) continue;
-      takeovers.set(row.runId, { journal: await deps.journalFor(row.runId), waitingOn: [row.id], expiresAt: row.expiresAt.getTime() });
+      if (takeovers.has(row.runId)) continue;
+      // It goes on once every open wait of the run is answered, not only this one.
+      const open = await pendingOfRun(deps.db, row.runId);
+      takeovers.set(row.runId, {
+        journal: await deps.journalFor(row.runId),
+        waitingOn: open.some((o) => o.id === row.id) ? open.map((o) => o.id) : [row.id],
+        expiresAt: row.expiresAt.getTime(),
+      });
     }
     const holding = (runId: string) => parked.get(runId) ?? takeovers.get(runId);
     const orphaned = ordered.filter((r) => !holding(r.runId));
@@ -609,6 +617,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
     },
     /** Whether a wait of this kind outlives its process. */
     isDurable: (kind: InteractionKind) => DURABLE_KINDS.includes(kind),
+    /** Whether anyone here follows interaction changes (an inbox, a chat). */
+    watching: () => listeners.size > 0,
     /** Tells this instance's inboxes of a change another instance made. */
     announce: (change: InteractionChange) => notify([change]),
     /** Live changes of interactions, for inboxes. Returns the unsubscribe function. */

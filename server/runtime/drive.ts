@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { listMessages, type MessageRow } from "@/server/db/queries/threads";
-import { holdSteering, joinHeldInput, lastSeq, takeQueuedRun } from "@/server/db/queries/runs";
+import { activeRunsOnThread, findRun, holdSteering, joinHeldInput, lastSeq, takeQueuedRun } from "@/server/db/queries/runs";
 import { CHECKPOINT_VERSION, cancelledNote, type CancelledBy } from "@/server/domain";
 import { ThreadLanes, type LaneTurn } from "./thread-lanes";
 import type { Coordinator } from "./coordinator";
@@ -150,18 +150,34 @@ export function createDriver(deps: DriveDeps) {
    * (HARBOR_MAX_ACTIVE_RUNS) — saying once, in its log, how many runs are ahead while it waits.
    * Rejects with a `CancelledWhileWaiting` when the run is cancelled meanwhile.
    */
-  async function waitTurn(base: RunState, journal: RunJournal, lane: LaneTurn, priority: number, signal: AbortSignal): Promise<void> {
+  async function waitTurn(
+    base: RunState,
+    journal: RunJournal,
+    lane: LaneTurn,
+    options: { priority: number; signal: AbortSignal; takeable: boolean },
+  ): Promise<void> {
+    const { priority, signal } = options;
     let queued = false;
     const sayQueued = async (ahead: number) => {
       if (queued) return;
       queued = true;
-      await journal.append([{ type: "run.queued", position: ahead }], { alongside: { run: { status: "queued" } } });
-      // Another instance with room may take it from the cluster's queue.
-      await deps.signalQueued?.();
+      // A fresh run waits in the cluster's queue, where an instance with room may take it; a run
+      // going on from a pause holds its answers here in memory, so it stays `running` here.
+      await journal.append([{ type: "run.queued", position: ahead }], options.takeable ? { alongside: { run: { status: "queued" } } } : {});
+      if (options.takeable) await deps.signalQueued?.();
     };
     if (lane.ahead > 0) {
       await sayQueued(lane.ahead);
       await untilAborted(lane.ready, signal);
+    }
+    // With other instances: earlier runs of the thread that execute (or wait) on one of them go first.
+    if (deps.signalQueued) {
+      const active = await activeRunsOnThread(deps.db, base.threadId);
+      const earlier = active.slice(0, Math.max(active.indexOf(base.runId), 0)).filter((id) => !executing.has(id));
+      if (earlier.length > 0) {
+        await sayQueued(earlier.length);
+        for (const runId of earlier) await untilAborted(untilTransportEnds(runId), signal);
+      }
     }
     await deps.scheduler.acquire({ runId: base.runId, tenantId: base.tenantId }, priority, sayQueued, signal);
     if (queued && !(await takeQueuedRun(deps.db, base.runId, deps.instanceId))) throw new TakenElsewhere();
@@ -175,13 +191,16 @@ export function createDriver(deps: DriveDeps) {
     options: { loadTranscript: boolean; resume?: ResumeInput; priority?: number; heldInput?: boolean },
   ): Promise<void> {
     let parked = false;
+    let takenElsewhere = false;
     executing.add(base.runId);
     const lane = lanes.enter(base.threadId);
     const wait = new AbortController();
     waiting.set(base.runId, wait);
     try {
       try {
-        await waitTurn(base, journal, lane, options.priority ?? 0, wait.signal);
+        await waitTurn(base, journal, lane, { priority: options.priority ?? 0, signal: wait.signal, takeable: !options.resume });
+        // A cancel that came after the slot was granted, before the run was taken here.
+        wait.signal.throwIfAborted();
       } finally {
         waiting.delete(base.runId);
       }
@@ -237,24 +256,47 @@ export function createDriver(deps: DriveDeps) {
       await finish(final, journal);
     } catch (thrown) {
       if (thrown instanceof TakenElsewhere) {
-        // It runs on another instance now; later runs of its thread here wait until it has had its turn.
-        for await (const _ of deps.bus.follow(base.runId, await lastSeq(deps.db, base.runId))) void _;
-        return;
+        takenElsewhere = true;
+      } else if (thrown instanceof CancelledWhileWaiting) {
+        // Only while it is still queued here: another instance may have taken it meanwhile.
+        if (await takeQueuedRun(deps.db, base.runId, deps.instanceId)) {
+          await finish({ ...base, outcome: "cancelled", cancelledBy: thrown.by }, journal, { loadTranscript: true }).catch(
+            (error: unknown) => log.error({ err: error }, "could not end a cancelled queued run"),
+          );
+        } else takenElsewhere = true;
+      } else {
+        const error = asHarborError(thrown);
+        log.error({ err: thrown, code: error.code }, "run failed");
+        await fail(journal, error, log);
       }
-      if (thrown instanceof CancelledWhileWaiting) {
-        await finish({ ...base, outcome: "cancelled", cancelledBy: thrown.by }, journal, { loadTranscript: true });
-        return;
-      }
-      const error = asHarborError(thrown);
-      log.error({ err: thrown, code: error.code }, "run failed");
-      await fail(journal, error, log);
     } finally {
       deps.scheduler.release(base.runId);
-      deps.onSlotFreed?.();
-      lane.leave();
       executing.delete(base.runId);
-      // A run that ended has nothing left to steer.
+      // A run that ended (or runs elsewhere) has nothing left to steer here.
       if (!parked) deps.mailboxes.drop(base.runId);
+      if (!takenElsewhere) lane.leave();
+      deps.onSlotFreed?.();
+    }
+    if (!takenElsewhere) return;
+    try {
+      // Taken by another instance: later runs of its thread here wait until it has had its turn.
+      await untilTransportEnds(base.runId);
+    } catch (error) {
+      log.warn({ err: error }, "lost track of a run another instance took");
+    } finally {
+      lane.leave();
+    }
+  }
+
+  /** Resolves when the run (executing elsewhere) parks or ends — at once if it no longer executes. */
+  async function untilTransportEnds(runId: string): Promise<void> {
+    const events = deps.bus.follow(runId, await lastSeq(deps.db, runId));
+    try {
+      const run = await findRun(deps.db, runId);
+      if (run?.status !== "queued" && run?.status !== "running") return;
+      for await (const batch of events) void batch;
+    } finally {
+      await events.return?.();
     }
   }
 

@@ -6,49 +6,70 @@ import { endsTransport, type LoggedEvent } from "./events";
 
 type Listener = (event: LoggedEvent) => void;
 
+/** One reader of one run: what it was last handed (undefined: everything from now on is new to it). */
+interface Reader {
+  listener: Listener;
+  seq: number | undefined;
+}
+
+/** What a subscription can do besides receiving: say how far it has read the log by itself, and stop. */
+export interface Subscription {
+  /** The reader holds the run's events up to `seq` (read from the log): only later ones reach it. */
+  advance(seq: number): void;
+  unsubscribe(): void;
+}
+
 export class EventBus {
-  private readonly listeners = new Map<string, Set<Listener>>();
-  /** The last seq handed out per run with listeners: an event is handed out once, in order. */
-  private readonly seen = new Map<string, number>();
+  private readonly readers = new Map<string, Set<Reader>>();
+  /** Called when a reader says where it stands: events stored by another instance may be waiting for it. */
+  onPositioned: ((runId: string) => void) | undefined;
 
   publish(event: LoggedEvent): void {
-    const listeners = this.listeners.get(event.runId);
-    if (!listeners) return;
-    // The same event may arrive twice (written here, and read back for another instance's reader).
-    if (event.seq <= (this.seen.get(event.runId) ?? 0)) return;
-    this.seen.set(event.runId, event.seq);
-    for (const listener of listeners) listener(event);
+    for (const reader of this.readers.get(event.runId) ?? []) {
+      // Each reader gets each event once, in order — the same event may arrive twice (written here,
+      // and read back from the log for a reader of another instance's run).
+      if (reader.seq !== undefined && event.seq <= reader.seq) continue;
+      reader.seq = event.seq;
+      reader.listener(event);
+    }
   }
 
-  subscribe(runId: string, listener: Listener): () => void {
-    let set = this.listeners.get(runId);
+  subscribe(runId: string, listener: Listener, afterSeq?: number): Subscription {
+    let set = this.readers.get(runId);
     if (!set) {
       set = new Set();
-      this.listeners.set(runId, set);
+      this.readers.set(runId, set);
     }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) {
-        this.listeners.delete(runId);
-        this.seen.delete(runId);
-      }
+    const reader: Reader = { listener, seq: afterSeq };
+    set.add(reader);
+    if (afterSeq !== undefined) this.onPositioned?.(runId);
+    return {
+      advance: (seq) => {
+        if (reader.seq === undefined || seq > reader.seq) reader.seq = seq;
+        this.onPositioned?.(runId);
+      },
+      unsubscribe: () => {
+        set.delete(reader);
+        if (set.size === 0) this.readers.delete(runId);
+      },
     };
   }
 
-  /** Runs someone listens to, with the last seq they were handed (undefined: none yet, and no starting point). */
-  watched(): [runId: string, seq: number | undefined][] {
-    return [...this.listeners.keys()].map((runId) => [runId, this.seen.get(runId)]);
+  /**
+   * Where the readers of a run stand: the lowest seq one of them holds (events after it may be
+   * missing for someone), or undefined when no reader of it knows where it stands.
+   */
+  position(runId: string): number | undefined {
+    let lowest: number | undefined;
+    for (const reader of this.readers.get(runId) ?? []) {
+      if (reader.seq !== undefined && (lowest === undefined || reader.seq < lowest)) lowest = reader.seq;
+    }
+    return lowest;
   }
 
-  /** The last seq handed out for a watched run, if any. */
-  lastSeq(runId: string): number | undefined {
-    return this.seen.get(runId);
-  }
-
-  /** Listeners of `runId` already hold its events up to `seq` (read from the log): later ones follow. */
-  mark(runId: string, seq: number): void {
-    if (this.listeners.has(runId) && seq > (this.seen.get(runId) ?? 0)) this.seen.set(runId, seq);
+  /** Runs someone reads. */
+  watched(): string[] {
+    return [...this.readers.keys()];
   }
 
   /**
@@ -60,12 +81,15 @@ export class EventBus {
     const buffered: LoggedEvent[] = [];
     let wake: (() => void) | undefined;
     let done = false;
-    const unsubscribe = this.subscribe(runId, (event) => {
-      buffered.push(event);
-      wake?.();
-    });
     // A reader continuing from a known point (another instance writes the run): events after it follow.
-    if (afterSeq !== undefined) this.mark(runId, afterSeq);
+    const { unsubscribe } = this.subscribe(
+      runId,
+      (event) => {
+        buffered.push(event);
+        wake?.();
+      },
+      afterSeq,
+    );
     const finish = (): IteratorResult<LoggedEvent[]> => {
       done = true;
       unsubscribe();

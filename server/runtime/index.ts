@@ -156,7 +156,8 @@ export function createRuntime(deps: RuntimeDeps) {
     signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
   });
   signals?.onQueued(() => void runs.takeFromQueue());
-  if (signals) bridgeCluster({ db: deps.db, log: deps.log, bus, signals, announce: coordinator.announce });
+  if (signals)
+    bridgeCluster({ db: deps.db, log: deps.log, bus, signals, announce: coordinator.announce, watchingInboxes: coordinator.watching });
   const sweep = setInterval(() => {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
   }, deps.sweepIntervalMs ?? 5_000);
@@ -223,6 +224,7 @@ export function createRuntime(deps: RuntimeDeps) {
      * any instance answers), runs still executing end `INSTANCE_LOST` — and leaves.
      */
     stop: async (graceMs: number) => {
+      runs.stopTaking();
       await instances.markStopping();
       clearInterval(sweep);
       void jobs.stop();

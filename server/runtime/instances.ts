@@ -12,6 +12,8 @@ import {
   failRunsOf,
   isInstanceAlive,
   markStopping,
+  pruneInstances,
+  reclaimedInstances,
   registerInstance,
   unregisterInstance,
 } from "@/server/db/queries/instances";
@@ -30,6 +32,11 @@ export interface InstancesDeps {
   alone: boolean;
 }
 
+/** Every this many heartbeats, what reclaimed instances still hold is looked for (see `reclaim`). */
+const SWEEP_RECLAIMED_EVERY = 15;
+/** Reclaimed instances and unanswered forwarded requests are forgotten after a day. */
+const PRUNE_AFTER_MS = 24 * 3600_000;
+
 export const INSTANCE_LOST_MESSAGE = "The Harbor instance running this stopped before the run ended; send your message again.";
 
 export function instanceKeeper(deps: InstancesDeps) {
@@ -37,18 +44,26 @@ export function instanceKeeper(deps: InstancesDeps) {
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
 
-  /** Claims dead instances and ends what they held: process-held waits `lost`, executing runs `INSTANCE_LOST`. */
+  let ticks = 0;
+  /**
+   * Claims dead instances and ends what they held: process-held waits `lost`, executing runs
+   * `INSTANCE_LOST`. Works from every reclaimed instance, not only those won now, so a reclaim cut
+   * short (a crash between its statements) is finished by the next one.
+   */
   async function reclaim(options: { startup?: boolean } = {}): Promise<string[]> {
-    const dead = await claimDeadInstances(deps.db, me, deps.ttlMs, options.startup === true && deps.alone);
-    if (dead.length === 0 && !options.startup) return dead;
+    const won = await claimDeadInstances(deps.db, me, deps.ttlMs, options.startup === true && deps.alone);
+    // Now and then even when nothing new died: what an interrupted reclaim left is finished too.
+    if (won.length === 0 && !options.startup && ticks++ % SWEEP_RECLAIMED_EVERY !== 0) return won;
+    const dead = await reclaimedInstances(deps.db);
     const lost = await deps.coordinator.closeWaitsOf(dead);
     const failed = await failRunsOf(deps.db, dead, { code: "INSTANCE_LOST", message: INSTANCE_LOST_MESSAGE }, options.startup === true);
     const at = Date.now();
     for (const f of failed) deps.bus.publish({ runId: f.runId, seq: f.seq, at, event: f.event });
-    if (dead.length > 0 || failed.length > 0) {
-      deps.log.warn({ instances: dead, lostWaits: lost, failedRuns: failed.length }, "reclaimed what dead instances held");
+    if (won.length > 0 || lost > 0 || failed.length > 0) {
+      deps.log.warn({ instances: won, lostWaits: lost, failedRuns: failed.length }, "reclaimed what dead instances held");
     }
-    return dead;
+    if (options.startup) await pruneInstances(deps.db, PRUNE_AFTER_MS);
+    return won;
   }
 
   async function tick(): Promise<void> {

@@ -9,8 +9,14 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { Database } from "@/server/db";
 import type { ClusterSignals } from "@/server/db/notifications";
-import { signalInstance } from "@/server/db/notifications";
-import { answerRoutedRequest, dropRoutedRequest, routedRequestFor, storeRoutedRequest, takeRoutedReply } from "@/server/db/queries/routing";
+import {
+  answerRoutedRequest,
+  dropUntakenRoutedRequest,
+  storeRoutedRequest,
+  takeRoutedReply,
+  takeRoutedRequest,
+  untakenRoutedRequests,
+} from "@/server/db/queries/routing";
 import { ERROR_CODES, SteeringInstruction } from "@/server/domain";
 import { asHarborError, HarborError } from "./errors";
 import type { Identity } from "./identity";
@@ -66,17 +72,19 @@ export function createRouter(deps: RoutingDeps) {
   const timeoutMs = deps.timeoutMs ?? 10_000;
 
   deps.signals.onReplied((id) => waiting.get(id)?.());
-  const serving = new Set<string>();
-  deps.signals.onRouted((id) => {
-    if (serving.has(id)) return;
-    serving.add(id);
-    void serve(id)
-      .catch((error: unknown) => deps.log.error({ err: error, requestId: id }, "a forwarded request could not be answered"))
-      .finally(() => serving.delete(id));
+  const serveOnce = (id: string) => {
+    void serve(id).catch((error: unknown) => deps.log.error({ err: error, requestId: id }, "a forwarded request could not be answered"));
+  };
+  deps.signals.onRouted(serveOnce);
+
+  deps.signals.onReconnected(() => {
+    void untakenRoutedRequests(deps.db, deps.instanceId)
+      .then((ids) => ids.forEach(serveOnce))
+      .catch((error: unknown) => deps.log.warn({ err: error }, "could not look for forwarded requests after a reconnect"));
   });
 
   async function serve(id: string): Promise<void> {
-    const row = await routedRequestFor(deps.db, id, deps.instanceId);
+    const row = await takeRoutedRequest(deps.db, id, deps.instanceId);
     if (!row) return;
     let reply: RoutedReply;
     try {
@@ -87,7 +95,6 @@ export function createRouter(deps: RoutingDeps) {
       reply = { error: { code: error.code, message: error.message, details: error.details } };
     }
     await answerRoutedRequest(deps.db, id, reply);
-    await signalInstance(deps.db, "harbor_replies", row.fromInstance, id);
   }
 
   /** Forwards `request` to `target` and waits for its answer; the owner's refusal is thrown as it was. */
@@ -102,8 +109,9 @@ export function createRouter(deps: RoutingDeps) {
         fromInstance: deps.instanceId,
         sealed: deps.sealer.seal(JSON.stringify(request), id),
       });
-      await signalInstance(deps.db, "harbor_routes", target, id);
-      const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), timeoutMs).unref());
+      const deadline = (ms: number) => new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), ms).unref());
+      let timer = deadline(timeoutMs);
+      const giveUpAt = Date.now() + timeoutMs * 6;
       // The reply is read from the row: a notification lost to a reconnect only delays it to the deadline.
       for (;;) {
         const answer = await takeRoutedReply(deps.db, id);
@@ -111,8 +119,20 @@ export function createRouter(deps: RoutingDeps) {
         if ((await Promise.race([rung, timer])) === "timeout") {
           const late = await takeRoutedReply(deps.db, id);
           if (late) return settle(late);
-          await dropRoutedRequest(deps.db, id);
-          throw new HarborError("INSTANCE_LOST", "The Harbor instance holding this did not answer in time; try again in a moment.");
+          // Not taken: the owner never saw it, and never will — safe to try again.
+          if (await dropUntakenRoutedRequest(deps.db, id)) {
+            throw new HarborError("INSTANCE_LOST", "The Harbor instance holding this did not answer in time; try again in a moment.");
+          }
+          // Taken: it is being decided; the answer comes unless the owner dies (then it is reclaimed).
+          if (Date.now() < giveUpAt) {
+            timer = deadline(timeoutMs);
+            rung = nextRing();
+            continue;
+          }
+          throw new HarborError(
+            "INSTANCE_LOST",
+            "The Harbor instance deciding this stopped answering; look at the request before trying again.",
+          );
         }
         rung = nextRing();
       }

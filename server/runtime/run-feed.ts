@@ -35,7 +35,7 @@ export function runFeed(db: Database, bus: EventBus) {
   async function* follow(runId: string, afterSeq: number, ended: boolean, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
     const live = new LiveQueue<LoggedEvent>();
     // Subscribed before reading the log, so nothing falls between the two; seqs remove the overlap.
-    const unsubscribe = bus.subscribe(runId, (event) => live.push(event));
+    const subscription = bus.subscribe(runId, (event) => live.push(event));
     try {
       let last = afterSeq;
       for (const row of await listRunEvents(db, runId, afterSeq)) {
@@ -47,7 +47,7 @@ export function runFeed(db: Database, bus: EventBus) {
       // A run that had ended when asked has nothing more to say, even if the reader saw its end already.
       if (ended) return;
       // What follows comes live: from this instance, or read from the log when another one writes it.
-      bus.mark(runId, last);
+      subscription.advance(last);
       for await (const next of live.read(signal)) {
         if (next.seq <= last) continue;
         yield next;
@@ -55,7 +55,7 @@ export function runFeed(db: Database, bus: EventBus) {
         if (endsRun(next.event)) return;
       }
     } finally {
-      unsubscribe();
+      subscription.unsubscribe();
     }
   }
 

@@ -143,7 +143,10 @@ export function runService(deps: RunsDeps) {
   const active = new Set<Promise<void>>();
 
   function track(execution: Promise<void>) {
-    const tracked = execution.finally(() => active.delete(tracked));
+    // Drives end every run themselves; anything that still escapes is logged, never unhandled.
+    const tracked = execution
+      .catch((error: unknown) => deps.log.error({ err: error }, "a run's execution failed outside its own handling"))
+      .finally(() => active.delete(tracked));
     active.add(tracked);
   }
 
@@ -165,8 +168,11 @@ export function runService(deps: RunsDeps) {
     const journal = new RunJournal(runId, store, deps.bus);
     const started = journal.prepare([{ type: "run.started", runId, threadId: request.threadId, agentId: agent.id }]);
     const multitask = request.multitask ?? agent.multitask ?? "enqueue";
-    // A run that will wait for an earlier one keeps its messages until its turn (see joinHeldInput).
-    const holdMessages = multitask !== "reject" && threadBusy(request.threadId);
+    // A run that will wait for an earlier one — here, or on another instance — keeps its messages
+    // until its turn (see joinHeldInput).
+    const holdMessages =
+      multitask !== "reject" &&
+      (threadBusy(request.threadId) || (deps.route !== undefined && (await activeRunsOnThread(deps.db, request.threadId)).length > 0));
     const thread = await beginRun(deps.db, {
       thread: {
         id: request.threadId,
@@ -208,7 +214,7 @@ export function runService(deps: RunsDeps) {
     const events = deps.bus.follow(runId);
     await journal.publish(started);
     // Double-texting: the runs still executing on the thread stop at their next safe point first.
-    if (multitask === "interrupt" && !thread.created) await interruptThread(thread.id, runId, identity.userId);
+    if (multitask === "interrupt" && !thread.created) await interruptThread(thread.id, runId, identity);
     track(drive(base, journal, logFor(runId, thread.id, request.requestId), { loadTranscript: !thread.created, heldInput: holdMessages }));
     return { runId, threadId: thread.id, events };
   }
@@ -380,12 +386,14 @@ export function runService(deps: RunsDeps) {
   }
 
   let taking: Promise<void> | undefined;
+  /** A stopping instance takes no more work from the cluster's queue. */
+  let stopping = false;
   /**
    * The cluster's queue: while this instance has room, it takes queued runs of other instances
    * (by priority, then age) and executes them here; their owners' streams follow the shared log.
    */
   function takeFromQueue(): Promise<void> {
-    if (!deps.signalQueued) return Promise.resolve();
+    if (!deps.signalQueued || stopping) return Promise.resolve();
     taking ??= (async () => {
       while (deps.scheduler.hasRoom()) {
         const next = await takeNextQueuedRun(deps.db, deps.instanceId);
@@ -510,6 +518,9 @@ export function runService(deps: RunsDeps) {
     resolveInteractions,
     handleRouted,
     takeFromQueue,
+    stopTaking: () => {
+      stopping = true;
+    },
     remoteWaitsClosed,
     /** Resolves once every run executing in this process has finished (tests, shutdown). */
     idle: async () => {

@@ -104,7 +104,12 @@ export function steeringService(deps: SteerDeps) {
             "This run is not executing in this process and is not parked: it cannot be cancelled from here.",
           );
         }
-        if (instruction.mode !== "isolate") for (const child of await childRunIds(deps.db, run.id)) await cancelOne(child, actor);
+        if (instruction.mode !== "isolate") {
+          // Helpers that run on another instance are cancelled there.
+          for (const child of await childRunIds(deps.db, run.id)) {
+            if (!(await cancelOne(child, actor))) await steerQuietly(identity, child, { type: "CANCEL", mode: "isolate" });
+          }
+        }
         return;
       }
       case "PAUSE":
@@ -112,7 +117,10 @@ export function steeringService(deps: SteerDeps) {
         if (!deps.isExecuting(run.id)) throw new HarborError("RUN_STATE_CONFLICT", "This run is not executing in this process.");
         post(run.id, { instruction, ...actor });
         // Helpers pause with their parent (and RESUME releases them): executing ones at their next safe point.
-        for (const child of await childRunIds(deps.db, run.id)) if (deps.isExecuting(child)) post(child, { instruction, ...actor });
+        for (const child of await childRunIds(deps.db, run.id)) {
+          if (deps.isExecuting(child)) post(child, { instruction, ...actor });
+          else await steerQuietly(identity, child, instruction);
+        }
         return;
       case "INJECT_CONTEXT":
       case "REDIRECT":
@@ -175,10 +183,22 @@ export function steeringService(deps: SteerDeps) {
     return true;
   }
 
-  /** Double-texting `interrupt`: the thread's other runs are cancelled by their owner, at their next safe point. */
-  async function interruptThread(threadId: string, exceptRunId: string, ownerId: string): Promise<void> {
+  /** A cascade's step: the run may have ended or run nowhere steerable; that is not the parent's failure. */
+  async function steerQuietly(identity: Identity, runId: string, instruction: SteeringInstruction): Promise<void> {
+    try {
+      await steer(identity, runId, instruction);
+    } catch (error) {
+      if (!HarborError.is(error)) throw error;
+    }
+  }
+
+  /**
+   * Double-texting `interrupt`: the thread's other runs are cancelled by their owner at their next
+   * safe point — on whichever instance they run.
+   */
+  async function interruptThread(threadId: string, exceptRunId: string, owner: Identity): Promise<void> {
     for (const runId of await activeRunsOnThread(deps.db, threadId)) {
-      if (runId !== exceptRunId) await cancelOne(runId, { actorId: ownerId, actorRole: "owner" });
+      if (runId !== exceptRunId) await steerQuietly(owner, runId, { type: "CANCEL", mode: "isolate" });
     }
   }
 

@@ -42,7 +42,7 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 export async function startServer(env: Record<string, string> = {}, label = "server"): Promise<RunningServer> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `harbor-${label}-`));
   const logFile = path.join(dataDir, "server.log");
   const out = fs.openSync(logFile, "a");

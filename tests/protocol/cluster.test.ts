@@ -19,7 +19,9 @@ import {
   type AguiClient,
 } from "../helpers/agui";
 import { hasPostgres, startCluster, TTL_MS, type Cluster } from "../helpers/cluster";
-import type { RunningServer } from "../helpers/server";
+import { freePort, type RunningServer } from "../helpers/server";
+import { consentAt } from "../helpers/consent";
+import { startIdentityProvider, type RunningIdentityProvider } from "@/server/peers/identity-provider";
 import { readSse, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
 
 interface OutboxRow {
@@ -81,7 +83,7 @@ describe.skipIf(!hasPostgres)("three instances on one PostgreSQL", () => {
         resume: [approve(gate.id)],
       });
       expect(customEvents(resumed.events, "pause.resumed")).toEqual([expect.objectContaining({ pauseId: gate.id, decision: "approved" })]);
-      expect(resumed.events.some((e) => e.type === "TOOL_CALL_RESULT")).toBe(true);
+      expect(resumed.events.map((e) => e.type)).toContain("TOOL_CALL_RESULT");
       expect(streamedText(resumed.events)).toBe(`Email sent to ${to}.`);
       expect(resumed.events[0]).toMatchObject({ type: "RUN_STARTED", threadId });
       expect(await outboxTo(to)).toHaveLength(1);
@@ -346,4 +348,106 @@ describe.skipIf(!hasPostgres)("a private form answered on another instance", () 
       await listener.end();
     }
   });
+});
+
+describe.skipIf(!hasPostgres)("durable waits of a killed instance", () => {
+  let cluster: Cluster;
+  let idp: RunningIdentityProvider;
+  let victim: RunningServer;
+  let survivor: RunningServer;
+
+  beforeAll(async () => {
+    // One identity provider for the deployment (as a real one would be), knowing both instances' callbacks.
+    const [victimPort, survivorPort] = [await freePort(), await freePort()];
+    const callback = (port: number) => `http://127.0.0.1:${port}/api/oauth/callback/calendar`;
+    idp = await startIdentityProvider({
+      client: { clientId: "harbor-cluster", clientSecret: "cluster-secret", redirectUris: [callback(victimPort), callback(survivorPort)] },
+      accounts: [{ id: "user-alice", email: "alice@acme.test", name: "Alice", password: "harbor" }],
+    });
+    cluster = await startCluster(0, {
+      HARBOR_OAUTH_ISSUER: idp.issuer,
+      HARBOR_OAUTH_CLIENT_ID: "harbor-cluster",
+      HARBOR_OAUTH_CLIENT_SECRET: "cluster-secret",
+      HARBOR_CALENDAR_URL: idp.calendarUrl,
+      HARBOR_RESEARCH_MS: "1500",
+      HARBOR_JOB_LEASE_MS: "1000",
+    });
+    victim = await cluster.add("victim-durable", { PORT: String(victimPort) });
+    survivor = await cluster.add("survivor-durable", { PORT: String(survivorPort) });
+  }, 240_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    await idp?.close();
+  });
+
+  it("after SIGKILL: the background job completes exactly once elsewhere, and the OAuth consent completes on the survivor", async () => {
+    const [cookie] = await signInAll(victim.url, ["alice@acme.test"]);
+    const alice: Auth = { cookie: cookie! };
+    const researchThread = randomUUID();
+    const research = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: victim.url,
+      auth: alice,
+      threadId: researchThread,
+      messages: [userMessage("research tides")],
+    });
+    const [wait] = customEvents(research.events, "harnest.external_wait") as { responseId: string }[];
+    const calendarThread = randomUUID();
+    const asked = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: victim.url,
+      auth: alice,
+      threadId: calendarThread,
+      messages: [userMessage("check my calendar")],
+    });
+    const [consent] = interruptsOf(asked.events);
+    expect(consent?.reason).toBe("oauth");
+    await victim.kill();
+
+    // The job: its lease runs out and the survivor finishes it, once.
+    await expect
+      .poll(
+        async () =>
+          (await trpcQuery<{ status: string }>(survivor.url, alice, "responses.get", { responseId: wait!.responseId })).data?.status,
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe("completed");
+    const researched = (
+      await trpcQuery<{ messages: { role: string; content: string }[] }>(survivor.url, alice, "threads.get", { threadId: researchThread })
+    ).data;
+    expect(researched?.messages.filter((m) => m.content.startsWith("Research on tides is done."))).toHaveLength(1);
+
+    // The consent: started on the survivor (Harbor's connect URL there), completed by its callback.
+    const connect = await fetch(`${survivor.url}/api/oauth/connect/${consent!.id}`, {
+      headers: { cookie: alice.cookie },
+      redirect: "manual",
+    });
+    expect(connect.status).toBe(302);
+    const nonce = connect.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("harbor_oauth_"))!
+      .split(";")[0]!;
+    const callbackUrl = await consentAt(
+      connect.headers.get("location")!,
+      { email: "alice@acme.test", password: "harbor" },
+      {
+        callbackPrefix: `${survivor.url}/api/oauth/callback/calendar`,
+      },
+    );
+    const landed = await fetch(callbackUrl, { headers: { cookie: `${alice.cookie}; ${nonce}` }, redirect: "manual" });
+    expect(landed.status).toBe(200);
+    await expect
+      .poll(
+        async () =>
+          (
+            await trpcQuery<{ messages: { role: string; content: string }[] }>(survivor.url, alice, "threads.get", {
+              threadId: calendarThread,
+            })
+          ).data?.messages.at(-1)?.content,
+        {
+          timeout: 15_000,
+        },
+      )
+      .toMatch(/^Today \(/);
+  }, 90_000);
 });

@@ -3,14 +3,24 @@
  */
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Executor } from "../client";
-import { instances } from "../schema";
+import { instances, routedRequests } from "../schema";
 import type { RunEvent } from "@/server/domain";
 
+/** Registers the instance (again, after a stall that got it reclaimed: alive from now on). */
 export async function registerInstance(db: Executor, id: string): Promise<void> {
   await db
     .insert(instances)
     .values({ id })
-    .onConflictDoUpdate({ target: instances.id, set: { heartbeatAt: sql`now()` } });
+    .onConflictDoUpdate({ target: instances.id, set: { heartbeatAt: sql`now()`, reclaimedAt: null, reclaimedBy: null, stoppingAt: null } });
+}
+
+/** Instances reclaimed (dead) that may still hold runs or waits: what a reclaim cut short is finished from these. */
+export async function reclaimedInstances(db: Executor): Promise<string[]> {
+  const rows = await db
+    .select({ id: instances.id })
+    .from(instances)
+    .where(sql`${instances.reclaimedAt} is not null`);
+  return rows.map((r) => r.id);
 }
 
 /** Says the instance is alive; false when it was reclaimed meanwhile (it was silent too long). */
@@ -130,7 +140,12 @@ export async function instanceOfRun(db: Executor, runId: string): Promise<string
   return row ? row.instance_id : undefined;
 }
 
-/** Forgets instances reclaimed long ago (their rows only record who reclaimed them). */
+/**
+ * Forgets instances reclaimed long ago (their rows only record who reclaimed them) and forwarded
+ * requests nobody will answer any more (sender and owner gone).
+ */
 export async function pruneInstances(db: Executor, olderThanMs: number): Promise<void> {
-  await db.delete(instances).where(lt(instances.reclaimedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`));
+  const age = sql`now() - make_interval(secs => ${olderThanMs / 1000})`;
+  await db.delete(instances).where(lt(instances.reclaimedAt, age));
+  await db.delete(routedRequests).where(lt(routedRequests.createdAt, age));
 }

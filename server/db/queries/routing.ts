@@ -5,23 +5,55 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { routedRequests } from "../schema";
 
+/** Stores a forwarded request and tells its target, in one statement (the notification leaves at commit). */
 export async function storeRoutedRequest(db: Executor, row: { id: string; targetInstance: string; fromInstance: string; sealed: string }) {
-  await db.insert(routedRequests).values(row);
+  await db.execute(sql`
+    with stored as (
+      insert into routed_requests (id, target_instance, from_instance, sealed)
+      values (${row.id}, ${row.targetInstance}, ${row.fromInstance}, ${row.sealed})
+      returning id
+    )
+    select pg_notify('harbor_routes', ${row.targetInstance}::text || '|' || id) from stored`);
 }
 
-/** The request addressed to `me`, if it is still there and unanswered. */
-export async function routedRequestFor(db: Executor, id: string, me: string) {
-  const [row] = await db
-    .select()
+/**
+ * Takes the request addressed to `me` to serve it, once: its sealed body is handed over and cleared
+ * in the same statement (nothing private stays behind), which also tells the sender it is being
+ * decided. Undefined when it is gone, or taken already.
+ */
+export async function takeRoutedRequest(
+  db: Executor,
+  id: string,
+  me: string,
+): Promise<{ sealed: string; fromInstance: string } | undefined> {
+  const result = await db.execute(sql`
+    with taken as (
+      select id, sealed, from_instance from routed_requests
+      where id = ${id} and target_instance = ${me} and sealed <> '' and reply is null
+      for update
+    )
+    update routed_requests r set sealed = '' from taken where r.id = taken.id
+    returning taken.sealed, taken.from_instance`);
+  const [row] = (result as unknown as { rows: { sealed: string; from_instance: string }[] }).rows;
+  return row ? { sealed: row.sealed, fromInstance: row.from_instance } : undefined;
+}
+
+/** Requests addressed to `me` that nobody has taken yet (after a reconnect, their notifications may be lost). */
+export async function untakenRoutedRequests(db: Executor, me: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: routedRequests.id })
     .from(routedRequests)
-    .where(and(eq(routedRequests.id, id), eq(routedRequests.targetInstance, me), sql`${routedRequests.reply} is null`))
-    .limit(1);
-  return row;
+    .where(and(eq(routedRequests.targetInstance, me), sql`${routedRequests.sealed} <> ''`));
+  return rows.map((r) => r.id);
 }
 
+/** Stores the owner's answer and tells the sender, in one statement. */
 export async function answerRoutedRequest(db: Executor, id: string, reply: Record<string, unknown>): Promise<void> {
-  // The sealed request is dropped with the answer: nothing private stays behind.
-  await db.update(routedRequests).set({ reply, sealed: "" }).where(eq(routedRequests.id, id));
+  await db.execute(sql`
+    with answered as (
+      update routed_requests set reply = ${JSON.stringify(reply)}::jsonb where id = ${id} returning id, from_instance
+    )
+    select pg_notify('harbor_replies', from_instance || '|' || id) from answered`);
 }
 
 /** The owner's reply, taken once (the row is deleted). */
@@ -33,7 +65,11 @@ export async function takeRoutedReply(db: Executor, id: string): Promise<Record<
   return row?.reply ?? undefined;
 }
 
-/** Gives up a request nobody answered in time. */
-export async function dropRoutedRequest(db: Executor, id: string): Promise<void> {
-  await db.delete(routedRequests).where(eq(routedRequests.id, id));
+/** Gives up a request its owner has not taken: true when it was dropped (the owner will never decide it). */
+export async function dropUntakenRoutedRequest(db: Executor, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(routedRequests)
+    .where(and(eq(routedRequests.id, id), sql`${routedRequests.sealed} <> ''`))
+    .returning({ id: routedRequests.id });
+  return rows.length > 0;
 }

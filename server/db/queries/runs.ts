@@ -201,12 +201,13 @@ export async function joinHeldInput(db: Executor, runId: string): Promise<{ join
 }
 
 /**
- * A queued run's turn: it runs here from now on, unless another instance took it first (false).
+ * A run waiting for its turn here goes on here (to execute, or to end cancelled) — unless another
+ * instance took it from the cluster's queue meanwhile (false).
  */
 export async function takeQueuedRun(db: Executor, runId: string, instanceId: string): Promise<boolean> {
   const result = await db.execute(sql`
-    update runs set status = 'running', instance_id = ${instanceId}, updated_at = now()
-    where id = ${runId} and status = 'queued' returning id`);
+    update runs set status = 'running', updated_at = now()
+    where id = ${runId} and instance_id = ${instanceId} and status in ('queued', 'running') returning id`);
   return (result as unknown as { rows: unknown[] }).rows.length > 0;
 }
 
