@@ -384,6 +384,11 @@ async function scaleOut(): Promise<void> {
 
 async function main() {
   console.log(`Harbor benchmarks — ${os.cpus().length} cores, ${SECONDS}s per measurement\n`);
+  // `BENCH_ONLY=scale-out npm run bench`: only the several-instances measurements.
+  if (process.env.BENCH_ONLY === "scale-out") {
+    if (await postgresReachable()) await scaleOut();
+    return;
+  }
   const engines: ("pglite" | "postgres")[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
   const results = new Map<string, EngineResults>();
   for (const engine of engines) {

@@ -43,7 +43,21 @@ describe("the event bus", () => {
     await followed.return?.();
     bus.publish(logged("a", 1, { type: "run.completed" }));
     expect(await followed.next()).toEqual({ done: true, value: undefined });
-    expect((bus as unknown as { listeners: Map<string, unknown> }).listeners.size).toBe(0);
+    expect(bus.watched()).toEqual([]);
+  });
+
+  it("hands each reader each event once, from where that reader stands", () => {
+    const bus = new EventBus();
+    const early: number[] = [];
+    const late: number[] = [];
+    bus.subscribe("a", (e) => early.push(e.seq));
+    // A reader that read the log up to 3 by itself (another instance's run, or a resumed feed).
+    const reader = bus.subscribe("a", (e) => late.push(e.seq));
+    reader.advance(3);
+    for (const seq of [1, 2, 3, 4, 4, 5]) bus.publish(logged("a", seq, { type: "text.ended", messageId: "m" }));
+    expect(early).toEqual([1, 2, 3, 4, 5]);
+    expect(late).toEqual([4, 5]);
+    expect(bus.position("a")).toBe(5);
   });
 });
 
