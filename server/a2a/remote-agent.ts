@@ -79,7 +79,7 @@ export function remoteAgent(url: string, options: { timeoutMs?: number } = {}): 
       // The caller's own abort is theirs to interpret: hand back exactly what they aborted with.
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (timeout.aborted || isTimeout(error)) {
-        throw new HarborError("REMOTE_AGENT_TIMEOUT", `The remote agent at ${url} did not answer within ${duration(timeoutMs)}.`, {
+        throw new HarborError("REMOTE_AGENT_TIMEOUT", `The remote agent did not answer within ${duration(timeoutMs)}.`, {
           url,
           timeoutMs,
         });
@@ -119,13 +119,13 @@ async function discover(url: string, signal: AbortSignal): Promise<Connection> {
   try {
     cardUrl = new URL(AGENT_CARD_PATH, url);
   } catch {
-    throw new HarborError("REMOTE_AGENT_UNAVAILABLE", `The remote agent at ${url} cannot be reached: that is not a valid URL.`, { url });
+    throw new HarborError("REMOTE_AGENT_UNAVAILABLE", `The remote agent cannot be reached: that is not a valid URL.`, { url });
   }
   const response = await fetch(cardUrl, { headers: { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION }, signal });
   if (!response.ok) {
     throw new HarborError(
       "REMOTE_AGENT_UNAVAILABLE",
-      `The remote agent at ${url} cannot be reached: it has no agent card (HTTP ${response.status}).`,
+      `The remote agent cannot be reached: it has no agent card (HTTP ${response.status}).`,
       {
         url,
         status: response.status,
@@ -135,7 +135,7 @@ async function discover(url: string, signal: AbortSignal): Promise<Connection> {
   const raw: unknown = await response.json();
   const card = CardEssentials.safeParse(raw);
   if (!card.success) {
-    throw new HarborError("REMOTE_AGENT_FAILED", `The remote agent at ${url} publishes an agent card Harbor cannot read.`, { url });
+    throw new HarborError("REMOTE_AGENT_FAILED", `The remote agent publishes an agent card Harbor cannot read.`, { url });
   }
   // The SDK's resolver normalises card dialects (proto-style JSON) before the factory picks a transport.
   const client = await new ClientFactory().createFromAgentCard(new DefaultAgentCardResolver().normalizeAgentCard(raw));
@@ -274,7 +274,7 @@ function textOf(parts: Part[]): string {
 }
 
 function malformed(url: string, why: string): HarborError {
-  return new HarborError("REMOTE_AGENT_FAILED", `The remote agent at ${url} sent an answer Harbor cannot use: ${why}.`, { url });
+  return new HarborError("REMOTE_AGENT_FAILED", `The remote agent sent an answer Harbor cannot use: ${why}.`, { url });
 }
 
 /** Resolves or rejects with `promise`, unless `signal` aborts first. */
@@ -324,17 +324,14 @@ function protocolError(error: unknown): A2AError | undefined {
 function asRemoteError(url: string, error: unknown, bearer: string | undefined): HarborError {
   if (HarborError.is(error)) return error;
   if (isNetworkFailure(error)) {
-    return new HarborError("REMOTE_AGENT_UNAVAILABLE", `The remote agent at ${url} cannot be reached.`, { url });
+    return new HarborError("REMOTE_AGENT_UNAVAILABLE", `The remote agent cannot be reached.`, { url });
   }
   const refusal = protocolError(error);
   if (refusal) {
-    // The remote's own words help the user, but they come from outside: trim them, and make sure
-    // a credential the agent might echo back never reaches a message.
+    // The remote's own words come from outside: they go to the log (trimmed, any credential it
+    // echoes redacted), the user gets a plain sentence.
     const said = redact(refusal.message, bearer).slice(0, 300);
-    return new HarborError("REMOTE_AGENT_FAILED", `The remote agent at ${url} refused the request: ${said}`, {
-      url,
-      reason: refusal.reason,
-    });
+    return new HarborError("REMOTE_AGENT_FAILED", "The remote agent refused the request.", { url, said, reason: refusal.reason });
   }
   return malformed(url, error instanceof SyntaxError ? "it is not valid JSON" : "it does not follow the A2A protocol");
 }

@@ -9,7 +9,7 @@ import { hasRole, type Identity } from "./identity";
 import type { SteeringInstruction } from "./steering";
 
 /** Events per timeline page; ask again with the last seq for more. */
-const TIMELINE_PAGE = 1000;
+const TIMELINE_PAGE = 500;
 
 export function runAccess(
   db: Database,

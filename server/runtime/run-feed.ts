@@ -12,6 +12,9 @@ import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 
+/** Events read from the log at once. */
+const LOG_PAGE = 500;
+
 const endsRun = (event: RunEvent) => event.type === "run.completed" || event.type === "run.failed";
 
 export function runFeed(db: Database, bus: EventBus) {
@@ -38,11 +41,16 @@ export function runFeed(db: Database, bus: EventBus) {
     const subscription = bus.subscribe(runId, (event) => live.push(event));
     try {
       let last = afterSeq;
-      for (const row of await listRunEvents(db, runId, afterSeq)) {
-        const event = row.data;
-        yield { runId, seq: row.seq, at: row.createdAt.getTime(), event };
-        last = row.seq;
-        if (endsRun(event)) return;
+      // The log a page at a time: a long run never sits in memory whole.
+      for (;;) {
+        const page = await listRunEvents(db, runId, last, LOG_PAGE);
+        for (const row of page) {
+          const event = row.data;
+          yield { runId, seq: row.seq, at: row.createdAt.getTime(), event };
+          last = row.seq;
+          if (endsRun(event)) return;
+        }
+        if (page.length < LOG_PAGE) break;
       }
       // A run that had ended when asked has nothing more to say, even if the reader saw its end already.
       if (ended) return;

@@ -14,16 +14,15 @@ import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
 import {
   asHarborError,
-  findUnstorableText,
   HarborError,
   InvalidInputError,
-  UNSTORABLE_TEXT_MESSAGE,
   type IncomingMessage,
   type LoggedEvent,
 } from "@/server/runtime";
 import { FORWARDED_PROPS_KEY, MULTITASK_POLICIES } from "@/server/domain";
 import { toAguiEvents, type TransportRun } from "./agui";
 import { readJsonBody } from "./body";
+import { crossSiteRefusal } from "./request-guards";
 import { sseResponse } from "./sse";
 
 /** Harbor's limits on top of the AG-UI schema, and its own `forwardedProps.harbor` options. */
@@ -87,14 +86,14 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     const h = await harbor();
     const identity = await identityFrom(h.db, request.headers);
     if (!identity) throw new HarborError("UNAUTHENTICATED", "Sign in or send a bearer token.");
+    const crossSite = crossSiteRefusal(request);
+    if (crossSite) throw crossSite;
 
     const body = await readJsonBody(request);
     const parsed = RunAgentInputSchema.safeParse(body);
     if (!parsed.success) throw firstIssue(parsed.error);
     const limits = HarborRunInput.safeParse(parsed.data);
     if (!limits.success) throw firstIssue(limits.error);
-    const unstorable = findUnstorableText(parsed.data);
-    if (unstorable) throw new InvalidInputError(unstorable, UNSTORABLE_TEXT_MESSAGE);
     const input = parsed.data;
     const multitask = limits.data.forwardedProps?.[FORWARDED_PROPS_KEY]?.multitask;
 

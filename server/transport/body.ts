@@ -3,6 +3,7 @@
  * buffered whole.
  */
 import { HarborError, InvalidInputError } from "@/server/runtime";
+import { parseBoundedJson } from "./request-guards";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -39,10 +40,5 @@ export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Pr
   }
   const text = await readBoundedText(request, limit);
   if (text.length === 0) throw new InvalidInputError("body", "a JSON body is required");
-  try {
-    return JSON.parse(text);
-  } catch {
-    // JSON.parse's message quotes the input; the field name is all the caller needs.
-    throw new InvalidInputError("body", "the body is not valid JSON");
-  }
+  return parseBoundedJson(text);
 }

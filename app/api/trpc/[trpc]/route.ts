@@ -5,29 +5,46 @@ import { createContext } from "@/server/api/trpc";
 import { log } from "@/server/log";
 import { HarborError } from "@/server/runtime";
 import { readBoundedText } from "@/server/transport/body";
+import { crossSiteRefusal, parseBoundedJson } from "@/server/transport/request-guards";
 
 export const dynamic = "force-dynamic";
 
+/** The most calls one batch may carry (a larger one is a 400). */
+const MAX_BATCH = 10;
+
+/**
+ * Checks before tRPC reads anything: a cookie-authenticated write from another site is refused; the
+ * body (within 1 MiB) and the query's `input` must be JSON no deeper than 64 levels, with storable text.
+ */
+async function guarded(request: Request): Promise<Request> {
+  const crossSite = crossSiteRefusal(request);
+  if (crossSite) throw crossSite;
+  const input = new URL(request.url).searchParams.get("input");
+  if (input !== null) parseBoundedJson(input, "input");
+  if (request.method !== "POST") return request;
+  // The fetch adapter has no body limit of its own: read it here.
+  const body = await readBoundedText(request);
+  if (body.length > 0) parseBoundedJson(body);
+  const headers = new Headers(request.headers);
+  headers.delete("content-length");
+  headers.delete("transfer-encoding");
+  return new Request(request.url, { method: "POST", headers, body });
+}
+
 async function handler(request: Request) {
-  let bounded = request;
-  if (request.method === "POST") {
-    // The fetch adapter has no body limit of its own: read it here, within the 1 MiB limit.
-    try {
-      const body = await readBoundedText(request);
-      const headers = new Headers(request.headers);
-      headers.delete("content-length");
-      headers.delete("transfer-encoding");
-      bounded = new Request(request.url, { method: "POST", headers, body });
-    } catch (error) {
-      if (HarborError.is(error)) return errorResponse(error);
-      throw error;
-    }
+  let checked: Request;
+  try {
+    checked = await guarded(request);
+  } catch (error) {
+    if (HarborError.is(error)) return errorResponse(error);
+    throw error;
   }
   return fetchRequestHandler({
     endpoint: "/api/trpc",
-    req: bounded,
+    req: checked,
     router: appRouter,
-    createContext: () => createContext(bounded.headers),
+    maxBatchSize: MAX_BATCH,
+    createContext: () => createContext(checked.headers),
     // The request id of the log lines, so a caller can quote it.
     responseMeta: ({ ctx }) => (ctx ? { headers: new Headers({ "x-request-id": ctx.requestId }) } : {}),
     // Procedures log their own failures; this catches the ones before a context exists.

@@ -1,0 +1,118 @@
+/**
+ * The limits and protections of DESIGN.md that a signed-in user (or a page on another site) runs
+ * into: each answered with a clear 4xx, nothing changed, the server healthy afterwards.
+ */
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { AGUI_CLIENTS, interruptsOf, postRun, runInput, runTurn, userMessage } from "../helpers/agui";
+import { authHeaders, signInAll, trpcQuery, type Auth } from "../helpers/http";
+
+const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+
+describe.each(inject("servers"))("limits and protections on the $name server", (server) => {
+  let alice: Auth;
+  let aliceToken: Auth;
+
+  beforeAll(async () => {
+    const [cookie] = await signInAll(server.url, ["alice@acme.test"]);
+    alice = { cookie: cookie! };
+    const created = await fetch(`${server.url}/api/trpc/tokens.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: cookie! },
+      body: JSON.stringify({ name: "limits" }),
+    });
+    aliceToken = { bearer: ((await created.json()) as { result: { data: { token: string } } }).result.data.token };
+  });
+
+  const healthy = async () => expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+
+  it("refuses JSON nested deeper than 64 levels with 400, on AG-UI and tRPC, and stays healthy", async () => {
+    const body = `{"threadId":"${randomUUID()}","runId":"r","messages":[],"tools":[],"context":[],"state":${nested(5_000)}}`;
+    const agui = await postRun(server.url, alice, body);
+    expect(agui.status).toBe(400);
+    expect(await agui.json()).toMatchObject({ error: { code: "INVALID_INPUT", field: "body" } });
+    const mutation = await fetch(`${server.url}/api/trpc/threads.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...authHeaders(alice) },
+      body: `{"title":${nested(5_000)}}`,
+    });
+    expect(mutation.status).toBe(400);
+    const query = await fetch(`${server.url}/api/trpc/threads.get?input=${encodeURIComponent(`{"threadId":${nested(100)}}`)}`, {
+      headers: authHeaders(alice),
+    });
+    expect(query.status).toBe(400);
+    await healthy();
+  });
+
+  it("refuses a batch of more than 10 calls with 400", async () => {
+    const calls = (n: number) => Array.from({ length: n }, () => "me.get").join(",");
+    const input = (n: number) => encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, {}]))));
+    const ten = await fetch(`${server.url}/api/trpc/${calls(10)}?batch=1&input=${input(10)}`, { headers: authHeaders(alice) });
+    expect(ten.status).toBe(200);
+    const eleven = await fetch(`${server.url}/api/trpc/${calls(11)}?batch=1&input=${input(11)}`, { headers: authHeaders(alice) });
+    expect(eleven.status).toBe(400);
+  });
+
+  it("refuses a NUL in any tRPC string with 400, and the request stays pending", async () => {
+    const threadId = randomUUID();
+    const turn = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId,
+      messages: [userMessage("send an email to nul@example.com saying hi")],
+    });
+    const [gate] = interruptsOf(turn.events);
+    const res = await fetch(`${server.url}/api/trpc/interactions.reject`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...authHeaders(alice) },
+      body: JSON.stringify({ interactionId: gate!.id, reason: "a\u0000b" }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: "INVALID_INPUT", field: "reason" } });
+    expect((await trpcQuery<{ status: string }>(server.url, alice, "interactions.get", { interactionId: gate!.id })).data?.status).toBe(
+      "pending",
+    );
+    await healthy();
+  });
+
+  it("refuses a cookie-authenticated write from another site (Origin or Sec-Fetch-Site) with 403, changing nothing; bearer tokens are not affected", async () => {
+    const before = ((await trpcQuery<unknown[]>(server.url, alice, "threads.list")).data ?? []).length;
+    const forged = await fetch(`${server.url}/api/trpc/threads.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...authHeaders(alice), origin: "https://evil.example" },
+      body: JSON.stringify({ title: "from evil" }),
+    });
+    expect(forged.status).toBe(403);
+    expect(await forged.json()).toMatchObject({ error: { code: "FORBIDDEN" } });
+    const crossSite = await fetch(`${server.url}/api/agents/concierge/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...authHeaders(alice), "sec-fetch-site": "cross-site" },
+      body: JSON.stringify(runInput(randomUUID(), [userMessage("hello")])),
+    });
+    expect(crossSite.status).toBe(403);
+    expect(((await trpcQuery<unknown[]>(server.url, alice, "threads.list")).data ?? []).length).toBe(before);
+
+    const sameSite = await fetch(`${server.url}/api/trpc/threads.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...authHeaders(alice), origin: server.url },
+      body: JSON.stringify({ title: "from Harbor's own page" }),
+    });
+    expect(sameSite.status).toBe(200);
+    const bearer = await fetch(`${server.url}/api/trpc/threads.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...authHeaders(aliceToken), origin: "https://evil.example" },
+      body: JSON.stringify({ title: "a program with a token" }),
+    });
+    expect(bearer.status).toBe(200);
+  });
+
+  it("sends security headers with every page: no framing, no sniffing, a content security policy", async () => {
+    for (const path of ["/signin", "/approvals", "/chat"]) {
+      const res = await fetch(`${server.url}${path}`, { headers: authHeaders(alice), redirect: "manual" });
+      expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+    }
+  });
+});
