@@ -12,13 +12,7 @@ import { id } from "@/server/api/inputs";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
-import {
-  asHarborError,
-  HarborError,
-  InvalidInputError,
-  type IncomingMessage,
-  type LoggedEvent,
-} from "@/server/runtime";
+import { asHarborError, HarborError, InvalidInputError, type IncomingMessage, type LoggedEvent } from "@/server/runtime";
 import { FORWARDED_PROPS_KEY, MULTITASK_POLICIES } from "@/server/domain";
 import { toAguiEvents, type TransportRun } from "./agui";
 import { readJsonBody } from "./body";
