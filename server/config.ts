@@ -64,6 +64,8 @@ const settingsSchema = z.object({
     .default(60 * 60_000),
   /** How long Harbor waits for a remote agent's answer before the call fails with REMOTE_AGENT_TIMEOUT. */
   HARBOR_A2A_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** The longest user message Harbor takes (AG-UI `messages[i].content`), in characters. */
+  HARBOR_MAX_MESSAGE_CHARS: z.coerce.number().int().min(100).max(1_000_000).default(32_000),
   /** How often an instance tells the others it is alive. */
   HARBOR_INSTANCE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** An instance silent this long is dead: survivors reclaim what it held. */
@@ -102,6 +104,7 @@ export type Settings = Readonly<{
   travelAgentUrl: string | undefined;
   a2aTtlMs: number;
   a2aTimeoutMs: number;
+  maxMessageChars: number;
   instanceHeartbeatMs: number;
   instanceTtlMs: number;
   durableWaits: readonly ("approvals" | "client_tools")[];
@@ -156,6 +159,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     travelAgentUrl: s.HARBOR_TRAVEL_AGENT_URL,
     a2aTtlMs: s.HARBOR_A2A_TTL_MS,
     a2aTimeoutMs: s.HARBOR_A2A_TIMEOUT_MS,
+    maxMessageChars: s.HARBOR_MAX_MESSAGE_CHARS,
     instanceHeartbeatMs: s.HARBOR_INSTANCE_HEARTBEAT_MS,
     instanceTtlMs: s.HARBOR_INSTANCE_TTL_MS,
     durableWaits: s.HARBOR_DURABLE_WAITS,

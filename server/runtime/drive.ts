@@ -176,7 +176,12 @@ export function createDriver(deps: DriveDeps) {
       const earlier = active.slice(0, Math.max(active.indexOf(base.runId), 0)).filter((id) => !executing.has(id));
       if (earlier.length > 0) {
         await sayQueued(earlier.length);
-        for (const runId of earlier) await untilAborted(untilTransportEnds(runId), signal);
+        for (const runId of earlier) {
+          const ended = untilTransportEnds(runId);
+          // Abandoned when the wait is cancelled: its own failure then matters to nobody.
+          ended.catch(() => undefined);
+          await untilAborted(ended, signal);
+        }
       }
     }
     await deps.scheduler.acquire({ runId: base.runId, tenantId: base.tenantId }, priority, sayQueued, signal);
@@ -234,7 +239,6 @@ export function createDriver(deps: DriveDeps) {
       );
       const final = result.state;
       if (result.type === "paused") {
-        parked = true;
         await deps.coordinator.park(final, journal, result.parking, {
           version: CHECKPOINT_VERSION,
           step: final.step,
@@ -245,12 +249,18 @@ export function createDriver(deps: DriveDeps) {
           context: final.context,
           children: final.children,
         });
+        parked = true;
         // Steering that arrived after the last safe point: a cancel ends the parked run now; a
         // pause is moot (it is parked); the rest is stored with the run for when it goes on.
         const late = deps.mailboxes.take(final.runId);
         const cancel = late.find((q) => q.instruction.type === "CANCEL");
-        if (cancel) await deps.coordinator.cancel(final.runId, cancel.actorRole);
-        else for (const q of late.filter((l) => l.instruction.type !== "PAUSE")) await holdSteering(deps.db, final.runId, q, Infinity);
+        try {
+          if (cancel) await deps.coordinator.cancel(final.runId, cancel.actorRole);
+          else for (const q of late.filter((l) => l.instruction.type !== "PAUSE")) await holdSteering(deps.db, final.runId, q, Infinity);
+        } catch (error) {
+          // The run is parked and stays answerable; only the late steering is lost, loudly.
+          log.error({ err: error }, "could not apply steering that reached a run as it parked");
+        }
         return;
       }
       await finish(final, journal);
@@ -352,5 +362,7 @@ export function createDriver(deps: DriveDeps) {
     isExecuting: (runId: string) => executing.has(runId),
     /** Whether a run of the thread executes or waits for its turn in this process. */
     threadBusy: (threadId: string) => lanes.busy(threadId),
+    /** Runs this process drives (or waits to), and threads with a run here. */
+    busyHere: () => ({ runIds: [...executing], threadIds: lanes.threads() }),
   };
 }

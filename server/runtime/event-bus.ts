@@ -50,7 +50,8 @@ export class EventBus {
       },
       unsubscribe: () => {
         set.delete(reader);
-        if (set.size === 0) this.readers.delete(runId);
+        // Only this set: a later subscription of the same run has its own.
+        if (set.size === 0 && this.readers.get(runId) === set) this.readers.delete(runId);
       },
     };
   }

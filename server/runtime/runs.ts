@@ -109,9 +109,11 @@ function decodeToolContent(content: string): unknown {
 
 export function runService(deps: RunsDeps) {
   const { store } = deps;
-  const { drive, fail, isExecuting, cancelWaiting, threadBusy } = createDriver({
+  const { drive, fail, isExecuting, cancelWaiting, threadBusy, busyHere } = createDriver({
     ...deps,
     spawn: (parent, requests) => spawn(parent, requests),
+    // A slot freed here: another instance's queued run may take it.
+    onSlotFreed: () => void takeFromQueue(),
   });
   const { steer, interruptThread } = steeringService({
     ...deps,
@@ -386,6 +388,7 @@ export function runService(deps: RunsDeps) {
   }
 
   let taking: Promise<void> | undefined;
+  let again = false;
   /** A stopping instance takes no more work from the cluster's queue. */
   let stopping = false;
   /**
@@ -394,21 +397,31 @@ export function runService(deps: RunsDeps) {
    */
   function takeFromQueue(): Promise<void> {
     if (!deps.signalQueued || stopping) return Promise.resolve();
-    taking ??= (async () => {
-      while (deps.scheduler.hasRoom()) {
-        const next = await takeNextQueuedRun(deps.db, deps.instanceId);
-        if (!next) return;
-        const thread = await findThread(deps.db, next.threadId);
-        const journal = new RunJournal(next.runId, store, deps.bus, await lastSeq(deps.db, next.runId));
-        const base: RunState = { ...next, step: 0, transcript: [], sharedState: thread?.state ?? {} };
-        track(
-          drive(base, journal, logFor(next.runId, next.threadId), {
-            loadTranscript: true,
-            heldInput: next.heldInput,
-            priority: next.priority,
-          }),
-        );
-      }
+    // A call while a pass runs asks for one more pass (a notice must not be lost).
+    if (taking) {
+      again = true;
+      return taking;
+    }
+    taking = (async () => {
+      do {
+        again = false;
+        while (deps.scheduler.hasRoom() && !stopping) {
+          // Never a run this instance already drives (or waits to), nor one of a thread busy here:
+          // its lane would wait for a run that waits for it.
+          const next = await takeNextQueuedRun(deps.db, deps.instanceId, busyHere());
+          if (!next) break;
+          const thread = await findThread(deps.db, next.threadId);
+          const journal = new RunJournal(next.runId, store, deps.bus, await lastSeq(deps.db, next.runId));
+          const base: RunState = { ...next, step: 0, transcript: [], sharedState: thread?.state ?? {} };
+          track(
+            drive(base, journal, logFor(next.runId, next.threadId), {
+              loadTranscript: true,
+              heldInput: next.heldInput,
+              priority: next.priority,
+            }),
+          );
+        }
+      } while (again && !stopping);
     })()
       .catch((error: unknown) => deps.log.error({ err: error }, "could not take a run from the cluster's queue"))
       .finally(() => (taking = undefined));

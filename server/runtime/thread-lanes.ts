@@ -47,6 +47,11 @@ export class ThreadLanes {
     };
   }
 
+  /** Threads with a run holding or waiting for their lane in this process. */
+  threads(): string[] {
+    return [...this.lanes.keys()];
+  }
+
   /** Whether a run holds or waits for the thread's lane in this process. */
   busy(threadId: string): boolean {
     return this.lanes.has(threadId);

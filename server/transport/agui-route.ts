@@ -8,6 +8,7 @@ import { EventType, type BaseEvent, type Message, type RunErrorEvent, type RunSt
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
 import { errorResponse } from "@/server/api/errors";
+import { settings } from "@/server/config";
 import { id } from "@/server/api/inputs";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
@@ -89,6 +90,10 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     const limits = HarborRunInput.safeParse(parsed.data);
     if (!limits.success) throw firstIssue(limits.error);
     const input = parsed.data;
+    // A message longer than the limit is refused whole (never cut): the user sees which one.
+    const maxChars = settings().maxMessageChars;
+    const tooLong = input.messages.findIndex((m) => m.role === "user" && textOf(m).length > maxChars);
+    if (tooLong !== -1) throw new InvalidInputError(`messages[${tooLong}].content`, `longer than ${maxChars} characters`);
     const multitask = limits.data.forwardedProps?.[FORWARDED_PROPS_KEY]?.multitask;
 
     const transport = { threadId: input.threadId, runId: input.runId };

@@ -44,6 +44,14 @@ describe.each(inject("servers"))("limits and protections on the $name server", (
     await healthy();
   });
 
+  it("refuses a user message over HARBOR_MAX_MESSAGE_CHARS (32,000) with 400 naming it, storing nothing", async () => {
+    const threadId = randomUUID();
+    const res = await postRun(server.url, alice, runInput(threadId, [userMessage("fine"), userMessage("x".repeat(32_001))]));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: "INVALID_INPUT", field: "messages[1].content" } });
+    expect((await trpcQuery(server.url, alice, "threads.get", { threadId })).error?.data.code).toBe("NOT_FOUND");
+  });
+
   it("refuses a batch of more than 10 calls with 400", async () => {
     const calls = (n: number) => Array.from({ length: n }, () => "me.get").join(",");
     const input = (n: number) => encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, {}]))));

@@ -95,7 +95,7 @@ export async function activeRunsOnThread(db: Executor, threadId: string): Promis
     .select({ id: runs.id })
     .from(runs)
     .where(and(eq(runs.threadId, threadId), inArray(runs.status, ["queued", "running"])))
-    .orderBy(asc(runs.createdAt));
+    .orderBy(asc(runs.createdAt), asc(runs.id));
   return rows.map((r) => r.id);
 }
 
@@ -216,17 +216,23 @@ export async function takeQueuedRun(db: Executor, runId: string, instanceId: str
  * instance with room, skipping rows another instance is taking (`SKIP LOCKED`) and runs whose thread
  * has an earlier run still to go (a thread's runs go one after the other).
  */
-export async function takeNextQueuedRun(db: Executor, instanceId: string) {
+export async function takeNextQueuedRun(
+  db: Executor,
+  instanceId: string,
+  busyHere: { runIds: readonly string[]; threadIds: readonly string[] },
+) {
   const result = await db.execute(sql`
     with next as (
       select q.id from runs q
       -- Its own queued runs an instance admits itself, as its slots free.
       where q.status = 'queued' and q.instance_id is distinct from ${instanceId}
+        and q.id <> all(${sql.param([...busyHere.runIds])}::text[])
+        and q.thread_id <> all(${sql.param([...busyHere.threadIds])}::text[])
         and not exists (
           select 1 from runs o where o.thread_id = q.thread_id and o.id <> q.id
-            and (o.status = 'running' or (o.status = 'queued' and o.created_at < q.created_at))
+            and (o.status = 'running' or (o.status = 'queued' and (o.created_at, o.id) < (q.created_at, q.id)))
         )
-      order by q.priority desc, q.created_at
+      order by q.priority desc, q.created_at, q.id
       limit 1
       for update of q skip locked
     )
