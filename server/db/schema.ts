@@ -77,6 +77,8 @@ export const apiTokens = pgTable(
     prefix: text("prefix").notNull(),
     createdAt: createdAt(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    /** After this the token is refused (401). Null only for tokens made before tokens expired. */
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [uniqueIndex("api_tokens_hash_unique").on(t.tokenHash), index("api_tokens_user_idx").on(t.userId)],
 );

@@ -17,7 +17,16 @@ export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-export async function createApiToken(db: Executor, identity: Identity, name: string): Promise<{ token: string; info: TokenRow }> {
+/** How long a token lives unless asked otherwise, and at most. */
+export const DEFAULT_TOKEN_DAYS = 90;
+export const MAX_TOKEN_DAYS = 365;
+
+export async function createApiToken(
+  db: Executor,
+  identity: Identity,
+  name: string,
+  expiresInDays = DEFAULT_TOKEN_DAYS,
+): Promise<{ token: string; info: TokenRow }> {
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
   const info = await insertToken(db, {
     id: randomUUID(),
@@ -26,6 +35,7 @@ export async function createApiToken(db: Executor, identity: Identity, name: str
     name,
     tokenHash: hashToken(token),
     prefix: token.slice(0, DISPLAY_PREFIX_LENGTH),
+    expiresAt: new Date(Date.now() + expiresInDays * 24 * 3600_000),
   });
   await appendAudit(db, {
     tenantId: identity.tenantId,
@@ -34,7 +44,7 @@ export async function createApiToken(db: Executor, identity: Identity, name: str
     subjectType: "api_token",
     subjectId: info.id,
     outcome: "created",
-    details: { name },
+    details: { name, expiresInDays },
   });
   return { token, info };
 }
@@ -63,7 +73,7 @@ export function accountService(db: Database) {
       if (!profile) throw new NotFoundError("User");
       return profile;
     },
-    createToken: (identity: Identity, name: string) => createApiToken(db, identity, name),
+    createToken: (identity: Identity, name: string, expiresInDays?: number) => createApiToken(db, identity, name, expiresInDays),
     listTokens: (identity: Identity) => listApiTokens(db, identity),
     revokeToken: (identity: Identity, tokenId: string) => revokeApiToken(db, identity, tokenId),
   };

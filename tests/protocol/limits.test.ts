@@ -114,6 +114,20 @@ describe.each(inject("servers"))("limits and protections on the $name server", (
     expect(bearer.status).toBe(200);
   });
 
+  it("gives API tokens an expiry: expiresInDays from 1 to 365 (default 90), answered as expiresAt", async () => {
+    const create = (input: unknown) =>
+      fetch(`${server.url}/api/trpc/tokens.create`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...authHeaders(alice) },
+        body: JSON.stringify(input),
+      });
+    const month = (await (await create({ name: "month", expiresInDays: 30 })).json()) as { result: { data: { expiresAt: string } } };
+    const days = (Date.parse(month.result.data.expiresAt) - Date.now()) / (24 * 3600_000);
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThanOrEqual(30);
+    expect((await create({ name: "forever", expiresInDays: 366 })).status).toBe(400);
+  });
+
   it("sends security headers with every page: no framing, no sniffing, a content security policy", async () => {
     for (const path of ["/signin", "/approvals", "/chat"]) {
       const res = await fetch(`${server.url}${path}`, { headers: authHeaders(alice), redirect: "manual" });

@@ -8,6 +8,7 @@ export interface TokenRow {
   prefix: string;
   createdAt: Date;
   revokedAt: Date | null;
+  expiresAt: Date | null;
 }
 
 const tokenColumns = {
@@ -16,11 +17,12 @@ const tokenColumns = {
   prefix: apiTokens.prefix,
   createdAt: apiTokens.createdAt,
   revokedAt: apiTokens.revokedAt,
+  expiresAt: apiTokens.expiresAt,
 };
 
 export async function insertToken(
   db: Executor,
-  row: { id: string; tenantId: string; userId: string; name: string; tokenHash: string; prefix: string },
+  row: { id: string; tenantId: string; userId: string; name: string; tokenHash: string; prefix: string; expiresAt: Date },
 ): Promise<TokenRow> {
   const [created] = await db.insert(apiTokens).values(row).returning(tokenColumns);
   if (!created) throw new Error("insert into api_tokens returned no row");

@@ -66,6 +66,6 @@ export function findUserByTokenHash(db: Executor, tokenHash: string): Promise<Us
     db,
     sql`select u.id, u.tenant_id, u.email, u.name, u.role
         from api_tokens t join users u on u.id = t.user_id and u.tenant_id = t.tenant_id
-        where t.token_hash = ${tokenHash} and t.revoked_at is null`,
+        where t.token_hash = ${tokenHash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`,
   );
 }

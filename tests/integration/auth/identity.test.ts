@@ -53,6 +53,20 @@ describe.each(testBackends())("identity derivation on $name", (backend) => {
     ]);
   });
 
+  it("gives every token an expiry (90 days unless asked, at most 365) and refuses it afterwards", async () => {
+    const before = Date.now();
+    const { token, info } = await createApiToken(h.db, alice, "short", 1);
+    expect(info.expiresAt!.getTime()).toBeGreaterThanOrEqual(before + 24 * 3600_000 - 1000);
+    expect((await createApiToken(h.db, alice, "default")).info.expiresAt!.getTime()).toBeGreaterThanOrEqual(
+      before + 90 * 24 * 3600_000 - 1000,
+    );
+    const headers = new Headers({ authorization: `Bearer ${token}` });
+    expect(await identityFrom(h.db, headers)).toEqual(alice);
+    // A day later, as far as the database can tell.
+    await h.db.execute(sql`update api_tokens set expires_at = now() - interval '1 second' where id = ${info.id}`);
+    expect(await identityFrom(h.db, headers)).toBeNull();
+  });
+
   it("lets nobody revoke or list another user's tokens", async () => {
     const { token, info } = await createApiToken(h.db, alice, "mine");
     await expect(revokeApiToken(h.db, bob, info.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
