@@ -6,6 +6,7 @@ import NextAuth, { CredentialsSignin } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { z } from "zod";
 import { database } from "@/server/db";
+import { createSession, revokeSession } from "@/server/db/queries/sessions";
 import { findUserWithPasswordByEmail } from "@/server/db/queries/users";
 import { log } from "@/server/log";
 import { authSecret } from "./secret";
@@ -24,6 +25,12 @@ export const { handlers, signIn, signOut } = NextAuth(() => ({
   secret: authSecret(),
   session: { strategy: "jwt", maxAge: 7 * 24 * 60 * 60 },
   pages: { signIn: "/signin" },
+  events: {
+    async signOut(message) {
+      const sessionId = "token" in message ? message.token?.sid : undefined;
+      if (typeof sessionId === "string") await revokeSession(await database(), sessionId);
+    },
+  },
   providers: [
     Credentials({
       credentials: { email: { label: "Email" }, password: { label: "Password", type: "password" } },
@@ -34,7 +41,8 @@ export const { handlers, signIn, signOut } = NextAuth(() => ({
         // Unknown emails cost a hash too, so the answer's timing does not tell which accounts exist.
         const ok = await verifyPassword(parsed.data.password, user?.passwordHash ?? (await dummyHash()));
         if (!user || !ok) {
-          log.info({ email: parsed.data.email }, "sign-in refused");
+          // The submitted email is not logged: it may be someone's password typed in the wrong box.
+          log.info(user ? { userId: user.id } : {}, "sign-in refused");
           throw new CredentialsSignin();
         }
         log.info({ userId: user.id }, "signed in");
@@ -43,8 +51,12 @@ export const { handlers, signIn, signOut } = NextAuth(() => ({
     }),
   ],
   callbacks: {
-    jwt({ token, user }) {
-      if (user?.id) token.uid = user.id;
+    async jwt({ token, user }) {
+      // Signing in opens a session on the server; the cookie names it (see identity.ts).
+      if (user?.id) {
+        token.uid = user.id;
+        token.sid = await createSession(await database(), user.id);
+      }
       return token;
     },
     session({ session, token }) {

@@ -1,12 +1,12 @@
 /**
  * THE one place where a request becomes an `Identity`: from `Authorization: Bearer <api token>`
  * or from the Auth.js session cookie. The tRPC context, every route handler and every page use it.
- * The user row is read on each request so that revoked tokens, deleted users and role changes
- * take effect at once.
+ * The user row is read on each request so that revoked tokens, ended sessions, deleted users and
+ * role changes take effect at once.
  */
 import { getToken } from "next-auth/jwt";
 import type { Executor } from "@/server/db";
-import { findUserById, findUserByTokenHash, type UserRow } from "@/server/db/queries/users";
+import { findUserBySession, findUserByTokenHash, type UserRow } from "@/server/db/queries/users";
 import { hashToken, rolesOf, TOKEN_PREFIX, type Identity } from "@/server/runtime";
 import { authSecret } from "./secret";
 
@@ -33,6 +33,8 @@ export async function identityFrom(db: Executor, headers: Headers): Promise<Iden
     secureCookie: cookie.includes(SECURE_SESSION_COOKIE),
   });
   const userId = session?.uid;
-  if (typeof userId !== "string") return null;
-  return toIdentity(await findUserById(db, userId));
+  const sessionId = session?.sid;
+  // A session must still be open on the server: signing out ends it for this cookie too.
+  if (typeof userId !== "string" || typeof sessionId !== "string") return null;
+  return toIdentity(await findUserBySession(db, userId, sessionId));
 }

@@ -382,3 +382,20 @@ export const routedRequests = pgTable("routed_requests", {
   reply: jsonb("reply").$type<Record<string, unknown>>(),
   createdAt: createdAt(),
 });
+
+/**
+ * Signed-in browser sessions. The session cookie (a JWT) names one of these; signing out revokes it
+ * here, so the old cookie stops working at once.
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, interruptsOf, postRun, runInput, runTurn, userMessage } from "../helpers/agui";
-import { authHeaders, signInAll, trpcQuery, type Auth } from "../helpers/http";
+import { authHeaders, signIn, signInAll, trpcQuery, type Auth } from "../helpers/http";
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
@@ -126,6 +126,26 @@ describe.each(inject("servers"))("limits and protections on the $name server", (
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThanOrEqual(30);
     expect((await create({ name: "forever", expiresInDays: 366 })).status).toBe(400);
+  });
+
+  it("ends the session on the server at sign-out: the old cookie gets 401 afterwards", async () => {
+    const cookie = await signIn(server.url, "alice@acme.test");
+    expect((await trpcQuery(server.url, { cookie }, "me.get")).status).toBe(200);
+    const csrf = await fetch(`${server.url}/api/auth/csrf`, { headers: { cookie } });
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const csrfCookie = csrf.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const out = await fetch(`${server.url}/api/auth/signout`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: [cookie, csrfCookie].filter(Boolean).join("; ") },
+      body: new URLSearchParams({ csrfToken }),
+    });
+    expect(out.status).toBeLessThan(400);
+    // The browser dropped the cookie; a copy kept elsewhere must not work either.
+    expect((await trpcQuery(server.url, { cookie }, "me.get")).status).toBe(401);
   });
 
   it("sends security headers with every page: no framing, no sniffing, a content security policy", async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createApiToken, hashToken, listApiTokens, revokeApiToken } from "@/server/runtime/api-tokens";
 import { identityFrom } from "@/server/auth/identity";
 import { listAudit } from "@/server/db/queries/audit";
+import { createSession, revokeSession } from "@/server/db/queries/sessions";
 import type { Identity } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 
@@ -13,13 +14,27 @@ process.env.AUTH_SECRET = SECRET;
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
 
-async function sessionCookie(uid: string, secret = SECRET): Promise<string> {
-  const jwt = await encode({ token: { uid, sub: uid }, secret, salt: "authjs.session-token" });
+/** A session cookie as Auth.js makes it: the user and the server-side session it names. */
+async function cookieFor(uid: string, sid: string, secret = SECRET): Promise<string> {
+  const jwt = await encode({ token: { uid, sub: uid, sid }, secret, salt: "authjs.session-token" });
   return `authjs.session-token=${jwt}`;
 }
 
 describe.each(testBackends())("identity derivation on $name", (backend) => {
   const h = useSeededDatabase(backend);
+  /** Signs `uid` in: a session on the server, and its cookie. */
+  const sessionCookie = async (uid: string, secret = SECRET) =>
+    cookieFor(uid, uid === "user-ghost" ? "no-session" : await createSession(h.db, uid), secret);
+
+  it("refuses a cookie whose session ended (signed out), or that names no session at all", async () => {
+    const sid = await createSession(h.db, "user-alice");
+    const cookie = await cookieFor("user-alice", sid);
+    expect(await identityFrom(h.db, new Headers({ cookie }))).toEqual(alice);
+    await revokeSession(h.db, sid);
+    expect(await identityFrom(h.db, new Headers({ cookie }))).toBeNull();
+    const jwt = await encode({ token: { uid: "user-alice", sub: "user-alice" }, secret: SECRET, salt: "authjs.session-token" });
+    expect(await identityFrom(h.db, new Headers({ cookie: `authjs.session-token=${jwt}` }))).toBeNull();
+  });
 
   it("derives tenant, user and implied roles from a session cookie", async () => {
     const identity = await identityFrom(h.db, new Headers({ cookie: await sessionCookie("user-carol") }));
