@@ -4,6 +4,7 @@
  */
 import type { Database } from "@/server/db";
 import { listRunEvents, listRuns } from "@/server/db/queries/runs";
+import { authorizeConversationRead } from "./conversation-reads";
 import { NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
 import type { SteeringInstruction } from "./steering";
@@ -31,7 +32,14 @@ export function runAccess(
     get,
     /** The run's event log after `afterSeq`, a page at a time (private values never enter it). */
     timeline: async (identity: Identity, runId: string, afterSeq = 0) => {
-      await get(identity, runId);
+      const run = await get(identity, runId);
+      await authorizeConversationRead(db, identity, {
+        tenantId: identity.tenantId,
+        ownerId: run.ownerId,
+        type: "run",
+        id: runId,
+        what: "Run",
+      });
       return (await listRunEvents(db, runId, afterSeq, TIMELINE_PAGE)).map((e) => ({
         seq: e.seq,
         at: e.createdAt.toISOString(),

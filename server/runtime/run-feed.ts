@@ -7,10 +7,11 @@ import type { Database } from "@/server/db";
 import { findRun, listRunEvents } from "@/server/db/queries/runs";
 import { isTerminalStatus } from "@/server/domain";
 import { LiveQueue } from "./live-queue";
-import { ForbiddenError, NotFoundError } from "./errors";
+import { authorizeConversationRead } from "./conversation-reads";
+import { NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
-import { hasRole, type Identity } from "./identity";
+import type { Identity } from "./identity";
 
 /** Events read from the log at once. */
 const LOG_PAGE = 500;
@@ -21,8 +22,8 @@ export function runFeed(db: Database, bus: EventBus) {
   /** Owners follow their runs; admins every run of their tenant; other tenants learn nothing. */
   async function authorize(identity: Identity, runId: string) {
     const run = await findRun(db, runId);
-    if (!run || run.tenantId !== identity.tenantId) throw new NotFoundError("Run");
-    if (run.ownerId !== identity.userId && !hasRole(identity, "admin")) throw new ForbiddenError("This run belongs to another user.");
+    if (!run) throw new NotFoundError("Run");
+    await authorizeConversationRead(db, identity, { ...run, type: "run", id: run.id, what: "Run" });
     return run;
   }
 

@@ -1,12 +1,13 @@
 /**
  * Threads (conversations) and who may see them. Every thread belongs to one user of one tenant:
- * another tenant gets NOT_FOUND (it must not learn the thread exists), another user of the same
- * tenant gets FORBIDDEN.
+ * another tenant gets NOT_FOUND (it must not learn the thread exists); another user of the same
+ * tenant may not write to it (FORBIDDEN), and only an admin may read it (see conversation-reads.ts).
  */
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/server/db";
 import { findThread, insertThread, listMessages, listThreads, type ThreadRow } from "@/server/db/queries/threads";
 import { ForbiddenError, NotFoundError } from "./errors";
+import { authorizeConversationRead } from "./conversation-reads";
 import type { Identity } from "./identity";
 
 export const DEFAULT_THREAD_TITLE = "New conversation";
@@ -36,10 +37,11 @@ export function threadService(db: Database) {
         title: title?.trim() || DEFAULT_THREAD_TITLE,
       }),
 
+    /** The thread and its messages: for its owner, and (audited) for the tenant's admins. */
     get: async (identity: Identity, threadId: string) => {
       const thread = await findThread(db, threadId);
       if (!thread) throw new NotFoundError("Thread");
-      assertThreadAccess(thread, identity);
+      await authorizeConversationRead(db, identity, { ...thread, type: "thread", id: thread.id, what: "Thread" });
       return { thread, messages: await listMessages(db, threadId) };
     },
   };

@@ -199,6 +199,23 @@ describe.each(testBackends())("run endings and thread rules on $name", (backend)
     expect((await watchUntil(runtime, rejected.runId, ended)).at(-1)).toEqual({ type: "run.completed", status: "rejected" });
   });
 
+  it("one privacy rule for conversations: the owner reads, an admin reads (audited, everywhere), an approver does not", async () => {
+    const run = started(await runtime.startRun(alice, request("privacy", "hello")));
+    await watchUntil(runtime, run.runId, ended);
+    const audited = async () =>
+      (await listAudit(database.db, "tenant-acme")).filter((a) => a.action === "conversation.read" && a.actorId === "user-carol").length;
+    const before = await audited();
+    await runtime.threads.get(alice, "privacy");
+    await runtime.runs.timeline(alice, run.runId);
+    expect(await audited()).toBe(before);
+    await expect(runtime.threads.get(bob, "privacy")).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await runtime.threads.get(carol, "privacy")).messages.length).toBeGreaterThan(0);
+    await runtime.runs.timeline(carol, run.runId);
+    const feed = await runtime.watchRun(carol, run.runId, 0);
+    await feed.return(undefined);
+    expect(await audited()).toBe(before + 3);
+  });
+
   it("four-eyes holds for admins: nobody decides their own approvers gate", async () => {
     const own = started(await runtime.startRun(carol, request("end-admin-own", "transfer 5 EUR to X-5")));
     await watchUntil(runtime, own.runId, (e) => e.type === "run.paused");

@@ -159,7 +159,7 @@ describe.each(testBackends())("steering live runs on $name", (backend) => {
       { type: "steer.applied", instruction: "PRIORITIZE", actorId: "user-carol", detail: "priority 7" },
       { type: "steer.applied", instruction: "CANCEL", actorId: "user-carol" },
     ]);
-    const audit = await listAudit(database.db, "tenant-acme", { type: "run", id: run.runId });
+    const audit = (await listAudit(database.db, "tenant-acme", { type: "run", id: run.runId })).filter((a) => a.action === "run.steer");
     expect(audit.map((a) => `${a.actorId}:${(a.details as { instruction: string }).instruction}:${a.outcome}`).reverse()).toEqual([
       "user-bob:USER_MESSAGE:refused",
       "user-alice:REDIRECT:refused",
