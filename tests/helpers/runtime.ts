@@ -4,9 +4,11 @@ import { log } from "@/server/log";
 import {
   createRuntime,
   type AgentDefinition,
+  type Identity,
   type LoggedEvent,
   type Planner,
   type RefusedRun,
+  type Runtime,
   type RuntimeDeps,
   type StartedRun,
 } from "@/server/runtime";
@@ -45,5 +47,25 @@ export function refused(run: StartedRun | RefusedRun): RefusedRun["refused"] {
 export async function drain(batches: AsyncIterable<LoggedEvent[]>): Promise<LoggedEvent[]> {
   const seen: LoggedEvent[] = [];
   for await (const batch of batches) seen.push(...batch);
+  return seen;
+}
+
+/** An admin of acme: the steering and run-reading tests watch runs as her. */
+export const CAROL: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
+
+/** Reads a run's log (stored, then live) as `reader` until `until` holds; returns everything seen. */
+export async function watchUntil(
+  runtime: Runtime,
+  runId: string,
+  until: (e: LoggedEvent["event"]) => boolean,
+  reader: Identity = CAROL,
+): Promise<LoggedEvent["event"][]> {
+  const seen: LoggedEvent["event"][] = [];
+  const controller = new AbortController();
+  for await (const logged of await runtime.watchRun(reader, runId, 0, controller.signal)) {
+    seen.push(logged.event);
+    if (until(logged.event)) break;
+  }
+  controller.abort();
   return seen;
 }

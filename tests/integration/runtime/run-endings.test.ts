@@ -10,7 +10,7 @@ import { listAudit } from "@/server/db/queries/audit";
 import { findRun } from "@/server/db/queries/runs";
 import type { Identity, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
-import { refused, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+import { refused, started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
@@ -26,16 +26,6 @@ const request = (threadId: string, text: string, extra: Partial<StartRunRequest>
   ...extra,
 });
 
-async function watchUntil(runtime: Runtime, runId: string, until: (e: Event) => boolean): Promise<Event[]> {
-  const seen: Event[] = [];
-  const controller = new AbortController();
-  for await (const logged of await runtime.watchRun(carol, runId, 0, controller.signal)) {
-    seen.push(logged.event);
-    if (until(logged.event)) break;
-  }
-  controller.abort();
-  return seen;
-}
 const ended = (e: Event) => e.type === "run.completed" || e.type === "run.failed";
 const saidNumber = (n: number) => (e: Event) => e.type === "text.delta" && e.delta === String(n);
 const numbers = (events: Event[]) => events.flatMap((e) => (e.type === "text.delta" && /^\d+$/.test(e.delta) ? [Number(e.delta)] : []));

@@ -4,7 +4,7 @@ import { listAudit } from "@/server/db/queries/audit";
 import { findRun } from "@/server/db/queries/runs";
 import { SteeringInstruction, type Identity, type LoggedEvent, type Runtime, type StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
-import { refused, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+import { refused, started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
@@ -18,18 +18,6 @@ const request = (threadId: string, text: string): StartRunRequest => ({
   transportRunId: `t-${++counter}`,
   messages: [{ id: `m-${counter}`, role: "user", content: text }],
 });
-
-/** Reads a run's log (stored, then live) until `until` holds; returns everything seen. */
-async function watchUntil(runtime: Runtime, runId: string, until: (e: LoggedEvent["event"]) => boolean): Promise<LoggedEvent["event"][]> {
-  const seen: LoggedEvent["event"][] = [];
-  const controller = new AbortController();
-  for await (const logged of await runtime.watchRun(carol, runId, 0, controller.signal)) {
-    seen.push(logged.event);
-    if (until(logged.event)) break;
-  }
-  controller.abort();
-  return seen;
-}
 
 const said = (events: LoggedEvent["event"][]) =>
   events
