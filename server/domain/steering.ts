@@ -20,7 +20,6 @@ export const SteeringInstruction = z.discriminatedUnion("type", [
 
 export type SteeringInstruction = z.infer<typeof SteeringInstruction>;
 export type SteeringType = SteeringInstruction["type"];
-export const STEERING_TYPES = SteeringInstruction.options.map((o) => o.shape.type.value) as readonly SteeringType[];
 
 /** Instructions the run loop applies at a safe point (the rest are decided at once). */
 export type MailboxInstruction = Extract<

@@ -269,6 +269,6 @@ export {
   type ToolDefinition,
   type ToolRegistry,
 } from "./tools";
-export { DEFAULT_TOKEN_DAYS, hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./api-tokens";
+export { hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";

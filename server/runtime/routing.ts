@@ -151,8 +151,6 @@ function settle(answer: Record<string, unknown>): { runIds: string[] } {
   return reply.ok;
 }
 
-export type Router = ReturnType<typeof createRouter>;
-
 /** How this instance reaches the others (absent: it is alone on its database). */
 export interface RouteDeps {
   forward(instanceId: string, request: RoutedRequest): Promise<{ runIds: string[] }>;

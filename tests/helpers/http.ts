@@ -121,3 +121,18 @@ export async function signInCast(baseUrl: string): Promise<{ alice: Auth; bob: A
   const [a, b, c, m] = await signInAll(baseUrl, ["alice@acme.test", "bob@acme.test", "carol@acme.test", "mallory@globex.test"]);
   return { alice: { bearer: (await createToken(baseUrl, a!)).token }, bob: { cookie: b! }, carol: { cookie: c! }, mallory: { cookie: m! } };
 }
+
+/**
+ * The id of the run on `threadId` once `runs.list` shows it (with `status`, when given): how a test
+ * finds the Harbor run behind an AG-UI request it started. Fails after `timeoutMs`.
+ */
+export async function runOnThread(baseUrl: string, auth: Auth, threadId: string, status?: string, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs = (await trpcQuery<{ runId: string; threadId: string }[]>(baseUrl, auth, "runs.list", status ? { status } : {})).data ?? [];
+    const found = runs.find((r) => r.threadId === threadId)?.runId;
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no ${status ?? ""} run on thread ${threadId} showed up`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

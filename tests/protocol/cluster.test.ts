@@ -22,7 +22,7 @@ import { hasPostgres, startCluster, TTL_MS, type Cluster } from "../helpers/clus
 import { freePort, type RunningServer } from "../helpers/server";
 import { consentAt } from "../helpers/consent";
 import { startIdentityProvider, type RunningIdentityProvider } from "@/server/peers/identity-provider";
-import { readSse, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
+import { readSse, runOnThread, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
 
 interface OutboxRow {
   details: { to?: string };
@@ -136,16 +136,7 @@ describe.skipIf(!hasPostgres)("three instances on one PostgreSQL", () => {
   it("PAUSE on C of a run executing on A, RESUME on B: it goes on where it stopped, every number once; CANCEL across instances", async () => {
     const threadId = randomUUID();
     const turn = runTurn(AGUI_CLIENTS[0]!, { baseUrl: a, auth: alice, threadId, messages: [userMessage("count slowly to 8")] });
-    let runId: string | undefined;
-    await expect
-      .poll(
-        async () =>
-          (runId = ((await trpcQuery<RunRow[]>(c, carol, "runs.list", {})).data ?? []).find((r) => r.threadId === threadId)?.runId),
-        {
-          timeout: 10_000,
-        },
-      )
-      .toBeDefined();
+    const runId = await runOnThread(c, carol, threadId);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect((await trpcMutation(c, carol, "runs.steer", { runId, instruction: { type: "PAUSE" } })).data).toEqual({ accepted: true });
     const paused = await turn;
@@ -161,16 +152,7 @@ describe.skipIf(!hasPostgres)("three instances on one PostgreSQL", () => {
 
     const second = randomUUID();
     const long = runTurn(AGUI_CLIENTS[0]!, { baseUrl: b, auth: alice, threadId: second, messages: [userMessage("count slowly to 500")] });
-    let longRun: string | undefined;
-    await expect
-      .poll(
-        async () =>
-          (longRun = ((await trpcQuery<RunRow[]>(a, carol, "runs.list", {})).data ?? []).find((r) => r.threadId === second)?.runId),
-        {
-          timeout: 10_000,
-        },
-      )
-      .toBeDefined();
+    const longRun = await runOnThread(a, carol, second);
     expect((await trpcMutation(a, alice, "runs.steer", { runId: longRun, instruction: { type: "CANCEL" } })).data).toEqual({
       accepted: true,
     });
@@ -192,18 +174,7 @@ describe.skipIf(!hasPostgres)("three instances on one PostgreSQL", () => {
     const busy = postRun(narrow.url, alice, runInput(busyThread, [userMessage("count slowly to 500")]))
       .then((res) => res.text())
       .catch(() => "cut");
-    let busyRun: string | undefined;
-    await expect
-      .poll(
-        async () =>
-          (busyRun = ((await trpcQuery<RunRow[]>(a, carol, "runs.list", { status: "running" })).data ?? []).find(
-            (r) => r.threadId === busyThread,
-          )?.runId),
-        {
-          timeout: 10_000,
-        },
-      )
-      .toBeDefined();
+    const busyRun = await runOnThread(a, carol, busyThread, "running");
     const threadId = randomUUID();
     const queued = await runTurn(AGUI_CLIENTS[0]!, {
       baseUrl: narrow.url,
@@ -235,16 +206,7 @@ describe.skipIf(!hasPostgres)("three instances on one PostgreSQL", () => {
     const counting = postRun(victim.url, alice, runInput(threadId, [userMessage("count slowly to 500")]))
       .then((res) => res.text())
       .catch(() => "cut");
-    let runId: string | undefined;
-    await expect
-      .poll(
-        async () =>
-          (runId = ((await trpcQuery<RunRow[]>(b, carol, "runs.list", {})).data ?? []).find((r) => r.threadId === threadId)?.runId),
-        {
-          timeout: 10_000,
-        },
-      )
-      .toBeDefined();
+    const runId = await runOnThread(b, carol, threadId);
     await victim.kill();
     await counting;
     await new Promise((resolve) => setTimeout(resolve, TTL_MS + 1_000));

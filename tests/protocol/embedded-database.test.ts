@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, postRun, runInput, runTurn, streamedText, userMessage } from "../helpers/agui";
-import { signIn, trpcMutation, trpcQuery } from "../helpers/http";
+import { runOnThread, signIn, trpcMutation, trpcQuery } from "../helpers/http";
 import { freePort, startServer } from "../helpers/server";
 
 const embedded = inject("servers").find((s) => s.name === "pglite")!;
@@ -55,18 +55,7 @@ describe("the embedded database's folder", () => {
       const counting = postRun(first.url, alice, runInput(threadId, [userMessage("count slowly to 500")]))
         .then((res) => res.text())
         .catch(() => "cut");
-      let runId: string | undefined;
-      await expect
-        .poll(
-          async () =>
-            (runId = (await trpcQuery<{ runId: string; threadId: string }[]>(first.url, alice, "runs.list", {})).data?.find(
-              (r) => r.threadId === threadId,
-            )?.runId),
-          {
-            timeout: 10_000,
-          },
-        )
-        .toBeDefined();
+      const runId = await runOnThread(first.url, alice, threadId);
       await new Promise((resolve) => setTimeout(resolve, 300));
       await first.kill();
       await counting;

@@ -7,13 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { BaseEvent } from "@ag-ui/client";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, customEvents, postRun, runInput, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
-import { signInCast, trpcMutation, trpcQuery, type Auth } from "../helpers/http";
-
-interface RunRow {
-  runId: string;
-  threadId: string;
-  status: string;
-}
+import { runOnThread, signInCast, trpcMutation, trpcQuery, type Auth } from "../helpers/http";
 
 describe.each(inject("servers"))("run endings over AG-UI on the $name server", (server) => {
   let alice: Auth;
@@ -34,18 +28,7 @@ describe.each(inject("servers"))("run endings over AG-UI on the $name server", (
   /** Alice's counting run, followed by `client` in the background; resolves with its Harbor run id once it runs. */
   async function counting(client: AguiClient, threadId: string, to: number) {
     const turn = runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: [countLine(to)] });
-    await expect
-      .poll(
-        async () =>
-          ((await trpcQuery<RunRow[]>(server.url, carol, "runs.list", { status: "running" })).data ?? []).some(
-            (r) => r.threadId === threadId,
-          ),
-        {
-          timeout: 10_000,
-        },
-      )
-      .toBe(true);
-    const runId = ((await trpcQuery<RunRow[]>(server.url, carol, "runs.list", {})).data ?? []).find((r) => r.threadId === threadId)!.runId;
+    const runId = await runOnThread(server.url, carol, threadId, "running");
     return { turn, runId };
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, interruptsOf, runError, runTurn, streamedText, userMessage } from "../helpers/agui";
-import { readSse, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
+import { readSse, runOnThread, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
 
 interface RunRow {
   runId: string;
@@ -29,13 +29,7 @@ describe.each(inject("servers"))("steering over tRPC on the $name server", (serv
     const threadId = randomUUID();
     const client = AGUI_CLIENTS[0]!;
     const turn = runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: [userMessage(`count slowly to ${to}${suffix}`)] });
-    let runId: string | undefined;
-    for (let i = 0; i < 100 && !runId; i++) {
-      const runs = (await trpcQuery<RunRow[]>(server.url, carol, "runs.list", { status: "running" })).data ?? [];
-      runId = runs.find((r) => r.threadId === threadId)?.runId;
-      if (!runId) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    if (!runId) throw new Error("the counting run did not show up");
+    const runId = await runOnThread(server.url, carol, threadId, "running");
     return { threadId, runId, turn };
   }
 

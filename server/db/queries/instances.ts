@@ -133,13 +133,6 @@ export async function failRunsOf(
   }));
 }
 
-/** The instance that executes (or last executed) the run; undefined when there is no such run. */
-export async function instanceOfRun(db: Executor, runId: string): Promise<string | null | undefined> {
-  const result = await db.execute(sql`select instance_id from runs where id = ${runId}`);
-  const [row] = (result as unknown as { rows: { instance_id: string | null }[] }).rows;
-  return row ? row.instance_id : undefined;
-}
-
 /**
  * Forgets instances reclaimed long ago (their rows only record who reclaimed them) and forwarded
  * requests nobody will answer any more (sender and owner gone).
