@@ -15,6 +15,7 @@ import type {
   RunStatus,
   StoredToolCall,
 } from "@/server/domain";
+import { storedForm } from "./event-storage";
 import type { ThreadRow } from "./threads";
 
 export interface EventRow {
@@ -72,7 +73,7 @@ function insertEvents(events: readonly EventInsert[], onlyIf: SQL = sql`true`): 
       ${textArray(events.map((e) => e.runId))},
       ${sql.param(events.map((e) => e.seq))}::int[],
       ${textArray(events.map((e) => e.type))},
-      ${sql.param(events.map((e) => JSON.stringify(e.data)))}::jsonb[]
+      ${sql.param(events.map((e) => JSON.stringify(storedForm(e.data))))}::jsonb[]
     ) as e(run_id, seq, type, data)
     where ${onlyIf}`;
 }

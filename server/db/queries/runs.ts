@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { runEvents, runs } from "../schema";
+import { runs } from "../schema";
+import { hydratedData } from "./event-storage";
 import {
   type Checkpoint,
   type ErrorCode,
@@ -26,13 +27,20 @@ export interface StoredRunEvent {
   createdAt: Date;
 }
 
+/** A run's events after `afterSeq`, oldest first, at most `limit` of them; snapshots come with their transcript. */
 export async function listRunEvents(db: Executor, runId: string, afterSeq = 0, limit?: number): Promise<StoredRunEvent[]> {
-  const query = db
-    .select({ seq: runEvents.seq, type: runEvents.type, data: runEvents.data, createdAt: runEvents.createdAt })
-    .from(runEvents)
-    .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, afterSeq)))
-    .orderBy(asc(runEvents.seq));
-  return limit ? query.limit(limit) : query;
+  const result = await db.execute(sql`
+    select e.seq, e.type, e.created_at, ${hydratedData} as data
+    from run_events e
+    where e.run_id = ${runId} and e.seq > ${afterSeq}
+    order by e.seq
+    limit ${limit ?? null}`);
+  return (result as unknown as { rows: { seq: number; type: string; data: RunEvent; created_at: Date | string }[] }).rows.map((r) => ({
+    seq: Number(r.seq),
+    type: r.type,
+    data: r.data,
+    createdAt: new Date(r.created_at),
+  }));
 }
 
 export interface Continuation {

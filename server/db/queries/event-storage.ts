@@ -1,0 +1,34 @@
+/**
+ * How events are stored. A snapshot names the last message of its thread instead of copying the
+ * transcript: a thread's messages are append-only, so "the thread's messages up to this one" is the
+ * transcript the snapshot saw, rebuilt on read. A thread of n turns then stores O(n) bytes of
+ * snapshots, not O(n²).
+ */
+import { sql, type SQL } from "drizzle-orm";
+import type { RunEvent } from "@/server/domain";
+
+/** A snapshot as stored: its thread's messages up to and including `through` (none when null). */
+interface StoredSnapshot {
+  type: "snapshot";
+  state: Record<string, unknown>;
+  through: string | null;
+}
+
+export function storedForm(event: RunEvent): RunEvent | StoredSnapshot {
+  if (event.type !== "snapshot") return event;
+  return { type: "snapshot", state: event.state, through: event.messages.at(-1)?.id ?? null };
+}
+
+/** The stored event `e` (a row of run_events) as the RunEvent it stands for: snapshots get their messages back. */
+export const hydratedData: SQL = sql`case when e.type = 'snapshot' and e.data ? 'through' then
+    jsonb_build_object('type', 'snapshot', 'state', e.data -> 'state', 'messages', coalesce((
+      select jsonb_agg(
+        jsonb_build_object('id', m.id, 'role', m.role, 'content', m.content)
+          || case when m.tool_calls is null then '{}'::jsonb else jsonb_build_object('toolCalls', m.tool_calls) end
+          || case when m.tool_call_id is null then '{}'::jsonb else jsonb_build_object('toolCallId', m.tool_call_id) end
+        order by m.position)
+      from runs r join messages m on m.thread_id = r.thread_id
+      where r.id = e.run_id
+        and m.position <= (select x.position from messages x where x.thread_id = r.thread_id and x.id = e.data ->> 'through')
+    ), '[]'::jsonb))
+  else e.data end`;
