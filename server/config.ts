@@ -28,6 +28,8 @@ const settingsSchema = z.object({
   HARBOR_JOB_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
   /** How many runs execute at once per process; more wait in the scheduler's queue by priority, then age. */
   HARBOR_MAX_ACTIVE_RUNS: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** How many of one user's runs execute at once; the others wait without holding back anyone else's. */
+  HARBOR_MAX_ACTIVE_RUNS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(10),
   /** The pause between numbers of the concierge's `count slowly to <n>`. */
   HARBOR_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** How long the concierge's `deep_research` works, in steps. */
@@ -94,6 +96,7 @@ export type Settings = Readonly<{
   researchMs: number;
   stepMs: number;
   maxActiveRuns: number;
+  maxActiveRunsPerUser: number;
   benchRoutes: boolean;
   publicUrl: string | undefined;
   oauthTtlMs: number;
@@ -141,6 +144,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     researchMs: s.HARBOR_RESEARCH_MS,
     stepMs: s.HARBOR_STEP_MS,
     maxActiveRuns: s.HARBOR_MAX_ACTIVE_RUNS,
+    maxActiveRunsPerUser: s.HARBOR_MAX_ACTIVE_RUNS_PER_USER,
     benchRoutes: s.HARBOR_BENCH ?? false,
     publicUrl: s.HARBOR_PUBLIC_URL?.replace(/\/+$/, ""),
     oauthTtlMs: s.HARBOR_OAUTH_TTL_MS,

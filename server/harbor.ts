@@ -110,6 +110,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     a2aTtlMs: config.a2aTtlMs,
     jobLeaseMs: config.jobLeaseMs,
     maxActiveRuns: config.maxActiveRuns,
+    maxActiveRunsPerUser: config.maxActiveRunsPerUser,
     serverSecret,
     credentials: oauth,
     instanceId: instanceId(),

@@ -184,7 +184,7 @@ export function createDriver(deps: DriveDeps) {
         }
       }
     }
-    await deps.scheduler.acquire({ runId: base.runId, tenantId: base.tenantId }, priority, sayQueued, signal);
+    await deps.scheduler.acquire({ runId: base.runId, tenantId: base.tenantId, ownerId: base.ownerId }, priority, sayQueued, signal);
     if (queued && !(await takeQueuedRun(deps.db, base.runId, deps.instanceId))) throw new TakenElsewhere();
   }
 

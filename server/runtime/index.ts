@@ -46,6 +46,8 @@ export interface RuntimeDeps {
   sweepIntervalMs?: number;
   /** How many runs execute at once in this process; more wait in the scheduler's queue (default 100). */
   maxActiveRuns?: number;
+  /** How many of one user's runs execute at once (default 10); the queue is fair across users and tenants. */
+  maxActiveRunsPerUser?: number;
   /** Background jobs: lease length (how soon a dead process's job is taken over) and poll interval. */
   jobLeaseMs?: number;
   jobPollMs?: number;
@@ -95,7 +97,7 @@ export function createRuntime(deps: RuntimeDeps) {
   const writeEvents = groupCommit((entries: readonly RunEventsEntry[]) => appendRunEvents(deps.db, entries));
   const store: EventStore = { insert: (runId, events, alongside) => writeEvents({ runId, events, alongside }) };
   const mailboxes = new Mailboxes();
-  const scheduler = new Scheduler(deps.maxActiveRuns ?? 100);
+  const scheduler = new Scheduler(deps.maxActiveRuns ?? 100, deps.maxActiveRunsPerUser ?? 10);
   const coordinator = createCoordinator({
     db: deps.db,
     log: deps.log,

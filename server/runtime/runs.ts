@@ -408,7 +408,7 @@ export function runService(deps: RunsDeps) {
         while (deps.scheduler.hasRoom() && !stopping) {
           // Never a run this instance already drives (or waits to), nor one of a thread busy here:
           // its lane would wait for a run that waits for it.
-          const next = await takeNextQueuedRun(deps.db, deps.instanceId, busyHere());
+          const next = await takeNextQueuedRun(deps.db, deps.instanceId, busyHere(), deps.scheduler.maxPerUser);
           if (!next) break;
           const thread = await findThread(deps.db, next.threadId);
           const journal = new RunJournal(next.runId, store, deps.bus, await lastSeq(deps.db, next.runId));

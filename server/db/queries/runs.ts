@@ -220,18 +220,25 @@ export async function takeQueuedRun(db: Executor, runId: string, instanceId: str
 }
 
 /**
- * The cluster's queue: takes the queued run that should go next — by priority, then age — for an
- * instance with room, skipping rows another instance is taking (`SKIP LOCKED`) and runs whose thread
- * has an earlier run still to go (a thread's runs go one after the other).
+ * The cluster's queue: takes the queued run that should go next for an instance with room — by
+ * priority, then the run whose tenant, then whose user, has the fewest runs executing, then age —
+ * skipping rows another instance is taking (`SKIP LOCKED`), runs of users who already have
+ * `maxPerUser` runs executing, and runs whose thread has an earlier run still to go (a thread's runs
+ * go one after the other).
  */
 export async function takeNextQueuedRun(
   db: Executor,
   instanceId: string,
   busyHere: { runIds: readonly string[]; threadIds: readonly string[] },
+  maxPerUser: number,
 ) {
   const result = await db.execute(sql`
     with next as (
       select q.id from runs q
+        cross join lateral (
+          select count(*) filter (where a.owner_id = q.owner_id) as owner_running, count(*) as tenant_running
+          from runs a where a.tenant_id = q.tenant_id and a.status = 'running'
+        ) busy
       -- Its own queued runs an instance admits itself, as its slots free.
       where q.status = 'queued' and q.instance_id is distinct from ${instanceId}
         and q.id <> all(${sql.param([...busyHere.runIds])}::text[])
@@ -240,7 +247,8 @@ export async function takeNextQueuedRun(
           select 1 from runs o where o.thread_id = q.thread_id and o.id <> q.id
             and (o.status = 'running' or (o.status = 'queued' and (o.created_at, o.id) < (q.created_at, q.id)))
         )
-      order by q.priority desc, q.created_at, q.id
+        and busy.owner_running < ${maxPerUser}
+      order by q.priority desc, busy.tenant_running, busy.owner_running, q.created_at, q.id
       limit 1
       for update of q skip locked
     )

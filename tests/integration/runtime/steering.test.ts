@@ -185,6 +185,24 @@ describe.each(testBackends())("child runs and the scheduler on $name", (backend)
     await runtime.idle();
   });
 
+  it("caps one user's executing runs without holding back another user's", async () => {
+    const runtime = testRuntime(database.db, {
+      agents: createAgents(database.db, TEST_SECRET, { stepMs: 50 }),
+      maxActiveRuns: 3,
+      maxActiveRunsPerUser: 2,
+    });
+    const alices = [];
+    for (const n of [1, 2, 3]) alices.push(started(await runtime.startRun(alice, request(`cap-${n}`, "count slowly to 10"))));
+    await expect.poll(async () => (await findRun(database.db, alices[2]!.runId))?.status).toBe("queued");
+    const mallorys = started(await runtime.startRun(mallory, request("cap-m", "hello")));
+    await watchUntil(runtime, mallorys.runId, (e) => e.type === "run.completed", mallory);
+    // Mallory was answered while alice's third run still waited for one of her own to end.
+    expect((await findRun(database.db, alices[2]!.runId))?.status).toBe("queued");
+    await Promise.all(alices.map((run) => watchUntil(runtime, run.runId, (e) => e.type === "run.completed")));
+    runtime.close();
+    await runtime.idle();
+  });
+
   it("bounds how many runs execute at once and takes queued runs by priority, then age", async () => {
     const runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 20 }), maxActiveRuns: 1 });
     const first = started(await runtime.startRun(alice, request("q-1", "count slowly to 20")));
