@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgents } from "@/server/agents";
 import { listAudit } from "@/server/db/queries/audit";
 import { findRun } from "@/server/db/queries/runs";
-import { SteeringInstruction, type Identity, type LoggedEvent, type Runtime, type StartRunRequest } from "@/server/runtime";
+import {
+  SteeringInstruction,
+  type Identity,
+  type LoggedEvent,
+  type Runtime,
+  type StartedRun,
+  type StartRunRequest,
+} from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
 import { refused, started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
 
@@ -191,7 +198,7 @@ describe.each(testBackends())("child runs and the scheduler on $name", (backend)
       maxActiveRuns: 3,
       maxActiveRunsPerUser: 2,
     });
-    const alices = [];
+    const alices: StartedRun[] = [];
     for (const n of [1, 2, 3]) alices.push(started(await runtime.startRun(alice, request(`cap-${n}`, "count slowly to 10"))));
     await expect.poll(async () => (await findRun(database.db, alices[2]!.runId))?.status).toBe("queued");
     const mallorys = started(await runtime.startRun(mallory, request("cap-m", "hello")));
