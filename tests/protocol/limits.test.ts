@@ -4,8 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, interruptsOf, postRun, runInput, runTurn, userMessage } from "../helpers/agui";
-import { authHeaders, signIn, signInAll, trpcQuery, type Auth } from "../helpers/http";
+import { AGUI_CLIENTS, customEvents, interruptsOf, postRun, runInput, runTurn, userMessage } from "../helpers/agui";
+import { authHeaders, readSse, signIn, signInAll, trpcQuery, type Auth } from "../helpers/http";
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
@@ -50,6 +50,29 @@ describe.each(inject("servers"))("limits and protections on the $name server", (
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { code: "INVALID_INPUT", field: "messages[1].content" } });
     expect((await trpcQuery(server.url, alice, "threads.get", { threadId })).error?.data.code).toBe("NOT_FOUND");
+  });
+
+  it("runs at most 10 of one member's runs at once (HARBOR_MAX_ACTIVE_RUNS_PER_USER): the rest queue, and another tenant's user is answered at once", async () => {
+    const [malloryCookie] = await signInAll(server.url, ["mallory@globex.test"]);
+    const queued = new Set<number>();
+    const alices = Array.from({ length: 14 }, async (_, i) => {
+      const res = await postRun(server.url, alice, runInput(randomUUID(), [userMessage("count slowly to 4")]));
+      const frames = await readSse(res, (frame) => {
+        const event = JSON.parse(frame.data) as { type: string; name?: string };
+        if (event.type === "CUSTOM" && event.name === "run.queued") queued.add(i);
+        return event.type === "RUN_FINISHED" || event.type === "RUN_ERROR";
+      });
+      return (JSON.parse(frames.at(-1)!.data) as { type: string }).type;
+    });
+    await expect.poll(() => queued.size, { timeout: 10_000 }).toBeGreaterThanOrEqual(4);
+    const mallorys = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: server.url,
+      auth: { cookie: malloryCookie! },
+      threadId: randomUUID(),
+      messages: [userMessage("hello")],
+    });
+    expect(customEvents(mallorys.events, "run.queued")).toEqual([]);
+    expect(await Promise.all(alices)).toEqual(alices.map(() => "RUN_FINISHED"));
   });
 
   it("refuses a batch of more than 10 calls with 400", async () => {
