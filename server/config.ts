@@ -30,6 +30,10 @@ const settingsSchema = z.object({
   HARBOR_MAX_ACTIVE_RUNS: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How many of one user's runs execute at once; the others wait without holding back anyone else's. */
   HARBOR_MAX_ACTIVE_RUNS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(10),
+  /** The most messages one conversation holds; a new message beyond it gets THREAD_FULL (start a new one). */
+  HARBOR_MAX_THREAD_MESSAGES: z.coerce.number().int().min(10).max(100_000).default(1_000),
+  /** How many live feeds (tRPC subscriptions) one user may hold open at once per process. */
+  HARBOR_MAX_SUBSCRIPTIONS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(20),
   /** The pause between numbers of the concierge's `count slowly to <n>`. */
   HARBOR_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** How long the concierge's `deep_research` works, in steps. */
@@ -97,6 +101,8 @@ export type Settings = Readonly<{
   stepMs: number;
   maxActiveRuns: number;
   maxActiveRunsPerUser: number;
+  maxSubscriptionsPerUser: number;
+  maxThreadMessages: number;
   benchRoutes: boolean;
   publicUrl: string | undefined;
   oauthTtlMs: number;
@@ -145,6 +151,8 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     stepMs: s.HARBOR_STEP_MS,
     maxActiveRuns: s.HARBOR_MAX_ACTIVE_RUNS,
     maxActiveRunsPerUser: s.HARBOR_MAX_ACTIVE_RUNS_PER_USER,
+    maxSubscriptionsPerUser: s.HARBOR_MAX_SUBSCRIPTIONS_PER_USER,
+    maxThreadMessages: s.HARBOR_MAX_THREAD_MESSAGES,
     benchRoutes: s.HARBOR_BENCH ?? false,
     publicUrl: s.HARBOR_PUBLIC_URL?.replace(/\/+$/, ""),
     oauthTtlMs: s.HARBOR_OAUTH_TTL_MS,

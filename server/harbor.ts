@@ -111,6 +111,8 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     jobLeaseMs: config.jobLeaseMs,
     maxActiveRuns: config.maxActiveRuns,
     maxActiveRunsPerUser: config.maxActiveRunsPerUser,
+    maxSubscriptionsPerUser: config.maxSubscriptionsPerUser,
+    maxThreadMessages: config.maxThreadMessages,
     serverSecret,
     credentials: oauth,
     instanceId: instanceId(),

@@ -19,6 +19,8 @@ export const ERROR_CODES = [
   "STEP_LIMIT",
   /** New input on a thread whose run waits on an open interaction: answer it first. */
   "PENDING_INTERACTION",
+  /** The conversation holds as many messages as a thread may (`HARBOR_MAX_THREAD_MESSAGES`): start a new one. */
+  "THREAD_FULL",
   /** A resume names an interrupt this thread does not have open. */
   "UNKNOWN_INTERRUPT",
   /** The interaction was already decided; the action is not repeated. */
@@ -43,6 +45,8 @@ export const ERROR_CODES = [
   "RUN_IN_PROGRESS",
   /** More steering instructions wait for one run than its mailbox holds. */
   "TOO_MANY_INSTRUCTIONS",
+  /** One user holds more live feeds (subscriptions) at once than a process allows. */
+  "TOO_MANY_SUBSCRIPTIONS",
   /** The instruction needs a run in another state (pausing a paused run, resuming a running one). */
   "RUN_STATE_CONFLICT",
   /** A tool failed, or answered outside its declared output schema. */

@@ -21,6 +21,7 @@ import { open, seal, sealingKey } from "@/server/auth/sealing";
 import { bridgeCluster } from "./cluster-bridge";
 import { createRouter, type Sealer } from "./routing";
 import { interactionService } from "./interactions";
+import { SubscriptionSlots } from "./subscriptions";
 import { instanceKeeper } from "./instances";
 import { createJobRunner, responseService } from "./jobs";
 import type { AgentRegistry } from "./planner";
@@ -48,6 +49,10 @@ export interface RuntimeDeps {
   maxActiveRuns?: number;
   /** How many of one user's runs execute at once (default 10); the queue is fair across users and tenants. */
   maxActiveRunsPerUser?: number;
+  /** The most messages one thread holds (default 1000); a new message beyond it is refused with THREAD_FULL. */
+  maxThreadMessages?: number;
+  /** How many live feeds (tRPC subscriptions) one user may hold open at once (default 20). */
+  maxSubscriptionsPerUser?: number;
   /** Background jobs: lease length (how soon a dead process's job is taken over) and poll interval. */
   jobLeaseMs?: number;
   jobPollMs?: number;
@@ -98,6 +103,7 @@ export function createRuntime(deps: RuntimeDeps) {
   const store: EventStore = { insert: (runId, events, alongside) => writeEvents({ runId, events, alongside }) };
   const mailboxes = new Mailboxes();
   const scheduler = new Scheduler(deps.maxActiveRuns ?? 100, deps.maxActiveRunsPerUser ?? 10);
+  const subscriptions = new SubscriptionSlots(deps.maxSubscriptionsPerUser ?? 20);
   const coordinator = createCoordinator({
     db: deps.db,
     log: deps.log,
@@ -154,6 +160,7 @@ export function createRuntime(deps: RuntimeDeps) {
     mailboxes,
     scheduler,
     maxSteps: deps.maxSteps ?? 20_000,
+    maxThreadMessages: deps.maxThreadMessages ?? 1_000,
     route,
     signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
   });
@@ -169,7 +176,7 @@ export function createRuntime(deps: RuntimeDeps) {
     instanceId,
     accounts: accountService(deps.db),
     threads: threadService(deps.db),
-    interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange),
+    interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange, subscriptions),
     /**
      * The OAuth legs of a consent pause: `open` when the owner starts it (its provider, scopes and
      * expiry); `hold` before the callback exchanges a code (so a refused callback changes nothing,
@@ -212,7 +219,7 @@ export function createRuntime(deps: RuntimeDeps) {
     /** Live events of one run, from now until its transport run ends. */
     follow: (runId: string) => bus.follow(runId),
     /** A run's logged events after `afterSeq`, then live ones until it ends (owner or tenant admin). */
-    watchRun: runFeed(deps.db, bus).watch,
+    watchRun: runFeed(deps.db, bus, subscriptions).watch,
     parkedCount: () => coordinator.parkedCount,
     /** The scheduler's queue, for operators. */
     schedulerQueue: (identity: Identity) => scheduler.snapshot(identity.tenantId),

@@ -10,6 +10,7 @@ import { APPROVAL_RESPONSE_SCHEMA, type InteractionChange, type ResolutionInput 
 import { NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
 import { LiveQueue } from "./live-queue";
+import type { SubscriptionSlots } from "./subscriptions";
 
 export interface InteractionQuery {
   status?: InteractionStatus;
@@ -49,6 +50,7 @@ export function interactionService(
   db: Database,
   resolveInteractions: (identity: Identity, entries: readonly ResolutionInput[], via: "trpc") => Promise<{ continued: string[] }>,
   onChange: (listener: (change: InteractionChange) => void) => () => void,
+  slots: SubscriptionSlots,
 ) {
   const visibleTo = (identity: Identity) => ({ userId: identity.userId, approver: hasRole(identity, "approver") });
 
@@ -79,7 +81,9 @@ export function interactionService(
      * Live changes of what the caller may see (their own interactions; for approvers, those routed
      * to the tenant's approvers), until `signal` aborts.
      */
-    async *watch(identity: Identity, signal?: AbortSignal): AsyncGenerator<Pick<InteractionChange, "interactionId" | "runId" | "status">> {
+    watch(identity: Identity, signal?: AbortSignal): AsyncGenerator<Pick<InteractionChange, "interactionId" | "runId" | "status">> {
+      // Taken at the call, so a refusal is an error of the call, not of the stream.
+      const giveBack = slots.take(identity.userId, signal);
       const approver = hasRole(identity, "approver");
       const changes = new LiveQueue<InteractionChange>();
       const unsubscribe = onChange((change) => {
@@ -87,13 +91,18 @@ export function interactionService(
         if (change.ownerId !== identity.userId && !(approver && change.policy === "approvers")) return;
         changes.push(change);
       });
-      try {
-        for await (const change of changes.read(signal)) {
-          yield { interactionId: change.interactionId, runId: change.runId, status: change.status };
+      // A feed never read still lets go when its request ends.
+      signal?.addEventListener("abort", unsubscribe, { once: true });
+      return (async function* () {
+        try {
+          for await (const change of changes.read(signal)) {
+            yield { interactionId: change.interactionId, runId: change.runId, status: change.status };
+          }
+        } finally {
+          unsubscribe();
+          giveBack();
         }
-      } finally {
-        unsubscribe();
-      }
+      })();
     },
   };
 }

@@ -12,13 +12,14 @@ import { NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
 import type { Identity } from "./identity";
+import type { SubscriptionSlots } from "./subscriptions";
 
 /** Events read from the log at once. */
 const LOG_PAGE = 500;
 
 const endsRun = (event: RunEvent) => event.type === "run.completed" || event.type === "run.failed";
 
-export function runFeed(db: Database, bus: EventBus) {
+export function runFeed(db: Database, bus: EventBus, slots: SubscriptionSlots) {
   /** Owners follow their runs; admins every run of their tenant; other tenants learn nothing. */
   async function authorize(identity: Identity, runId: string) {
     const run = await findRun(db, runId);
@@ -33,10 +34,17 @@ export function runFeed(db: Database, bus: EventBus) {
    */
   async function watch(identity: Identity, runId: string, afterSeq: number, signal?: AbortSignal): Promise<AsyncGenerator<LoggedEvent>> {
     const run = await authorize(identity, runId);
-    return follow(runId, afterSeq, isTerminalStatus(run.status), signal);
+    const giveBack = slots.take(identity.userId, signal);
+    return follow(runId, afterSeq, isTerminalStatus(run.status), giveBack, signal);
   }
 
-  async function* follow(runId: string, afterSeq: number, ended: boolean, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
+  async function* follow(
+    runId: string,
+    afterSeq: number,
+    ended: boolean,
+    giveBack: () => void,
+    signal?: AbortSignal,
+  ): AsyncGenerator<LoggedEvent> {
     const live = new LiveQueue<LoggedEvent>();
     // Subscribed before reading the log, so nothing falls between the two; seqs remove the overlap.
     const subscription = bus.subscribe(runId, (event) => live.push(event));
@@ -65,6 +73,7 @@ export function runFeed(db: Database, bus: EventBus) {
       }
     } finally {
       subscription.unsubscribe();
+      giveBack();
     }
   }
 

@@ -9,7 +9,7 @@ import type { Database } from "@/server/db";
 import { activeRunsOnThread, findRun, lastSeq, loadContinuation, takeNextQueuedRun, type Continuation } from "@/server/db/queries/runs";
 import { beginRun } from "@/server/db/queries/run-writes";
 import { EMPTY_CHECKPOINT, type MultitaskPolicy } from "@/server/domain";
-import { findThread } from "@/server/db/queries/threads";
+import { countMessages, findThread } from "@/server/db/queries/threads";
 import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interactions";
 import { HeldElsewhere, type Coordinator, type ReadyRun, type ResolutionInput, type ResolveVia } from "./coordinator";
 import { routedIdentity, type RouteDeps, type RoutedRequest } from "./routing";
@@ -43,6 +43,8 @@ export interface RunsDeps {
   scheduler: Scheduler;
   streamChunkMs: number;
   maxSteps: number;
+  /** The most messages one thread holds; a new message beyond it is refused with THREAD_FULL. */
+  maxThreadMessages: number;
   credentials?: CredentialBroker;
   route?: RouteDeps;
   /** Tells the other instances a run waits in the cluster's queue (absent: this process is alone). */
@@ -193,10 +195,11 @@ export function runService(deps: RunsDeps) {
       },
       events: toStoredRows(started),
       onlyIfIdle: multitask === "reject",
+      maxMessages: deps.maxThreadMessages,
       holdMessages,
     });
     if (!thread) {
-      const refusal = await refuse(identity, request.threadId, multitask);
+      const refusal = await refuse(identity, request.threadId, multitask, userMessages.length);
       // The interaction that stood in the way was answered meanwhile: try once more.
       if (!refusal && attempt === 1) return startRun(identity, request, 2);
       return refusal ?? pendingInteraction([]);
@@ -265,11 +268,19 @@ export function runService(deps: RunsDeps) {
    * `beginRun` wrote nothing: the thread is someone else's (thrown), or waits on an interaction
    * (refused). Undefined when nothing stands in the way any more (it was answered meanwhile).
    */
-  async function refuse(identity: Identity, threadId: string, multitask: MultitaskPolicy): Promise<RefusedRun | undefined> {
+  async function refuse(identity: Identity, threadId: string, multitask: MultitaskPolicy, adding: number): Promise<RefusedRun | undefined> {
     const existing = await findThread(deps.db, threadId);
     if (existing) assertThreadAccess(existing, identity);
     const open = await pendingOnThread(deps.db, threadId);
     if (open.length > 0) return pendingInteraction(open.map((r) => r.id));
+    if ((await countMessages(deps.db, threadId)) + adding > deps.maxThreadMessages) {
+      return {
+        refused: new HarborError(
+          "THREAD_FULL",
+          `This conversation has reached its length limit (${deps.maxThreadMessages} messages): start a new conversation to go on.`,
+        ),
+      };
+    }
     const running = multitask === "reject" ? await activeRunsOnThread(deps.db, threadId) : [];
     if (running.length > 0) {
       return {

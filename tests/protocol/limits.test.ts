@@ -5,7 +5,19 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, customEvents, interruptsOf, postRun, runInput, runTurn, userMessage } from "../helpers/agui";
-import { authHeaders, readSse, signIn, signInAll, trpcQuery, type Auth } from "../helpers/http";
+import { authHeaders, readSse, runOnThread, signIn, signInAll, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
+
+/** Reads a stream until `text` has come, leaving it open. */
+async function readUntil(res: Response, text: string): Promise<void> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (!seen.includes(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended before ${text}`);
+    seen += value;
+  }
+  reader.releaseLock();
+}
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
@@ -73,6 +85,48 @@ describe.each(inject("servers"))("limits and protections on the $name server", (
     });
     expect(customEvents(mallorys.events, "run.queued")).toEqual([]);
     expect(await Promise.all(alices)).toEqual(alices.map(() => "RUN_FINISHED"));
+  });
+
+  it("holds at most 20 live feeds open per user (HARBOR_MAX_SUBSCRIPTIONS_PER_USER): the next is refused with TOO_MANY_REQUESTS until one closes; others are not affected", async () => {
+    const threadId = randomUUID();
+    const turn = await runTurn(AGUI_CLIENTS[0]!, {
+      baseUrl: server.url,
+      auth: alice,
+      threadId,
+      messages: [userMessage("send an email to feeds@example.com saying hi")],
+    });
+    expect(interruptsOf(turn.events)).toHaveLength(1);
+    const runId = await runOnThread(server.url, alice, threadId, "paused");
+    const feeds = Array.from({ length: 20 }, () => new AbortController());
+    // A parked run's feed stays open, waiting for what comes next.
+    const open = await Promise.all(feeds.map((c) => trpcSubscribe(server.url, alice, "runs.events", { runId }, c.signal)));
+    // Each feed has read what the log holds (its slot is taken), and stays open.
+    await Promise.all(open.map((res) => readUntil(res, '"run.paused"')));
+    /** The code a feed ends with: tRPC answers a subscription's refusal as its stream's error. */
+    const refusalOf = async (res: Response) => {
+      const error = (await readSse(res, (f) => f.event !== "connected")).find((f) => f.event === "serialized-error");
+      return error ? (JSON.parse(error.data) as { data: { code: string } }).data.code : undefined;
+    };
+    expect(await refusalOf(await trpcSubscribe(server.url, alice, "runs.events", { runId }))).toBe("TOO_MANY_REQUESTS");
+    expect(await refusalOf(await trpcSubscribe(server.url, alice, "interactions.events", {}))).toBe("TOO_MANY_REQUESTS");
+    const [malloryCookie] = await signInAll(server.url, ["mallory@globex.test"]);
+    const mallorys = new AbortController();
+    const malloryFeed = await trpcSubscribe(server.url, { cookie: malloryCookie! }, "interactions.events", {}, mallorys.signal);
+    expect(await Promise.race([refusalOf(malloryFeed), new Promise((resolve) => setTimeout(() => resolve("open"), 500))])).toBe("open");
+    mallorys.abort();
+
+    feeds[0]!.abort();
+    await expect
+      .poll(async () => {
+        const again = new AbortController();
+        const res = await trpcSubscribe(server.url, alice, "runs.events", { runId }, again.signal);
+        const frames = await readSse(res, (f) => f.event === "serialized-error" || f.data.includes('"run.paused"'));
+        again.abort();
+        return frames.some((f) => f.event === "serialized-error") ? "refused" : "open";
+      })
+      .toBe("open");
+    for (const feed of feeds) feed.abort();
+    await healthy();
   });
 
   it("refuses a batch of more than 10 calls with 400", async () => {

@@ -122,6 +122,8 @@ export async function beginRun(
     events: readonly EventRow[];
     /** Write nothing while another run of the thread executes or waits (double-texting `reject`). */
     onlyIfIdle?: boolean;
+    /** Write nothing when the thread would then hold more messages than this (absent: no limit). */
+    maxMessages?: number;
     /** Keep the messages with the run (its checkpoint's `pendingInput`) instead of the thread, until its turn. */
     holdMessages?: boolean;
   },
@@ -136,6 +138,8 @@ export async function beginRun(
       -- (Background work does not: it finishes by itself, and its result is appended when it does.)
       where not exists (select 1 from interactions where thread_id = ${thread.id} and status = 'pending' and kind <> 'external_wait')
         and (not ${input.onlyIfIdle ?? false}::boolean or not exists (select 1 from runs where thread_id = ${thread.id} and status in ('queued', 'running')))
+        and (${input.maxMessages ?? null}::int is null
+          or (select count(*) from messages where thread_id = ${thread.id}) + ${input.messages.length} <= ${input.maxMessages ?? null}::int)
       on conflict (id) do update set updated_at = now(), state = coalesce(${state}::jsonb, threads.state)
         -- Another owner's thread is neither changed nor returned, so nothing below is written.
         where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id

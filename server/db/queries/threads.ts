@@ -1,4 +1,4 @@
-import { and, asc, desc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq } from "drizzle-orm";
 import type { Executor } from "../client";
 import { messages, threads } from "../schema";
 import { type MessageRole, type StoredToolCall } from "@/server/domain";
@@ -71,4 +71,10 @@ export async function listMessages(db: Executor, threadId: string): Promise<Mess
     .from(messages)
     .where(eq(messages.threadId, threadId))
     .orderBy(asc(messages.position));
+}
+
+/** How many messages a thread holds. */
+export async function countMessages(db: Executor, threadId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(messages).where(eq(messages.threadId, threadId));
+  return row?.n ?? 0;
 }

@@ -112,6 +112,41 @@ describe.each(testBackends())("runs and threads on $name", (backend) => {
     expect((await findRun(h.db, started.runId))?.status).toBe("completed");
     expect((await runtime.threads.get(alice, "thread-gone")).messages).toHaveLength(2);
   });
+  it("refuses a message that would take a thread past HARBOR_MAX_THREAD_MESSAGES with THREAD_FULL, storing nothing", async () => {
+    const capped = testRuntime(h.db, { maxThreadMessages: 4 });
+    for (const n of [1, 2])
+      await drain(
+        start(
+          await capped.startRun(alice, {
+            agentId: "concierge",
+            threadId: "thread-full",
+            transportRunId: `full-${n}`,
+            messages: [say(`full-${n}`, "hello")],
+          }),
+        ).events,
+      );
+    const third = await capped.startRun(alice, {
+      agentId: "concierge",
+      threadId: "thread-full",
+      transportRunId: "full-3",
+      messages: [say("full-3", "hello")],
+    });
+    expect("refused" in third && third.refused.code).toBe("THREAD_FULL");
+    expect((await capped.threads.get(alice, "thread-full")).messages).toHaveLength(4);
+    // Another conversation goes on.
+    await drain(
+      start(
+        await capped.startRun(alice, {
+          agentId: "concierge",
+          threadId: "thread-new",
+          transportRunId: "full-4",
+          messages: [say("full-4", "hello")],
+        }),
+      ).events,
+    );
+    capped.close();
+    await capped.idle();
+  });
 });
 
 describe.each(testBackends())("failing runs on $name", (backend) => {
