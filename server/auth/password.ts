@@ -8,6 +8,7 @@
  * and DNS work) for everyone else, nor queue without bound.
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
 
 const N = 16_384;
@@ -15,8 +16,11 @@ const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
 
-/** scrypt calls in flight at once (libuv's pool has 4 threads by default). */
-export const HASHING_CONCURRENCY = 4;
+/**
+ * scrypt calls in flight at once: at most 4 (libuv's pool has 4 threads by default), and at least
+ * one core left to the event loop — each call keeps a core busy for tens of milliseconds.
+ */
+export const HASHING_CONCURRENCY = Math.min(4, Math.max(1, availableParallelism() - 1));
 /** scrypt calls waiting for a slot; one more is refused. */
 export const HASHING_QUEUE = 64;
 
