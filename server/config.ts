@@ -72,6 +72,19 @@ const settingsSchema = z.object({
   HARBOR_A2A_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** The longest user message Harbor takes (AG-UI `messages[i].content`), in characters. */
   HARBOR_MAX_MESSAGE_CHARS: z.coerce.number().int().min(100).max(1_000_000).default(32_000),
+  /** Failed sign-ins for one email from one client within HARBOR_SIGNIN_WINDOW_S; one more is a 429. */
+  HARBOR_SIGNIN_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Failed sign-ins from one client, whatever the emails, within HARBOR_SIGNIN_WINDOW_S; one more is a 429. */
+  HARBOR_SIGNIN_CLIENT_FAILURES: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** The window failed sign-ins are counted in, and how long a throttled client waits. */
+  HARBOR_SIGNIN_WINDOW_S: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 3600)
+    .default(15 * 60),
+  /** Which X-Forwarded-For entry, counted from the right, is the client: 1 with no proxy or one, 2 behind two, … */
+  HARBOR_FORWARDED_FOR_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   /** How often an instance tells the others it is alive. */
   HARBOR_INSTANCE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** An instance silent this long is dead: survivors reclaim what it held. */
@@ -114,6 +127,8 @@ export type Settings = Readonly<{
   a2aTtlMs: number;
   a2aTimeoutMs: number;
   maxMessageChars: number;
+  signIn: { failures: number; clientFailures: number; windowSeconds: number };
+  forwardedForHops: number;
   instanceHeartbeatMs: number;
   instanceTtlMs: number;
   durableWaits: readonly ("approvals" | "client_tools")[];
@@ -172,6 +187,12 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     a2aTtlMs: s.HARBOR_A2A_TTL_MS,
     a2aTimeoutMs: s.HARBOR_A2A_TIMEOUT_MS,
     maxMessageChars: s.HARBOR_MAX_MESSAGE_CHARS,
+    signIn: {
+      failures: s.HARBOR_SIGNIN_FAILURES,
+      clientFailures: s.HARBOR_SIGNIN_CLIENT_FAILURES,
+      windowSeconds: s.HARBOR_SIGNIN_WINDOW_S,
+    },
+    forwardedForHops: s.HARBOR_FORWARDED_FOR_HOPS,
     instanceHeartbeatMs: s.HARBOR_INSTANCE_HEARTBEAT_MS,
     instanceTtlMs: s.HARBOR_INSTANCE_TTL_MS,
     durableWaits: s.HARBOR_DURABLE_WAITS,

@@ -2,7 +2,9 @@
  * Harbor's client for remote A2A agents (protocol v1.0, @a2a-js/sdk's client). One call sends one
  * message and reads the remote task until it settles: done (completed, failed, rejected, canceled)
  * or waiting on its caller (input-required, auth-required) — the caller answers with the same
- * task id. Failures become HarborErrors that name the agent's URL and never carry a credential.
+ * task id. Failures become HarborErrors whose message is a plain sentence for the user; the agent's
+ * URL goes only into their details (the log), and none carries a credential. Harbor calls only
+ * endpoints on the configured agent's origin, whatever its card says.
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
@@ -12,6 +14,7 @@ import {
   AGENT_CARD_PATH,
   Role,
   TaskState,
+  type AgentCard,
   type Artifact,
   type Message,
   type Part,
@@ -138,8 +141,28 @@ async function discover(url: string, signal: AbortSignal): Promise<Connection> {
     throw new HarborError("REMOTE_AGENT_FAILED", `The remote agent publishes an agent card Harbor cannot read.`, { url });
   }
   // The SDK's resolver normalises card dialects (proto-style JSON) before the factory picks a transport.
-  const client = await new ClientFactory().createFromAgentCard(new DefaultAgentCardResolver().normalizeAgentCard(raw));
+  const normalized = new DefaultAgentCardResolver().normalizeAgentCard(raw);
+  const client = await new ClientFactory().createFromAgentCard(pinnedToOrigin(url, normalized));
   return { client, name: card.data.name, streaming: card.data.capabilities?.streaming === true };
+}
+
+/**
+ * The card is read from the configured address, but it names the endpoints to call: a card that
+ * sends Harbor (and the bearer it forwards) to another site is refused. Only the interfaces on the
+ * configured origin are kept; none left, and nothing is called. The addresses go to the log.
+ */
+function pinnedToOrigin(url: string, card: AgentCard): AgentCard {
+  const origin = new URL(url).origin;
+  const sameOrigin = (endpoint: string) => URL.canParse(endpoint) && new URL(endpoint).origin === origin;
+  const kept = card.supportedInterfaces.filter((i) => sameOrigin(i.url));
+  if (kept.length === 0) {
+    throw new HarborError(
+      "REMOTE_AGENT_FAILED",
+      "The remote agent's card names an endpoint on another site; Harbor calls only the address it was configured with.",
+      { url, endpoints: card.supportedInterfaces.map((i) => i.url) },
+    );
+  }
+  return { ...card, supportedInterfaces: kept };
 }
 
 function userMessage(input: RemoteSend): Message {

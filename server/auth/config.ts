@@ -11,6 +11,7 @@ import { findUserWithPasswordByEmail } from "@/server/db/queries/users";
 import { log } from "@/server/log";
 import { authSecret } from "./secret";
 import { hashPassword, verifyPassword } from "./password";
+import { guardedSignIn } from "./sign-in-guard";
 
 let dummy: Promise<string> | undefined;
 const dummyHash = () => (dummy ??= hashPassword("not a password anyone has"));
@@ -34,19 +35,23 @@ export const { handlers, signIn, signOut } = NextAuth(() => ({
   providers: [
     Credentials({
       credentials: { email: { label: "Email" }, password: { label: "Password", type: "password" } },
-      async authorize(raw) {
+      async authorize(raw, request) {
         const parsed = credentialsSchema.safeParse(raw);
         if (!parsed.success) throw new CredentialsSignin();
-        const user = await findUserWithPasswordByEmail(await database(), parsed.data.email);
-        // Unknown emails cost a hash too, so the answer's timing does not tell which accounts exist.
-        const ok = await verifyPassword(parsed.data.password, user?.passwordHash ?? (await dummyHash()));
-        if (!user || !ok) {
-          // The submitted email is not logged: it may be someone's password typed in the wrong box.
-          log.info(user ? { userId: user.id } : {}, "sign-in refused");
-          throw new CredentialsSignin();
-        }
-        log.info({ userId: user.id }, "signed in");
-        return { id: user.id, email: user.email, name: user.name };
+        const { email, password } = parsed.data;
+        // Throttled per email and client, counted before the password is checked (sign-in-guard.ts).
+        return guardedSignIn(email, request.headers, async () => {
+          const user = await findUserWithPasswordByEmail(await database(), email);
+          // Unknown emails cost a hash too, so the answer's timing does not tell which accounts exist.
+          const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
+          if (!user || !ok) {
+            // The submitted email is not logged: it may be someone's password typed in the wrong box.
+            log.info(user ? { userId: user.id } : {}, "sign-in refused");
+            return undefined;
+          }
+          log.info({ userId: user.id }, "signed in");
+          return { id: user.id, email: user.email, name: user.name };
+        });
       },
     }),
   ],

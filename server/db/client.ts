@@ -25,6 +25,8 @@ export interface DatabaseHandle {
   readonly engine: "pglite" | "postgres";
   /** PostgreSQL's connection string (for a dedicated listening connection). */
   readonly url?: string;
+  /** PostgreSQL's connection pool, for libraries that speak `pg` themselves (the sign-in throttle's store). */
+  readonly pool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ async function openPostgres(url: string, poolSize = 20, applicationName?: string
     await pool.end();
     throw error;
   }
-  return { db: drizzlePg(pool, { schema }), engine: "postgres", url, close: () => pool.end() };
+  return { db: drizzlePg(pool, { schema }), engine: "postgres", url, pool, close: () => pool.end() };
 }
 
 async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DatabaseHandle> {

@@ -2,7 +2,7 @@
  * The one Drizzle pg-core schema. The same migrations run on embedded PGlite and on PostgreSQL.
  */
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, varchar } from "drizzle-orm/pg-core";
 
 import {
   type Checkpoint,
@@ -399,3 +399,15 @@ export const sessions = pgTable(
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
 );
+
+/**
+ * Failed sign-ins per key, for the sign-in throttle on PostgreSQL (rate-limiter-flexible's
+ * RateLimiterPostgres reads and writes it; its column names are the library's). The key is an HMAC
+ * of the normalised email and the client address, never the email itself; `expire` is epoch ms.
+ * The embedded database keeps these counters in memory instead (one process).
+ */
+export const signInFailures = pgTable("sign_in_failures", {
+  key: varchar("key", { length: 255 }).primaryKey(),
+  points: integer("points").notNull().default(0),
+  expire: bigint("expire", { mode: "number" }),
+});

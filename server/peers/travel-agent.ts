@@ -31,6 +31,8 @@ export interface TravelAgentOptions {
   memberToken: string;
   /** Whether the agent card advertises streaming (default true); false makes clients use blocking `SendMessage`. */
   streaming?: boolean;
+  /** The endpoint its agent card advertises (default: its own URL); tests point it elsewhere. */
+  cardUrl?: string;
 }
 
 export interface RunningTravelAgent {
@@ -88,7 +90,7 @@ export async function startTravelAgent(options: TravelAgentOptions): Promise<Run
   const taskStore = new InMemoryTaskStore();
   const executor = travelExecutor(options.memberToken, taskStore);
   const requestHandler = new DefaultRequestHandler(
-    agentCard(url, options.streaming ?? true),
+    agentCard(options.cardUrl ?? url, options.streaming ?? true),
     taskStore,
     executor,
     undefined,

@@ -3,6 +3,7 @@
 import { AuthError } from "next-auth";
 import { signIn, signOut } from "@/server/auth/config";
 import { safeReturnPath } from "@/server/auth/return-path";
+import { SignInRefused } from "@/server/auth/sign-in-guard";
 
 export interface SignInState {
   error?: string;
@@ -22,7 +23,9 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
     // A successful sign-in "throws" Next's redirect; only Auth.js errors are failures.
     if (error instanceof AuthError) {
       const email = form.get("email");
-      return { error: "Wrong email or password.", email: typeof email === "string" ? email : undefined };
+      // Throttled (too many failures) or the password checks are full: say so, not "wrong password".
+      const said = error instanceof SignInRefused ? error.sentence : "Wrong email or password.";
+      return { error: said, email: typeof email === "string" ? email : undefined };
     }
     throw error;
   }
