@@ -19,6 +19,7 @@ import { replyTo } from "../server/agents/concierge/planner";
 import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
 import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
+import { measureThreadStorage } from "./thread-storage";
 import { measureScheduler, measureSteeringLatency, type SchedulerThroughput, type SteeringLatency } from "./steering";
 import { measureClientToolRoundTrips, measurePolling, startWaits, type PollingLoad, type RoundTrip } from "./tools-and-waits";
 
@@ -386,6 +387,29 @@ async function scaleOut(): Promise<void> {
   }
 }
 
+/** Bytes stored per turn of a 200-turn thread, with snapshots naming the last message vs copying the transcript. */
+async function threadStorage(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-bench-storage-"));
+  const handle = await openDatabase({ engine: "pglite", dataDir: dir });
+  try {
+    await seedDemo(handle.db);
+    const turns = Number(process.env.BENCH_TURNS ?? 200);
+    const r = await measureThreadStorage(handle.db, turns);
+    console.log(`Storage of a ${r.turns}-turn thread (messages + run events, bytes per turn; PGlite)`);
+    console.log("snapshot shape                   whole thread   last ten turns");
+    console.log(`copies the transcript (before) ${fmt(r.copied)} ${fmt(r.copiedLastTen)}`);
+    console.log(`names the last message (now)   ${fmt(r.referenced)} ${fmt(r.referencedLastTen)}`);
+    console.log(
+      `now stores ${(r.referenced / r.copied).toFixed(3)}× the bytes of before over the thread (${(r.copied / r.referenced).toFixed(1)}× less), ` +
+        `and a late turn costs ${(r.referencedLastTen / r.referenced).toFixed(2)}× an average one (before: ${(r.copiedLastTen / r.copied).toFixed(2)}×)`,
+    );
+    console.log();
+  } finally {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   console.log(`Harbor benchmarks — ${os.cpus().length} cores, ${SECONDS}s per measurement\n`);
   // `BENCH_ONLY=scale-out npm run bench`: only the several-instances measurements.
@@ -393,6 +417,9 @@ async function main() {
     if (await postgresReachable()) await scaleOut();
     return;
   }
+  // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
+  if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
+  await threadStorage();
   const engines: ("pglite" | "postgres")[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
   const results = new Map<string, EngineResults>();
   for (const engine of engines) {
