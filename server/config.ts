@@ -61,6 +61,12 @@ const settingsSchema = z.object({
   HARBOR_IDP_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86_400).default(3_600),
   /** The travel agent's A2A URL; absent, the demo's embedded one. */
   HARBOR_TRAVEL_AGENT_URL: z.url().optional(),
+  /** An OpenAI-compatible API root (e.g. http://127.0.0.1:11434/v1): with HARBOR_MODEL, serves the `assistant` agent. */
+  HARBOR_MODEL_BASE_URL: z.url().optional(),
+  HARBOR_MODEL: z.string().min(1).max(200).optional(),
+  HARBOR_MODEL_API_KEY: z.string().min(1).max(4096).optional(),
+  /** How long one model request may take (and wait for its first chunk). */
+  HARBOR_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** How long a remote agent's question waits for the owner's answer; then it expires and the remote task is cancelled. */
   HARBOR_A2A_TTL_MS: z.coerce
     .number()
@@ -124,6 +130,7 @@ export type Settings = Readonly<{
   idpTokenTtlSeconds: number;
   travelAgentPort: number;
   travelAgentUrl: string | undefined;
+  model: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number } | undefined;
   a2aTtlMs: number;
   a2aTimeoutMs: number;
   maxMessageChars: number;
@@ -184,6 +191,15 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     idpTokenTtlSeconds: s.HARBOR_IDP_TOKEN_TTL_S,
     travelAgentPort: s.HARBOR_TRAVEL_AGENT_PORT,
     travelAgentUrl: s.HARBOR_TRAVEL_AGENT_URL,
+    model:
+      s.HARBOR_MODEL_BASE_URL && s.HARBOR_MODEL
+        ? {
+            baseUrl: s.HARBOR_MODEL_BASE_URL,
+            model: s.HARBOR_MODEL,
+            ...(s.HARBOR_MODEL_API_KEY ? { apiKey: s.HARBOR_MODEL_API_KEY } : {}),
+            timeoutMs: s.HARBOR_MODEL_TIMEOUT_MS,
+          }
+        : undefined,
     a2aTtlMs: s.HARBOR_A2A_TTL_MS,
     a2aTimeoutMs: s.HARBOR_A2A_TIMEOUT_MS,
     maxMessageChars: s.HARBOR_MAX_MESSAGE_CHARS,

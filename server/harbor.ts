@@ -99,6 +99,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     stepMs: config.stepMs,
     calendarUrl: calendar?.calendarUrl,
     travelAgent: travelAgentUrl ? remoteAgent(travelAgentUrl, { timeoutMs: config.a2aTimeoutMs }) : undefined,
+    model: config.model,
   });
   const runtime = createRuntime({
     db,

@@ -1,5 +1,7 @@
 import type { Database } from "@/server/db";
 import { HarborError, type AgentDefinition, type AgentRegistry, type RemoteAgentPort } from "@/server/runtime";
+import { ASSISTANT_AGENT_ID, ASSISTANT_INSTRUCTIONS } from "./assistant/instructions";
+import { languageModel, modelPlanner, type ModelSettings } from "./assistant/planner";
 import { conciergePlanner } from "./concierge/planner";
 import { conciergeTools } from "./concierge/tools";
 
@@ -12,6 +14,8 @@ export interface AgentOptions {
   calendarUrl?: string;
   /** The remote travel agent (A2A); absent, `ask_travel_agent` fails with REMOTE_AGENT_UNAVAILABLE. */
   travelAgent?: RemoteAgentPort;
+  /** An OpenAI-compatible model: with it, the `assistant` agent is served too. */
+  model?: ModelSettings;
 }
 
 /** The travel agent when none is configured: every call says so. */
@@ -37,5 +41,22 @@ export function createAgents(db: Database, serverSecret: string, options: AgentO
       travelAgent: options.travelAgent ?? unconfiguredTravelAgent,
     }),
   };
-  return new Map([[concierge.id, concierge]]);
+  const agents = new Map([[concierge.id, concierge]]);
+  if (options.model) {
+    const assistant: AgentDefinition = {
+      id: ASSISTANT_AGENT_ID,
+      name: "Assistant",
+      description: `A model-driven agent (${options.model.model}) with the concierge's tools, behind the same gates.`,
+      planner: modelPlanner({
+        model: languageModel(options.model),
+        instructions: ASSISTANT_INSTRUCTIONS,
+        tools: concierge.tools,
+        timeoutMs: options.model.timeoutMs,
+        maxRetries: options.model.maxRetries,
+      }),
+      tools: concierge.tools,
+    };
+    agents.set(assistant.id, assistant);
+  }
+  return agents;
 }

@@ -45,6 +45,8 @@ export interface Checkpoint {
   context?: string[];
   /** Child runs this run started. */
   children?: string[];
+  /** Tokens a model spent on the run before it parked. */
+  usage?: { inputTokens: number; outputTokens: number };
   /** Instructions that arrived while the run was parked, oldest first. */
   steering?: StoredInstruction[];
   /**

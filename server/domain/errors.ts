@@ -57,6 +57,8 @@ export const ERROR_CODES = [
   "REMOTE_AGENT_TIMEOUT",
   /** A remote agent answered with a protocol error, a malformed answer, or a failed task. */
   "REMOTE_AGENT_FAILED",
+  /** The model server could not be reached or kept failing (after retries), or stopped mid-answer. */
+  "MODEL_UNAVAILABLE",
   /** The OAuth provider refused or failed a step of the authorization (exchange, refresh). */
   "OAUTH_FAILED",
   /** An unexpected failure inside Harbor; the log has the details under the request id. */

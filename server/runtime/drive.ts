@@ -234,6 +234,7 @@ export function createDriver(deps: DriveDeps) {
           safePoint: (state, where) => safePoint(state, journal, where),
           spawn: (state, requests) => deps.spawn(state, requests),
           credentials: deps.credentials,
+          signal: deps.mailboxes.cancelSignal(base.runId),
         },
         options.resume,
       );
@@ -248,6 +249,7 @@ export function createDriver(deps: DriveDeps) {
           goal: final.goal,
           context: final.context,
           children: final.children,
+          ...(final.usage ? { usage: final.usage } : {}),
         });
         parked = true;
         // Steering that arrived after the last safe point: a cancel ends the parked run now; a

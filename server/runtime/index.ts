@@ -258,7 +258,7 @@ export type { ErrorCode } from "./errors";
 export type { Identity } from "./identity";
 export { hasRole, rolesOf } from "./identity";
 export type { InterruptView, LoggedEvent, RunEvent } from "./events";
-export type { AgentDefinition, AgentRegistry, Planner, PlannerDecision } from "./planner";
+export type { AgentDefinition, AgentRegistry, ModelPart, Planner, PlannerContext, PlannerDecision } from "./planner";
 export type { RunState, TranscriptMessage } from "./state";
 export type { IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from "./runs";
 export type { ResolutionInput } from "./coordinator";

@@ -21,11 +21,29 @@ export type PlannerDecision =
    * their own (the parent does not wait), and a cascading CANCEL of the parent reaches them.
    */
   | { type: "spawn"; requests: string[] }
+  /**
+   * A model's turn as it streams: text is shown as it comes; the tool calls it asks for are then
+   * checked against their tools (a call that fails its tool's schema goes back to the model as a
+   * tool error) and carried out like `call_tools`, through exactly the gates the tools declare.
+   */
+  | { type: "stream"; parts: AsyncIterable<ModelPart> }
   /** Nothing more to do: the run completes. */
   | { type: "finish" };
 
+/** What a streaming model says, piece by piece. */
+export type ModelPart =
+  | { type: "text"; delta: string }
+  | { type: "tool_call"; name: string; args: unknown }
+  | { type: "usage"; inputTokens: number; outputTokens: number };
+
+/** What a planner may use while it decides. */
+export interface PlannerContext {
+  /** Aborts when the run is cancelled: a planner waiting on something slow (a model) stops at once. */
+  readonly signal: AbortSignal;
+}
+
 export interface Planner {
-  next(state: Readonly<RunState>): PlannerDecision | Promise<PlannerDecision>;
+  next(state: Readonly<RunState>, ctx?: PlannerContext): PlannerDecision | Promise<PlannerDecision>;
 }
 
 export interface AgentDefinition {

@@ -9,6 +9,7 @@ import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
+import { streamModelTurn } from "./model-turn";
 import type { AgentDefinition } from "./planner";
 import type { RunState, TranscriptMessage } from "./state";
 import {
@@ -47,7 +48,12 @@ export interface RunLoopDeps {
   spawn?(state: RunState, requests: readonly string[]): Promise<string[]>;
   /** OAuth credentials for tools that declare `auth`. */
   credentials?: CredentialBroker;
+  /** Aborts when the run is cancelled, so a model's answer in flight stops at once. */
+  signal?: AbortSignal;
 }
+
+/** Model steps in a row whose tool calls may be refused (sent back as errors) before the run fails. */
+export const MAX_REFUSED_STEPS = 3;
 
 export type SafePoint =
   { type: "continue"; state: RunState } | { type: "cancel"; state: RunState } | { type: "pause"; state: RunState; request: PauseRequest };
@@ -121,7 +127,8 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
     if (state.step >= deps.maxSteps) {
       throw new HarborError("STEP_LIMIT", `The run stopped after ${deps.maxSteps} planner steps.`);
     }
-    const decision = await agent.planner.next(state);
+    const signal = deps.signal ?? new AbortController().signal;
+    const decision = await agent.planner.next(state, { signal });
     state = { ...state, step: state.step + 1 };
     switch (decision.type) {
       case "finish":
@@ -140,6 +147,31 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
       case "request_pause": {
         const request: PauseRequest = { id: deps.newId(), kind: "approval", reason: "hitl", policy: "owner", message: decision.message };
         return { type: "paused", state, parking: { requests: [request], calls: [], handles: new Map() } };
+      }
+      case "stream": {
+        const turn = await streamModelTurn(state, decision.parts, deps, signal);
+        state = turn.state;
+        // A model that said nothing and called nothing has nothing more to do.
+        if (!turn.aborted && turn.calls.length === 0 && !turn.said) return { type: "finished", state };
+        if (turn.aborted || turn.calls.length === 0) break;
+        const problem = callsProblem(agent, turn.calls);
+        if (problem) {
+          state = await answerRefusedCalls(state, turn.calls, problem, deps);
+          if ((state.refusedSteps ?? 0) >= MAX_REFUSED_STEPS) {
+            throw new HarborError("TOOL_FAILED", `The model's tool calls were refused ${MAX_REFUSED_STEPS} times in a row: ${problem}`);
+          }
+          break;
+        }
+        state = { ...state, refusedSteps: 0 };
+        const planned = await announceCalls(state, agent, turn.calls as { name: string; args: Record<string, unknown> }[], deps);
+        state = planned.state;
+        if (planned.requests.length > 0) {
+          return { type: "paused", state, parking: { requests: planned.requests, calls: planned.calls, handles: new Map() } };
+        }
+        const result = await runCalls(state, agent, deps, planned.calls, new Map());
+        if (result.type === "paused") return result;
+        state = result.state;
+        break;
       }
       case "call_tools": {
         const planned = await announceCalls(state, agent, decision.calls, deps);
@@ -265,11 +297,62 @@ async function announceCalls(
 }
 
 /**
+ * Why a model's tool calls cannot run as asked — an unknown tool, arguments outside the tool's
+ * schema, calls that cannot wait together — or undefined when they can.
+ */
+function callsProblem(agent: AgentDefinition, calls: readonly { name: string; args: unknown }[]): string | undefined {
+  for (const call of calls) {
+    const definition = agent.tools.get(call.name);
+    if (!definition) return `There is no tool named "${call.name}".`;
+    const parsed = definition.input.safeParse(call.args);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`);
+      return `The arguments of ${call.name} do not match its schema — ${issues.join("; ")}.`;
+    }
+  }
+  return waitConflict(agent, calls);
+}
+
+/**
+ * A model step whose calls were refused: the calls are recorded, each answered with the problem
+ * (so the model can correct itself), and none runs.
+ */
+async function answerRefusedCalls(
+  state: RunState,
+  calls: readonly { name: string; args: unknown }[],
+  problem: string,
+  deps: RunLoopDeps,
+): Promise<RunState> {
+  const refused = calls.map((c): PendingCall => ({ toolCallId: deps.newId(), name: c.name, args: asArgs(c.args) }));
+  const message: TranscriptMessage = {
+    id: deps.newId(),
+    role: "assistant",
+    content: "",
+    toolCalls: refused.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })),
+  };
+  await deps.append(
+    refused.map((c): RunEvent => ({ type: "tool.call", messageId: message.id, toolCallId: c.toolCallId, name: c.name, args: c.args })),
+    { message },
+  );
+  let next: RunState = { ...state, transcript: [...state.transcript, message], refusedSteps: (state.refusedSteps ?? 0) + 1 };
+  for (const call of refused) next = await recordResult(next, call, { error: problem, ran: false }, deps);
+  return next;
+}
+
+const asArgs = (args: unknown): Record<string, unknown> =>
+  typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : { value: args };
+
+/**
  * One step waits for one kind of answer: approvals together, or browser tools together; a private
  * form or background work is the step's only call. Mixed, a client could never answer the step at
  * once (a private answer travels without a transcript; background work is answered by nobody).
  */
 function assertOneKindOfWait(agent: AgentDefinition, calls: readonly { name: string }[]): void {
+  const conflict = waitConflict(agent, calls);
+  if (conflict) throw new HarborError("TOOL_FAILED", conflict);
+}
+
+function waitConflict(agent: AgentDefinition, calls: readonly { name: string }[]): string | undefined {
   const kinds = calls.map((c) => {
     const definition = agent.tools.get(c.name);
     if (definition?.kind === "client" || definition?.kind === "private_input" || definition?.kind === "external") return definition.kind;
@@ -278,11 +361,9 @@ function assertOneKindOfWait(agent: AgentDefinition, calls: readonly { name: str
   const waits = new Set(kinds.filter((k) => k !== "server"));
   const alone = kinds.some((k) => k === "private_input" || k === "external");
   if (waits.size > 1 || (alone && calls.length > 1)) {
-    throw new HarborError(
-      "TOOL_FAILED",
-      "The planner combined calls that cannot wait together; a private form or background work must be a step's only call.",
-    );
+    return "The planner combined calls that cannot wait together; a private form or background work must be a step's only call.";
   }
+  return undefined;
 }
 
 /** Runs pending calls in order; a call that pauses itself parks the run with the calls after it. */

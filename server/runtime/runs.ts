@@ -515,6 +515,7 @@ export function runService(deps: RunsDeps) {
       goal: checkpoint.goal,
       context: checkpoint.context,
       children: checkpoint.children,
+      usage: checkpoint.usage,
     };
     await drive(state, journal, log, {
       loadTranscript: false,

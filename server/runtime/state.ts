@@ -30,4 +30,8 @@ export interface RunState {
   children?: Checkpoint["children"];
   /** Who cancelled the run, when someone did (not a cancelled gate): its ending says so. */
   cancelledBy?: CancelledBy;
+  /** Tokens a model spent on this run so far. */
+  usage?: Checkpoint["usage"];
+  /** Model steps in a row whose tool calls were refused (unknown tool, invalid arguments). */
+  refusedSteps?: number;
 }

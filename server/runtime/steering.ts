@@ -19,6 +19,8 @@ export const MAILBOX_CAPACITY = 20;
 /** Per-run queues of instructions waiting for their run's next safe point, each bounded. */
 export class Mailboxes {
   private readonly boxes = new Map<string, QueuedInstruction[]>();
+  /** Runs executing here that wait on something slow (a model's answer): a cancel aborts it. */
+  private readonly cancellers = new Map<string, AbortController>();
 
   /** False when the run's box is full (`force`: a cancel always gets in). */
   post(runId: string, queued: QueuedInstruction, options: { force?: boolean } = {}): boolean {
@@ -26,7 +28,23 @@ export class Mailboxes {
     if (box.length >= MAILBOX_CAPACITY && !options.force) return false;
     box.push(queued);
     this.boxes.set(runId, box);
+    if (queued.instruction.type === "CANCEL") this.cancellers.get(runId)?.abort();
     return true;
+  }
+
+  /**
+   * A signal that aborts when a CANCEL is posted for the run, so the run stops waiting at once;
+   * the cancel itself is still applied at the next safe point. Forgotten at `drop`.
+   */
+  cancelSignal(runId: string): AbortSignal {
+    let controller = this.cancellers.get(runId);
+    // A cancel already applied (the run went on after it was answered) does not abort anew.
+    if (!controller || controller.signal.aborted) {
+      controller = new AbortController();
+      this.cancellers.set(runId, controller);
+    }
+    if (this.boxes.get(runId)?.some((q) => q.instruction.type === "CANCEL")) controller.abort();
+    return controller.signal;
   }
 
   /** Everything waiting for the run, oldest first; the box is emptied. */
@@ -38,5 +56,6 @@ export class Mailboxes {
 
   drop(runId: string): void {
     this.boxes.delete(runId);
+    this.cancellers.delete(runId);
   }
 }

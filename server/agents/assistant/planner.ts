@@ -1,0 +1,176 @@
+/**
+ * A model-driven planner on any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp's
+ * server, LM Studio), through the AI SDK. Each step is one model request built from the run's
+ * checkpointed conversation: the model's text streams to the user as it comes, its tool calls go
+ * back to the run loop — which puts each through exactly the gate its tool declares — and after a
+ * gate is answered the tool's result reaches the model as a `tool` message in the next request.
+ * Steering reaches the next request: injected context and a redirected goal as instructions, a
+ * user's message as a user message; a cancel aborts the request in flight.
+ */
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { jsonSchema, streamText, tool as modelTool, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
+import { z } from "zod";
+import { HarborError, type ModelPart, type Planner, type RunState, type ToolRegistry, type TranscriptMessage } from "@/server/runtime";
+
+export interface ModelSettings {
+  /** The API root, e.g. `http://127.0.0.1:11434/v1`. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** How long one model request may take in all, and until its first chunk. */
+  timeoutMs?: number;
+  /** Retries of a request that failed with 429 (honouring `Retry-After`), 5xx or a dropped connection. */
+  maxRetries?: number;
+}
+
+export function languageModel(settings: ModelSettings): LanguageModel {
+  const provider = createOpenAICompatible({
+    name: "harbor-model",
+    baseURL: settings.baseUrl,
+    ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+    includeUsage: true,
+  });
+  return provider.chatModel(settings.model);
+}
+
+export interface ModelPlannerOptions {
+  model: LanguageModel;
+  instructions: string;
+  tools: ToolRegistry;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+export function modelPlanner(options: ModelPlannerOptions): Planner {
+  const tools = modelTools(options.tools);
+  return {
+    next(state, ctx) {
+      const last = state.transcript.at(-1);
+      // A rejected or cancelled gate is terminal: nothing goes back to the model.
+      if (state.outcome) return { type: "finish" };
+      // The model answered in words (no tool calls): its turn is over.
+      if (!last || (last.role === "assistant" && !last.toolCalls?.length) || last.role === "system") return { type: "finish" };
+      const signal = ctx?.signal ?? new AbortController().signal;
+      return { type: "stream", parts: modelParts(options, tools, state, signal) };
+    },
+  };
+}
+
+async function* modelParts(
+  options: ModelPlannerOptions,
+  tools: ToolSet,
+  state: Readonly<RunState>,
+  signal: AbortSignal,
+): AsyncGenerator<ModelPart> {
+  const failures: unknown[] = [];
+  const result = streamText({
+    model: options.model,
+    instructions: instructionsFor(options.instructions, state),
+    messages: toModelMessages(state.transcript),
+    tools,
+    maxRetries: options.maxRetries ?? 2,
+    abortSignal: signal,
+    ...(options.timeoutMs ? { timeout: { totalMs: options.timeoutMs, firstChunkMs: options.timeoutMs } } : {}),
+    onError: ({ error }) => void failures.push(error),
+  });
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case "text-delta":
+        yield { type: "text", delta: part.text };
+        break;
+      case "tool-call":
+        yield { type: "tool_call", name: part.toolName, args: part.input };
+        break;
+      case "tool-error":
+        // A call the SDK could not take (unparsable arguments, unknown tool): the loop refuses it
+        // and tells the model why.
+        yield { type: "tool_call", name: part.toolName, args: part.input };
+        break;
+      case "finish-step":
+        yield { type: "usage", inputTokens: part.usage.inputTokens ?? 0, outputTokens: part.usage.outputTokens ?? 0 };
+        break;
+      case "error":
+        failures.push(part.error);
+        break;
+      case "abort":
+        // Not a cancel (that is the run's signal): the request ran out of time.
+        if (!signal.aborted) failures.push(new Error("the model request timed out"));
+        break;
+      default:
+        break;
+    }
+  }
+  if (signal.aborted) throw signal.reason ?? new Error("aborted");
+  if (failures.length > 0) {
+    throw Object.assign(new HarborError("MODEL_UNAVAILABLE", "The model is not answering right now; try again in a moment."), {
+      cause: failures[0],
+    });
+  }
+}
+
+/** The agent's instructions, then what operators steered in: a redirected goal, injected context. */
+function instructionsFor(base: string, state: Readonly<RunState>): string {
+  const parts = [base];
+  if (state.goal) parts.push(`An operator redirected this run. Your goal is now: ${state.goal}`);
+  for (const context of state.context ?? []) parts.push(`Context added by an operator: ${context}`);
+  return parts.join("\n\n");
+}
+
+/**
+ * The run's conversation as model messages. Notes Harbor wrote (system) stay out of it; what the
+ * model said before its tool calls goes back as one message with them, as the model sent it.
+ */
+export function toModelMessages(transcript: readonly TranscriptMessage[]): ModelMessage[] {
+  const toolNames = new Map<string, string>();
+  const messages: ModelMessage[] = [];
+  let saidBeforeCalls: string | undefined;
+  for (const [i, m] of transcript.entries()) {
+    const next = transcript[i + 1];
+    if (m.role === "user") messages.push({ role: "user", content: m.content });
+    else if (m.role === "assistant" && m.toolCalls?.length) {
+      for (const call of m.toolCalls) toolNames.set(call.id, call.name);
+      const text = m.content || saidBeforeCalls;
+      saidBeforeCalls = undefined;
+      messages.push({
+        role: "assistant",
+        content: [
+          ...(text ? [{ type: "text" as const, text }] : []),
+          ...m.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.name, input: c.args })),
+        ],
+      });
+    } else if (m.role === "assistant") {
+      if (next?.role === "assistant" && next.toolCalls?.length && !next.content) saidBeforeCalls = m.content;
+      else if (m.content) messages.push({ role: "assistant", content: m.content });
+    } else if (m.role === "tool" && m.toolCallId) {
+      messages.push({
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: m.toolCallId,
+            toolName: toolNames.get(m.toolCallId) ?? "tool",
+            output: { type: "text", value: m.content },
+          },
+        ],
+      });
+    }
+  }
+  return messages;
+}
+
+/**
+ * The agent's tools as the model sees them: name, description and the input's JSON Schema. The SDK
+ * neither validates nor runs them — the run loop checks each call against its tool and gates it.
+ */
+function modelTools(registry: ToolRegistry): ToolSet {
+  const tools: ToolSet = {};
+  for (const definition of registry.values()) {
+    tools[definition.name] = modelTool({
+      description: definition.description,
+      inputSchema: jsonSchema(
+        z.toJSONSchema(definition.input, { io: "input", unrepresentable: "any" }) as Parameters<typeof jsonSchema>[0],
+      ),
+    });
+  }
+  return tools;
+}

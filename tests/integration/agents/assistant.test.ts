@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createAgents } from "@/server/agents";
+import { findRun } from "@/server/db/queries/runs";
+import type { Identity, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
+import { testBackends, useSeededDatabase } from "../../helpers/backends";
+import { startModelServer, type ModelServer } from "../../helpers/model-server";
+import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+
+const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
+
+let counter = 0;
+const request = (threadId: string, text?: string, resume?: StartRunRequest["resume"]): StartRunRequest => ({
+  agentId: "assistant",
+  threadId,
+  transportRunId: `assistant-${++counter}`,
+  messages: text ? [{ id: `assistant-m-${counter}`, role: "user", content: text }] : [],
+  resume,
+});
+
+const types = (events: readonly LoggedEvent[]) => events.map((e) => e.event.type);
+const lastOf = (events: readonly LoggedEvent[]) => events.at(-1)!.event;
+const approve = (id: string, approved = true) => [{ interactionId: id, status: "resolved" as const, payload: { approved } }];
+
+describe.each(testBackends())("the assistant (a model planner) on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  let model: ModelServer;
+  let runtime: Runtime;
+
+  beforeAll(async () => {
+    model = await startModelServer();
+    runtime = testRuntime(database.db, {
+      agents: createAgents(database.db, TEST_SECRET, {
+        model: { baseUrl: model.baseUrl, model: "scripted", maxRetries: 2, timeoutMs: 10_000 },
+      }),
+    });
+  });
+  beforeEach(() => {
+    model.requests.length = 0;
+  });
+  afterAll(async () => {
+    runtime.close();
+    await runtime.idle();
+    await model.close();
+  });
+
+  it("streams the model's words as they come and completes", async () => {
+    model.script(() => ({ text: "Hello there, alice. How can I help?" }));
+    const run = started(await runtime.startRun(alice, request("m-hello", "hi")));
+    const events = await drain(run.events);
+    const deltas = events.flatMap((e) => (e.event.type === "text.delta" ? [e.event.delta] : []));
+    expect(deltas.join("")).toBe("Hello there, alice. How can I help?");
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(lastOf(events).type).toBe("run.completed");
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]!.messages.at(-1)).toMatchObject({ role: "user", content: "hi" });
+    expect(model.requests[0]!.tools?.map((t) => t.function.name)).toContain("send_email");
+  });
+
+  it("puts a model's tool call through its tool's gate; after approval the model continues from the tool's result", async () => {
+    model.script((req) =>
+      req.messages.at(-1)?.role === "tool"
+        ? { text: "Done: the email is on its way." }
+        : { text: "I'll send it.", toolCalls: [{ name: "send_email", args: { to: "bob@example.com", body: "lunch at noon" } }] },
+    );
+    const run = started(await runtime.startRun(alice, request("m-email", "email bob: lunch at noon")));
+    const parked = lastOf(await drain(run.events));
+    if (parked.type !== "run.paused") throw new Error(`expected a pause, got ${parked.type}`);
+    expect(parked.interrupts).toMatchObject([{ kind: "approval", tool: { name: "send_email", args: { to: "bob@example.com" } } }]);
+    const resumed = started(await runtime.startRun(alice, request("m-email", undefined, approve(parked.interrupts[0]!.id))));
+    const events = await drain(resumed.events);
+    expect(types(events)).toEqual(expect.arrayContaining(["tool.result", "text.delta", "run.completed"]));
+    expect(model.requests).toHaveLength(2);
+    const second = model.requests[1]!.messages.filter((m) => m.role !== "system");
+    expect(second.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(second[2]!.content).toContain('"sent":true');
+  });
+
+  it("opens several interrupts at once for several gated calls in one model step", async () => {
+    model.script((req) =>
+      req.messages.at(-1)?.role === "tool"
+        ? { text: "Both sent." }
+        : {
+            toolCalls: [
+              { name: "send_email", args: { to: "a@example.com", body: "one" } },
+              { name: "send_email", args: { to: "b@example.com", body: "two" } },
+            ],
+          },
+    );
+    const run = started(await runtime.startRun(alice, request("m-two", "email a and b")));
+    const parked = lastOf(await drain(run.events));
+    if (parked.type !== "run.paused") throw new Error("expected a pause");
+    expect(parked.interrupts).toHaveLength(2);
+    const resumed = started(
+      await runtime.startRun(
+        alice,
+        request("m-two", undefined, [...approve(parked.interrupts[0]!.id), ...approve(parked.interrupts[1]!.id)]),
+      ),
+    );
+    expect(lastOf(await drain(resumed.events)).type).toBe("run.completed");
+    expect(model.requests[1]!.messages.filter((m) => m.role === "tool")).toHaveLength(2);
+  });
+
+  it("keeps a rejection terminal: the run ends rejected and the model is not asked again", async () => {
+    model.script(() => ({ toolCalls: [{ name: "send_email", args: { to: "eve@example.com", body: "secrets" } }] }));
+    const run = started(await runtime.startRun(alice, request("m-reject", "email eve")));
+    const parked = lastOf(await drain(run.events));
+    if (parked.type !== "run.paused") throw new Error("expected a pause");
+    const resumed = started(await runtime.startRun(alice, request("m-reject", undefined, approve(parked.interrupts[0]!.id, false))));
+    expect(lastOf(await drain(resumed.events))).toMatchObject({ type: "run.completed", status: "rejected" });
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("sends arguments that fail the tool's schema back to the model as a tool error, and goes on when it corrects them", async () => {
+    model.script((req, i) =>
+      i === 0
+        ? { toolCalls: [{ name: "send_email", args: { to: "not an address", body: "hi" } }] }
+        : req.messages.at(-1)?.role === "tool" && i === 1
+          ? { text: "Sorry, I need a valid address." }
+          : { text: "ok" },
+    );
+    const run = started(await runtime.startRun(alice, request("m-invalid", "email someone")));
+    const events = await drain(run.events);
+    expect(lastOf(events).type).toBe("run.completed");
+    const toolMessage = model.requests[1]!.messages.at(-1)!;
+    expect(toolMessage.role).toBe("tool");
+    expect(toolMessage.content).toContain("do not match its schema");
+  });
+
+  it("retries a 500 and a 429, then answers; a model that keeps failing ends the run MODEL_UNAVAILABLE", { timeout: 60_000 }, async () => {
+    model.script((_, i) => (i === 0 ? { status: 500 } : i === 1 ? { status: 429, retryAfterSeconds: 0 } : { text: "Third time lucky." }));
+    const run = started(await runtime.startRun(alice, request("m-retry", "hello?")));
+    expect(lastOf(await drain(run.events)).type).toBe("run.completed");
+    expect(model.requests).toHaveLength(3);
+
+    model.requests.length = 0;
+    model.script(() => ({ status: 503 }));
+    const failing = started(await runtime.startRun(alice, request("m-down", "hello?")));
+    expect(lastOf(await drain(failing.events))).toMatchObject({ type: "run.failed", code: "MODEL_UNAVAILABLE" });
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it("stops a model that never stops calling tools wrongly: TOOL_FAILED after three refused steps", async () => {
+    model.script(() => ({ toolCalls: [{ name: "no_such_tool", args: {} }] }));
+    const run = started(await runtime.startRun(alice, request("m-loop", "loop")));
+    expect(lastOf(await drain(run.events))).toMatchObject({ type: "run.failed", code: "TOOL_FAILED" });
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it("CANCEL aborts the model's answer in flight: the run ends cancelled at once", async () => {
+    model.script(() => ({ text: "a very slow answer indeed", chunkMs: 2_000 }));
+    const run = started(await runtime.startRun(alice, request("m-cancel", "take your time")));
+    const events: LoggedEvent[] = [];
+    const reading = (async () => {
+      for await (const batch of run.events) events.push(...batch);
+    })();
+    await expect.poll(() => events.some((e) => e.event.type === "text.delta"), { timeout: 5_000 }).toBe(true);
+    const before = Date.now();
+    await runtime.runs.steer(carol, run.runId, { type: "CANCEL" });
+    await reading;
+    expect(Date.now() - before).toBeLessThan(1_500);
+    expect(types(events)).toEqual(expect.arrayContaining(["text.ended", "run.cancelled"]));
+    expect((await findRun(database.db, run.runId))?.status).toBe("cancelled");
+  });
+
+  it("never sends a private value to the model", async () => {
+    const canary = "canary-7f3a9c-do-not-leak";
+    model.script((req) =>
+      req.messages.at(-1)?.role === "tool" ? { text: "Your key is stored." } : { toolCalls: [{ name: "connect_api_key", args: {} }] },
+    );
+    const run = started(await runtime.startRun(alice, request("m-private", "store my api key")));
+    const parked = lastOf(await drain(run.events));
+    if (parked.type !== "run.paused") throw new Error("expected a private form");
+    const resumed = started(
+      await runtime.startRun(alice, {
+        ...request("m-private"),
+        resume: [{ interactionId: parked.interrupts[0]!.id, status: "resolved", payload: { apiKey: canary } }],
+        carriesTranscript: false,
+      }),
+    );
+    expect(lastOf(await drain(resumed.events)).type).toBe("run.completed");
+    expect(model.requests.length).toBe(2);
+    expect(JSON.stringify(model.requests)).not.toContain(canary);
+  });
+});
