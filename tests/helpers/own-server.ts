@@ -30,11 +30,12 @@ export interface Prepared {
   drop(): Promise<void>;
 }
 
-export async function prepareDatabase(engine: Engine, dataDir?: string): Promise<Prepared> {
+export async function prepareDatabase(engine: Engine, dataDir?: string, postgresUrl = process.env.TEST_DATABASE_URL): Promise<Prepared> {
   if (engine === "pglite") {
     return { env: dataDir ? { HARBOR_DATA_DIR: dataDir } : {}, dataDir, drop: async () => undefined };
   }
-  const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+  if (!postgresUrl) throw new Error("PostgreSQL needs TEST_DATABASE_URL");
+  const database = await createPostgresDatabase(postgresUrl);
   return {
     env: { DATABASE_URL: database.url, HARBOR_SEED_DEMO: "1", AUTH_SECRET: randomBytes(32).toString("base64url") },
     databaseUrl: database.url,
