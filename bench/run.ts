@@ -15,6 +15,7 @@ import { measureDirectA2a, measureHarborA2a, type A2aRoundTrips } from "./a2a";
 import { measureCrossInstance, measureScale, type ScaleResult } from "./cluster";
 import { chatBody, measure, type LoadResult } from "./chat-turn";
 import { measureFloor, type FloorResult } from "./durable-floor";
+import { measureEventsFeed, printEventsFeed } from "./events";
 import { replyTo } from "../server/agents/concierge/planner";
 import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
@@ -417,6 +418,11 @@ async function main() {
     if (await postgresReachable()) await scaleOut();
     return;
   }
+  // `BENCH_ONLY=events npm run bench`: only reading a 50,000-event run.
+  if (process.env.BENCH_ONLY === "events") {
+    await eventsFeed((await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"]);
+    return;
+  }
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
   await threadStorage();
@@ -439,7 +445,15 @@ async function main() {
   for (const engine of engines) printToolsAndWaits(engine, results.get(engine)!);
   for (const engine of engines) printA2a(engine, results.get(engine)!);
   for (const engine of engines) printSteering(engine, results.get(engine)!);
+  await eventsFeed(engines);
   if (engines.includes("postgres")) await scaleOut();
+}
+
+/** `runs.events` on a 50,000-event run against a 10-event one, on each engine. */
+async function eventsFeed(engines: ("pglite" | "postgres")[]) {
+  const results = [];
+  for (const engine of engines) results.push(await measureEventsFeed(engine, POSTGRES_URL));
+  printEventsFeed(results);
 }
 
 main().catch((error) => {

@@ -3,6 +3,7 @@
  * someone else, the console): what the log already holds after `afterSeq`, then live events, until
  * the run ends. Resumable: a reader that reconnects passes the last seq it saw.
  */
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Database } from "@/server/db";
 import { findRun, listRunEvents } from "@/server/db/queries/runs";
 import { isTerminalStatus } from "@/server/domain";
@@ -16,6 +17,8 @@ import type { SubscriptionSlots } from "./subscriptions";
 
 /** Events read from the log at once. */
 const LOG_PAGE = 500;
+/** How long one reader of a log may hold the process before other requests get a turn, in ms. */
+const TURN_MS = 10;
 
 const endsRun = (event: RunEvent) => event.type === "run.completed" || event.type === "run.failed";
 
@@ -50,6 +53,7 @@ export function runFeed(db: Database, bus: EventBus, slots: SubscriptionSlots) {
     const subscription = bus.subscribe(runId, (event) => live.push(event));
     try {
       let last = afterSeq;
+      let turn = performance.now();
       // The log a page at a time: a long run never sits in memory whole.
       for (;;) {
         const page = await listRunEvents(db, runId, last, LOG_PAGE);
@@ -58,6 +62,12 @@ export function runFeed(db: Database, bus: EventBus, slots: SubscriptionSlots) {
           yield { runId, seq: row.seq, at: row.createdAt.getTime(), event };
           last = row.seq;
           if (endsRun(event)) return;
+          // Reading a long log, and sending it, happens in microtasks (the embedded database answers
+          // without leaving them): other requests get their turn every few milliseconds.
+          if (performance.now() - turn > TURN_MS) {
+            await nextTurn();
+            turn = performance.now();
+          }
         }
         if (page.length < LOG_PAGE) break;
       }

@@ -2,7 +2,7 @@ import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { PAUSE_REASONS, RUN_STATUSES } from "@/server/domain";
 import { SteeringInstruction } from "@/server/runtime";
-import { id } from "../inputs";
+import { afterSeq, id, lastEventId } from "../inputs";
 import { adminProcedure, createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const runsRouter = createTRPCRouter({
@@ -15,7 +15,7 @@ export const runsRouter = createTRPCRouter({
     .query(({ ctx, input }) => ctx.harbor.runtime.runs.get(ctx.identity, input.runId)),
 
   timeline: protectedProcedure
-    .input(z.strictObject({ runId: id, afterSeq: z.number().int().min(0).optional() }))
+    .input(z.strictObject({ runId: id, afterSeq: afterSeq.optional() }))
     .query(({ ctx, input }) => ctx.harbor.runtime.runs.timeline(ctx.identity, input.runId, input.afterSeq)),
 
   /** The scheduler's queue of this serving process (admins). */
@@ -32,11 +32,11 @@ export const runsRouter = createTRPCRouter({
    * run of their tenant.
    */
   events: protectedProcedure
-    .input(z.strictObject({ runId: id, afterSeq: z.number().int().min(0).optional(), lastEventId: z.string().nullish() }))
+    .input(z.strictObject({ runId: id, afterSeq: afterSeq.optional(), lastEventId: lastEventId.nullish() }))
     .subscription(async ({ ctx, input, signal }) => {
-      const resumeFrom = input.lastEventId ? Number(input.lastEventId) : (input.afterSeq ?? 0);
+      const resumeFrom = input.lastEventId ?? input.afterSeq ?? 0;
       // Awaited here, so not-found and forbidden are answered as such (not as a stream error to retry).
-      const events = await ctx.harbor.runtime.watchRun(ctx.identity, input.runId, Number.isFinite(resumeFrom) ? resumeFrom : 0, signal);
+      const events = await ctx.harbor.runtime.watchRun(ctx.identity, input.runId, resumeFrom, signal);
       return (async function* () {
         for await (const logged of events) yield tracked(String(logged.seq), { seq: logged.seq, at: logged.at, event: logged.event });
       })();
