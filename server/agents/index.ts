@@ -1,9 +1,10 @@
 import type { Database } from "@/server/db";
-import { HarborError, type AgentDefinition, type AgentRegistry, type RemoteAgentPort } from "@/server/runtime";
+import { HarborError, type AgentRegistry, type RemoteAgentPort } from "@/server/runtime";
 import { ASSISTANT_AGENT_ID, ASSISTANT_INSTRUCTIONS } from "./assistant/instructions";
-import { languageModel, modelPlanner, type ModelSettings } from "./assistant/planner";
+import type { ModelSettings } from "./assistant/planner";
 import { conciergePlanner } from "./concierge/planner";
 import { conciergeTools } from "./concierge/tools";
+import { agentRegistry, defineAgent } from "./define";
 
 export const DEFAULT_AGENT_ID = "concierge";
 
@@ -30,33 +31,24 @@ const unconfiguredTravelAgent: RemoteAgentPort = {
 
 /** The agents this server offers; their tools write through `db` and seal secrets with a key from `serverSecret`. */
 export function createAgents(db: Database, serverSecret: string, options: AgentOptions = {}): AgentRegistry {
-  const concierge: AgentDefinition = {
+  const tools = conciergeTools(db, serverSecret, {
+    researchMs: options.researchMs ?? 3_000,
+    calendarUrl: options.calendarUrl,
+    travelAgent: options.travelAgent ?? unconfiguredTravelAgent,
+  });
+  const concierge = defineAgent({
     id: DEFAULT_AGENT_ID,
     name: "Concierge",
     description: "Harbor's embedded demo agent: rule-based, no model, no network.",
     planner: conciergePlanner({ stepMs: options.stepMs }),
-    tools: conciergeTools(db, serverSecret, {
-      researchMs: options.researchMs ?? 3_000,
-      calendarUrl: options.calendarUrl,
-      travelAgent: options.travelAgent ?? unconfiguredTravelAgent,
-    }),
-  };
-  const agents = new Map([[concierge.id, concierge]]);
-  if (options.model) {
-    const assistant: AgentDefinition = {
-      id: ASSISTANT_AGENT_ID,
-      name: "Assistant",
-      description: `A model-driven agent (${options.model.model}) with the concierge's tools, behind the same gates.`,
-      planner: modelPlanner({
-        model: languageModel(options.model),
-        instructions: ASSISTANT_INSTRUCTIONS,
-        tools: concierge.tools,
-        timeoutMs: options.model.timeoutMs,
-        maxRetries: options.model.maxRetries,
-      }),
-      tools: concierge.tools,
-    };
-    agents.set(assistant.id, assistant);
-  }
-  return agents;
+    tools,
+  });
+  const assistant = defineAgent({
+    id: ASSISTANT_AGENT_ID,
+    name: "Assistant",
+    description: `A model-driven agent${options.model ? ` (${options.model.model})` : ""} with the concierge's tools, behind the same gates.`,
+    model: { instructions: ASSISTANT_INSTRUCTIONS },
+    tools,
+  });
+  return agentRegistry([concierge, assistant], options.model);
 }

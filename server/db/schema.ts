@@ -148,6 +148,9 @@ export const runs = pgTable(
     /** The run's serializable state at its last checkpoint. */
     checkpoint: jsonb("checkpoint").$type<Checkpoint>(),
     error: jsonb("error").$type<{ code: ErrorCode; message: string }>(),
+    /** Tokens a model spent on the run (prompt and completion), as of its last write. */
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),

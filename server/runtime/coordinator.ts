@@ -161,17 +161,15 @@ export function createCoordinator(deps: CoordinatorDeps) {
    */
   async function park(state: RunState, journal: RunJournal, parking: Parking, checkpoint: Checkpoint): Promise<void> {
     const now = Date.now();
-    const expiryOf = (r: Parking["requests"][number]) =>
-      new Date(
-        now +
-          (r.kind === "external_wait" || r.kind === "operator"
-            ? EXTERNAL_WAIT_TTL_MS
-            : r.kind === "oauth"
-              ? deps.oauthTtlMs
-              : r.kind === "a2a"
-                ? deps.a2aTtlMs
-                : deps.approvalTtlMs),
-      );
+    const defaultTtl = (kind: Parking["requests"][number]["kind"]) =>
+      kind === "external_wait" || kind === "operator"
+        ? EXTERNAL_WAIT_TTL_MS
+        : kind === "oauth"
+          ? deps.oauthTtlMs
+          : kind === "a2a"
+            ? deps.a2aTtlMs
+            : deps.approvalTtlMs;
+    const expiryOf = (r: Parking["requests"][number]) => new Date(now + (r.ttlMs ?? defaultTtl(r.kind)));
     const views: InterruptView[] = await Promise.all(
       parking.requests.map(async (r) => ({
         id: r.id,
@@ -220,7 +218,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
     try {
       await journal.append(events, {
         alongside: {
-          run: { status: "paused", pauseReason: parking.requests.find((r) => r.reason)?.reason ?? null, checkpoint: { ...checkpoint } },
+          run: {
+            status: "paused",
+            pauseReason: parking.requests.find((r) => r.reason)?.reason ?? null,
+            checkpoint: { ...checkpoint },
+            ...(checkpoint.usage ? { usage: checkpoint.usage } : {}),
+          },
           interactions: parking.requests.map((r) => ({
             id: r.id,
             tenantId: state.tenantId,

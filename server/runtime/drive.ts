@@ -328,7 +328,12 @@ export function createDriver(deps: DriveDeps) {
     events.push(final.outcome ? { type: "run.completed", status: final.outcome } : { type: "run.completed" });
     await journal.append(events, {
       alongside: {
-        run: { status, terminal: true, checkpoint: { version: CHECKPOINT_VERSION, step: final.step, calls: [] } },
+        run: {
+          status,
+          terminal: true,
+          checkpoint: { version: CHECKPOINT_VERSION, step: final.step, calls: [] },
+          ...(final.usage ? { usage: final.usage } : {}),
+        },
         ...(note ? { messages: { threadId: final.threadId, rows: [note] } } : {}),
       },
     });

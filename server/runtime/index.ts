@@ -269,7 +269,11 @@ export type { CredentialBroker, CredentialOwner } from "./credentials";
 export {
   privateInputTool,
   tool,
+  type ClientToolDefinition,
   type JobProgress,
+  type PrivateInputToolDefinition,
+  type RemoteAgentToolDefinition,
+  type ServerToolDefinition,
   type RemoteAgentPort,
   type RemoteAgentResult,
   type RemoteOutcome,

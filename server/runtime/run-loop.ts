@@ -72,6 +72,8 @@ export interface PauseRequest {
   answer?: z.ZodType;
   /** What the reason needs shown: an OAuth consent URL, a remote agent's kind of question. */
   detail?: InteractionDetail;
+  /** How long it waits before it expires, when its tool says (else the kind's default). */
+  ttlMs?: number;
 }
 
 /** The owner's answer to a remote agent's question. */
@@ -278,6 +280,7 @@ async function announceCalls(
         message: definition.approval.describe(args),
         toolCallId,
         tool: { name: call.name, args },
+        ...(definition.approval.ttlMs ? { ttlMs: definition.approval.ttlMs } : {}),
       });
     }
     pending.push(entry);

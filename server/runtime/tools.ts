@@ -60,8 +60,11 @@ export interface ServerToolDefinition<Input = unknown, Output = unknown> {
   readonly description: string;
   readonly input: z.ZodType<Input>;
   readonly output: z.ZodType<Output>;
-  /** Gate every call behind a human decision before it runs. */
-  readonly approval?: { policy: ResolverPolicy; describe(args: Input): string };
+  /**
+   * Gate every call behind a human decision before it runs: who decides, how the request reads, and
+   * how long it waits before it expires (default HARBOR_APPROVAL_TTL_MS).
+   */
+  readonly approval?: { policy: ResolverPolicy; describe(args: Input): string; ttlMs?: number };
   /**
    * The call needs the owner's OAuth credential for `provider`: without a usable one the run parks
    * (reason `oauth`) until the owner connects at the provider; then the tool runs with `ctx.accessToken`.

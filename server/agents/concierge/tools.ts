@@ -8,7 +8,8 @@ import { z } from "zod";
 import type { Database } from "@/server/db";
 import { saveCredential } from "@/server/db/queries/credentials";
 import { recordOutbox } from "@/server/db/queries/outbox";
-import { HarborError, privateInputTool, tool, type RemoteAgentPort, type ToolContext, type ToolRegistry } from "@/server/runtime";
+import { HarborError, type RemoteAgentPort, type ToolContext, type ToolDefinition } from "@/server/runtime";
+import { defineTool } from "../define";
 import { seal, sealingKey } from "@/server/auth/sealing";
 
 const SendEmailInput = z.strictObject({ to: z.email(), body: z.string().min(1).max(2000) });
@@ -57,34 +58,34 @@ export interface ConciergeOptions {
   travelAgent: RemoteAgentPort;
 }
 
-export function conciergeTools(db: Database, serverSecret: string, options: ConciergeOptions): ToolRegistry {
+export function conciergeTools(db: Database, serverSecret: string, options: ConciergeOptions): ToolDefinition[] {
   const { researchMs } = options;
   const key = sealingKey(serverSecret);
-  const sendEmail = tool({
+  const sendEmail = defineTool({
     name: "send_email",
     title: "Send an email",
     description: "Sends an email on the user's behalf, once the user approves it.",
     input: SendEmailInput,
     output: Sent,
     approval: { policy: "owner", describe: (args) => `Send an email to ${args.to}` },
-    async execute(args, ctx) {
+    async run(args, ctx) {
       const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "email", details: { to: args.to, body: args.body } });
       return { sent: true as const, outboxId: row.id };
     },
   });
-  const transferFunds = tool({
+  const transferFunds = defineTool({
     name: "transfer_funds",
     title: "Transfer funds",
     description: "Transfers money; one of the tenant's approvers other than the requester must approve.",
     input: TransferInput,
     output: Transferred,
     approval: { policy: "approvers", describe: (args) => `Transfer ${formatAmount(args)} to ${args.to}` },
-    async execute(args, ctx) {
+    async run(args, ctx) {
       const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "transfer", details: { ...args } });
       return { transferred: true as const, outboxId: row.id };
     },
   });
-  const browserTimezone = tool({
+  const browserTimezone = defineTool({
     kind: "client",
     name: "get_browser_timezone",
     title: "Time zone",
@@ -92,7 +93,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
     input: z.strictObject({}),
     output: z.strictObject({ timeZone: z.string().min(1).max(100) }),
   });
-  const connectApiKey = privateInputTool({
+  const connectApiKey = defineTool({
     kind: "private_input",
     name: "connect_api_key",
     title: "Connect API key",
@@ -113,14 +114,14 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
     },
     respond: () => ({ connected: true as const }),
   });
-  const deepResearch = tool({
+  const deepResearch = defineTool({
     kind: "external",
     name: "deep_research",
     title: "Deep research",
     description: "Researches a topic in the background, in steps; the report is added to the conversation.",
     input: z.strictObject({ topic: z.string().min(1).max(200) }),
     output: z.strictObject({ topic: z.string(), report: z.string(), sources: z.array(z.string()) }),
-    async work({ topic }, progress) {
+    async run({ topic }, progress) {
       for (const [index, label] of RESEARCH_STEPS.entries()) {
         await progress({ step: index, total: RESEARCH_STEPS.length, label });
         await sleep(researchMs / RESEARCH_STEPS.length);
@@ -137,14 +138,14 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
     },
     report: ({ topic, report, sources }) => `Research on ${topic} is done. ${report} Sources: ${sources.join(", ")}`,
   });
-  const calendarToday = tool({
+  const calendarToday = defineTool({
     name: "calendar_today",
     title: "Today's calendar",
     description: "Reads today's events from the user's calendar, with their consent at the calendar's provider.",
     input: z.strictObject({}),
     output: CalendarDay,
     auth: { provider: CALENDAR_PROVIDER, scopes: CALENDAR_SCOPES },
-    async execute(_args, ctx) {
+    async run(_args, ctx) {
       if (!options.calendarUrl) throw new HarborError("TOOL_FAILED", "No calendar is configured on this server (HARBOR_CALENDAR_URL).");
       const response = await fetch(options.calendarUrl, {
         headers: { authorization: `Bearer ${ctx.accessToken}`, accept: "application/json" },
@@ -157,7 +158,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
       return day.data;
     },
   });
-  const askTravelAgent = tool({
+  const askTravelAgent = defineTool({
     kind: "remote_agent",
     name: "ask_travel_agent",
     title: "Travel agent",
@@ -167,13 +168,5 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
     agent: options.travelAgent,
     message: ({ request }) => request,
   });
-  return new Map([
-    [calendarToday.name, calendarToday],
-    [askTravelAgent.name, askTravelAgent],
-    [deepResearch.name, deepResearch],
-    [sendEmail.name, sendEmail],
-    [transferFunds.name, transferFunds],
-    [browserTimezone.name, browserTimezone],
-    [connectApiKey.name, connectApiKey],
-  ]);
+  return [calendarToday, askTravelAgent, deepResearch, sendEmail, transferFunds, browserTimezone, connectApiKey];
 }

@@ -203,6 +203,8 @@ export interface Alongside {
     terminal?: boolean;
     checkpoint?: Record<string, unknown>;
     error?: { code: string; message: string };
+    /** Tokens a model spent on the run so far (absent: unchanged). */
+    usage?: { inputTokens: number; outputTokens: number };
   };
 }
 
@@ -238,6 +240,8 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         checkpoint = coalesce(u.checkpoint, runs.checkpoint),
         error = coalesce(u.error, runs.error),
         finished_at = case when u.terminal then now() else runs.finished_at end,
+        input_tokens = coalesce(u.input_tokens, runs.input_tokens),
+        output_tokens = coalesce(u.output_tokens, runs.output_tokens),
         updated_at = now()
       from unnest(
         ${textArray(updates.map((u) => u.runId))},
@@ -245,8 +249,10 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         ${sql.param(updates.map((u) => u.pauseReason ?? null))}::text[],
         ${sql.param(updates.map((u) => json(u.checkpoint)))}::jsonb[],
         ${sql.param(updates.map((u) => json(u.error)))}::jsonb[],
-        ${sql.param(updates.map((u) => u.terminal ?? false))}::boolean[]
-      ) as u(id, status, pause_reason, checkpoint, error, terminal)
+        ${sql.param(updates.map((u) => u.terminal ?? false))}::boolean[],
+        ${sql.param(updates.map((u) => u.usage?.inputTokens ?? null))}::int[],
+        ${sql.param(updates.map((u) => u.usage?.outputTokens ?? null))}::int[]
+      ) as u(id, status, pause_reason, checkpoint, error, terminal, input_tokens, output_tokens)
       where runs.id = u.id)`);
   }
   if (waits.length > 0) {

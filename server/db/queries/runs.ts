@@ -136,7 +136,7 @@ export interface RunListFilter {
 export async function listRuns(db: Executor, filter: RunListFilter) {
   const result = await db.execute(sql`
     select r.id, r.thread_id, r.owner_id, u.name as owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
-      r.parent_run_id, r.instance_id, r.error, r.created_at, r.updated_at, r.finished_at,
+      r.parent_run_id, r.instance_id, r.error, r.created_at, r.updated_at, r.finished_at, r.input_tokens, r.output_tokens,
       (select count(*) from runs c where c.parent_run_id = r.id)::int as child_count
     from runs r left join users u on u.id = r.owner_id
     where r.tenant_id = ${filter.tenantId}
@@ -162,6 +162,8 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     created_at: Date | string;
     updated_at: Date | string;
     finished_at: Date | string | null;
+    input_tokens: number;
+    output_tokens: number;
     child_count: number;
   };
   return (result as unknown as { rows: Row[] }).rows.map((r) => ({
@@ -182,6 +184,8 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
     finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+    /** Tokens a model spent on the run. */
+    usage: { inputTokens: r.input_tokens, outputTokens: r.output_tokens },
   }));
 }
 

@@ -55,6 +55,8 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0]!.messages.at(-1)).toMatchObject({ role: "user", content: "hi" });
     expect(model.requests[0]!.tools?.map((t) => t.function.name)).toContain("send_email");
+    // The scripted server reports 10 prompt tokens and one completion token per word.
+    expect((await runtime.runs.get(alice, run.runId)).usage).toEqual({ inputTokens: 10, outputTokens: 7 });
   });
 
   it("puts a model's tool call through its tool's gate; after approval the model continues from the tool's result", async () => {

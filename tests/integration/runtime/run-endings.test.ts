@@ -113,11 +113,12 @@ describe.each(testBackends())("run endings and thread rules on $name", (backend)
   it("double-texting reject: RUN_IN_PROGRESS, nothing stored", async () => {
     const first = await count("dt-reject", 20);
     await watchUntil(runtime, first.runId, saidNumber(1));
-    const before = (await runtime.threads.get(alice, "dt-reject")).messages.length;
-    expect(refused(await runtime.startRun(alice, request("dt-reject", "hello", { multitask: "reject" })))).toMatchObject({
+    expect(refused(await runtime.startRun(alice, request("dt-reject", "hello, refused", { multitask: "reject" })))).toMatchObject({
       code: "RUN_IN_PROGRESS",
     });
-    expect((await runtime.threads.get(alice, "dt-reject")).messages).toHaveLength(before);
+    // The running run keeps counting (its own messages); the refused one left none.
+    const messages = (await runtime.threads.get(alice, "dt-reject")).messages;
+    expect(messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["count slowly to 20"]);
     await runtime.runs.steer(alice, first.runId, { type: "CANCEL" });
     await watchUntil(runtime, first.runId, ended);
   });
