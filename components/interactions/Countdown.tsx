@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { cn } from "@/components/ui/cn";
 
 function format(ms: number): string {
   const total = Math.max(0, Math.ceil(ms / 1000));
@@ -18,7 +19,11 @@ export function Countdown({ until }: { until: string }) {
   }, []);
   const left = Date.parse(until) - now;
   return (
-    <time dateTime={until} className={left < 60_000 ? "countdown urgent" : "countdown"} title={new Date(until).toLocaleString()}>
+    <time
+      dateTime={until}
+      className={cn("whitespace-nowrap tabular-nums", left < 60_000 ? "font-semibold text-destructive" : "text-muted-foreground")}
+      title={new Date(until).toLocaleString()}
+    >
       {left > 0 ? `expires in ${format(left)}` : "expired"}
     </time>
   );
