@@ -17,7 +17,7 @@ export function PageMessage({
   testId?: string;
 }) {
   return (
-    <main className="grid flex-1 place-items-center overflow-y-auto p-4">
+    <div className="grid flex-1 place-items-center overflow-y-auto p-4">
       <Card className="w-full max-w-md p-6 text-center sm:p-8" data-testid={testId}>
         <span className="mx-auto mb-4 grid size-12 place-items-center rounded-full bg-muted text-muted-foreground">
           <Icon className="size-6" aria-hidden="true" />
@@ -31,6 +31,6 @@ export function PageMessage({
           </Link>
         </Button>
       </Card>
-    </main>
+    </div>
   );
 }

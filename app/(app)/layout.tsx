@@ -15,9 +15,9 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   return (
     <div className="flex h-dvh flex-col">
       <Header profile={profile} signOutAction={signOutAction} />
-      <div className="flex min-h-0 flex-1 flex-col">
+      <main id="main" className="flex min-h-0 flex-1 flex-col">
         <Toaster>{children}</Toaster>
-      </div>
+      </main>
     </div>
   );
 }

@@ -199,7 +199,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
               <Select
                 aria-label="Filter by reason"
                 value={reason}
-                className="h-8 text-xs sm:text-xs"
+                className="h-8 px-1.5 text-xs sm:text-xs"
                 onChange={(e) => {
                   setReason(e.target.value as Reason | "");
                   moveOn();
@@ -215,7 +215,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
               <Select
                 aria-label="Filter by tool"
                 value={tool}
-                className="h-8 text-xs sm:text-xs"
+                className="h-8 px-1.5 text-xs sm:text-xs"
                 onChange={(e) => {
                   setTool(e.target.value);
                   moveOn();
@@ -231,7 +231,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
               <Select
                 aria-label="Filter by requester"
                 value={requester}
-                className="h-8 text-xs sm:text-xs"
+                className="h-8 px-1.5 text-xs sm:text-xs"
                 onChange={(e) => {
                   setRequester(e.target.value);
                   moveOn();
@@ -261,6 +261,8 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
         aria-label="Request detail"
       >
         <div className="mx-auto grid max-w-2xl gap-3 p-3 sm:p-6">
+          {/* The list (and its heading) is hidden on phones while a request shows. */}
+          <h1 className="sr-only md:hidden">Approvals</h1>
           <Button variant="ghost" size="sm" className="justify-self-start md:hidden" onClick={() => setPhoneDetail(false)}>
             <ArrowLeftIcon aria-hidden="true" />
             Back to requests

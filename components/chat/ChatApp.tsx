@@ -50,6 +50,11 @@ export function ChatApp(props: ConversationProps) {
   );
 }
 
+/** The page's heading, for screen readers: the conversation's title (the list and the phone bar show it to the eye). */
+function ConversationHeading({ threadId }: { threadId: string | null }) {
+  return <h1 className="sr-only">{useThreadTitle(threadId)}</h1>;
+}
+
 /** On phones the conversation list is a drawer, opened from a bar above the conversation. */
 function PhoneBar({ threadId }: { threadId: string | null }) {
   const [open, setOpen] = useState(false);
@@ -172,8 +177,15 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   const disabled = run.running || gates.blocking;
   return (
     <section className="flex min-w-0 flex-1 flex-col" aria-label="Conversation">
+      <ConversationHeading threadId={threadId} />
       <PhoneBar threadId={threadId} />
-      <div className="min-h-0 flex-1 overflow-y-auto">
+      {/* Focusable, so the conversation scrolls by keyboard even when nothing in it can take focus. */}
+      <div
+        className="min-h-0 flex-1 overflow-y-auto focus-visible:outline-offset-[-2px]"
+        tabIndex={0}
+        role="region"
+        aria-label="Chat history"
+      >
         <div className="mx-auto flex w-full max-w-3xl flex-col gap-5 px-4 py-6 sm:px-6" data-testid="messages" aria-live="polite">
           {empty ? (
             <div className="flex flex-col items-center gap-3 py-10 text-center sm:py-20">

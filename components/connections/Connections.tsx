@@ -29,7 +29,7 @@ export function Connections() {
   );
 
   return (
-    <main className="flex-1 overflow-y-auto" data-testid="connections">
+    <div className="flex-1 overflow-y-auto" data-testid="connections">
       <div className="mx-auto grid max-w-3xl gap-6 px-4 py-6 sm:px-6 sm:py-10">
         <div className="grid gap-1.5">
           <h1 className="text-2xl font-semibold tracking-tight">Connections</h1>
@@ -100,6 +100,6 @@ export function Connections() {
           </p>
         ) : null}
       </div>
-    </main>
+    </div>
   );
 }

@@ -182,6 +182,8 @@ export function Console() {
         aria-label="Run detail"
       >
         <div className="grid gap-3 p-3 sm:p-5">
+          {/* The list (and its heading) is hidden on narrow screens while a run shows. */}
+          <h1 className="sr-only lg:hidden">Runs</h1>
           <Button variant="ghost" size="sm" className="justify-self-start lg:hidden" onClick={() => setPhoneDetail(false)}>
             <ArrowLeftIcon aria-hidden="true" />
             Back to runs

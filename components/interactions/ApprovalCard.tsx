@@ -54,8 +54,8 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
         const routed = interaction.policy === "approvers";
         return (
           <>
-            <p className="flex flex-wrap items-center gap-x-1.5 text-sm">
-              {routed ? "An approver of your organisation must decide" : "Your approval is needed"} ·{" "}
+            <p className="flex flex-wrap items-center gap-x-3 gap-y-0.5 text-sm">
+              <span>{routed ? "An approver of your organisation must decide" : "Your approval is needed"}</span>
               <Countdown until={interaction.expiresAt} />
             </p>
             {chosen ? (

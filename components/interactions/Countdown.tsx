@@ -1,5 +1,6 @@
 "use client";
 
+import { TimerIcon } from "lucide-react";
 import { useEffect, useState } from "react";
 import { cn } from "@/components/ui/cn";
 
@@ -21,9 +22,13 @@ export function Countdown({ until }: { until: string }) {
   return (
     <time
       dateTime={until}
-      className={cn("whitespace-nowrap tabular-nums", left < 60_000 ? "font-semibold text-destructive" : "text-muted-foreground")}
+      className={cn(
+        "inline-flex items-center gap-1 whitespace-nowrap tabular-nums",
+        left < 60_000 ? "font-semibold text-destructive" : "text-muted-foreground",
+      )}
       title={new Date(until).toLocaleString()}
     >
+      <TimerIcon className="size-3.5" aria-hidden="true" />
       {left > 0 ? `expires in ${format(left)}` : "expired"}
     </time>
   );

@@ -73,8 +73,9 @@ export function OAuthCard({
       <footer className="grid gap-3">
         {status === "pending" ? (
           <>
-            <p className="flex flex-wrap items-center gap-x-1.5 text-sm">
-              {tools.title(toolName)} needs your permission at the provider · <Countdown until={interaction.expiresAt} />
+            <p className="flex flex-wrap items-center gap-x-3 gap-y-0.5 text-sm">
+              <span>{tools.title(toolName)} needs your permission at the provider</span>
+              <Countdown until={interaction.expiresAt} />
             </p>
             <div className="flex flex-wrap justify-end gap-2">
               <Button variant="ghost" onClick={onCancel} disabled={busy}>

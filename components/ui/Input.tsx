@@ -14,7 +14,7 @@ export function Textarea({ className, ...props }: ComponentProps<"textarea">) {
 
 /** A native select: the platform's own picker on phones, keyboard and screen readers included. */
 export function Select({ className, ...props }: ComponentProps<"select">) {
-  return <select className={cn(control, "h-9 cursor-pointer py-1 pr-8", className)} {...props} />;
+  return <select className={cn(control, "h-9 cursor-pointer px-2 py-1", className)} {...props} />;
 }
 
 /** A labelled control: the label wraps it, so the control's accessible name is the label's text. */

@@ -14,7 +14,7 @@ type Size = keyof typeof SIZES;
 type Scheme = "light" | "dark";
 
 /** Realistic content that tends to break layouts: a long IBAN with a long reference, a long unbroken word. */
-const IBAN = "DE89370400440532013000-REF-2026-INVOICE-0000012345678901234567890";
+const IBAN = "DE89370400440532013000-INVOICE-2026-0000012345678901234567890";
 const LONG_WORD = "https://example.test/".concat("a-really-long-path-segment-without-spaces-".repeat(6));
 const LONG_MESSAGE = `Hello concierge! ${"Here is a long message that goes on for a while to see how a paragraph wraps. ".repeat(6)}${LONG_WORD}`;
 
@@ -29,11 +29,20 @@ describe("every page at desktop and phone size, light and dark", () => {
     const alice = await (await browser.newContext()).newPage();
     await signInAs(alice, server.url, "alice@acme.test");
     await say(alice, LONG_MESSAGE);
-    await expect.poll(() => alice.getByTestId("message-assistant").count(), PATIENCE).toBe(1);
-    await expect.poll(() => alice.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);
+    // (expect.poll belongs to tests: here the locators wait.)
+    await alice.getByTestId("message-assistant").waitFor(PATIENCE);
+    // The new conversation gets its address, then the composer opens again.
+    await alice.waitForURL(/\/chat\/[0-9a-f-]{36}$/, PATIENCE);
+    await alice.locator("textarea[name=message]:enabled").waitFor(PATIENCE);
+    await alice.waitForTimeout(300);
     await say(alice, `transfer 480 EUR to ${IBAN}`);
-    await expect.poll(() => alice.getByTestId("approval-card").getAttribute("data-status"), PATIENCE).toBe("pending");
-    await alice.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+    await alice
+      .locator('[data-testid="approval-card"][data-status="pending"]')
+      .waitFor(PATIENCE)
+      .catch(async (error: unknown) => {
+        await alice.screenshot({ path: path.join(SHOTS, "setup-failed.png") });
+        throw error;
+      });
     threadPath = new URL(alice.url()).pathname;
     await alice.context().close();
   });
