@@ -55,7 +55,10 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
         return (
           <>
             <p className="flex flex-wrap items-center gap-x-3 gap-y-0.5 text-sm">
-              <span>{routed ? "An approver of your organisation must decide" : "Your approval is needed"}</span>
+              <span>
+                {routed ? "An approver of your organisation must decide" : "Your approval is needed"}
+                <span className="text-muted-foreground"> · </span>
+              </span>
               <Countdown until={interaction.expiresAt} />
             </p>
             {chosen ? (

@@ -74,7 +74,9 @@ export function OAuthCard({
         {status === "pending" ? (
           <>
             <p className="flex flex-wrap items-center gap-x-3 gap-y-0.5 text-sm">
-              <span>{tools.title(toolName)} needs your permission at the provider</span>
+              <span>
+                {tools.title(toolName)} needs your permission at the provider<span className="text-muted-foreground"> · </span>
+              </span>
               <Countdown until={interaction.expiresAt} />
             </p>
             <div className="flex flex-wrap justify-end gap-2">

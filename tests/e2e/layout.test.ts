@@ -23,6 +23,7 @@ describe("every page at desktop and phone size, light and dark", () => {
   const browser = useBrowser();
   let threadPath: string;
   const findings: string[] = [];
+  const cspViolations: string[] = [];
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
@@ -68,10 +69,18 @@ describe("every page at desktop and phone size, light and dark", () => {
     expect(scrollWidth, `${label} scrolls sideways`).toBeLessThanOrEqual(innerWidth);
     for (const v of await expectAccessible(page, label)) findings.push(`[${v.impact}] ${v.id} on ${name}: ${v.help}`);
     await page.screenshot({ path: path.join(SHOTS, `${name}-${size}-${scheme}.png`) });
+    expect(cspViolations, "the CSP refused something").toEqual([]);
   }
 
+  /** A context at this size and scheme whose pages report any Content-Security-Policy refusal (a style or script the CSP blocked). */
   async function contextFor(b: Pick<Browser, "newContext">, size: Size, scheme: Scheme): Promise<BrowserContext> {
-    return b.newContext({ viewport: SIZES[size], colorScheme: scheme, reducedMotion: "reduce" });
+    const context = await b.newContext({ viewport: SIZES[size], colorScheme: scheme, reducedMotion: "reduce" });
+    context.on("page", (page) =>
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()}`);
+      }),
+    );
+    return context;
   }
 
   for (const scheme of ["light", "dark"] as const) {
