@@ -213,12 +213,12 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
               </ul>
             </div>
           ) : null}
-          {run.messages.map((m) =>
+          {run.messages.map((m, index) =>
             m.role === "tool" ? null : m.role === "system" || m.role === "developer" ? (
               <SystemNote key={m.id} content={m.content} />
             ) : (
               <Fragment key={m.id}>
-                {m.content ? <MessageBubble role={m.role} content={m.content} /> : null}
+                {m.content ? <MessageBubble role={m.role} content={m.content} continued={continues(run.messages, index)} /> : null}
                 {m.toolCalls?.map((call) =>
                   clientTools.has(call.name) ? (
                     <ToolCallNote key={call.id} call={call} result={results.get(call.id)} />
@@ -281,7 +281,14 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
               </Fragment>
             ),
           )}
-          {run.streaming ? <MessageBubble role="assistant" content={run.streaming.content} streaming /> : null}
+          {run.streaming ? (
+            <MessageBubble
+              role="assistant"
+              content={run.streaming.content}
+              streaming
+              continued={continues([...run.messages, { id: "streaming", role: "assistant", content: "" }], run.messages.length)}
+            />
+          ) : null}
           {gates.operatorPause ? (
             <div
               className="flex items-start gap-2.5 rounded-xl border border-warning-border bg-warning-bg px-4 py-3 text-sm text-warning-fg"
@@ -368,7 +375,23 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   );
 }
 
-function MessageBubble({ role, content, streaming }: { role: "user" | "assistant"; content: string; streaming?: boolean }) {
+/** Whether an assistant message follows another one's plain text directly: it joins that group (no second name and avatar). */
+function continues(messages: ChatMessage[], index: number): boolean {
+  const previous = messages[index - 1];
+  return messages[index]?.role === "assistant" && previous?.role === "assistant" && !!previous.content && !previous.toolCalls?.length;
+}
+
+function MessageBubble({
+  role,
+  content,
+  streaming,
+  continued,
+}: {
+  role: "user" | "assistant";
+  content: string;
+  streaming?: boolean;
+  continued?: boolean;
+}) {
   if (role === "user")
     return (
       <div className="message user flex max-w-[85%] min-w-0 flex-col self-end" data-role={role} data-testid="message-user">
@@ -379,12 +402,19 @@ function MessageBubble({ role, content, streaming }: { role: "user" | "assistant
       </div>
     );
   return (
-    <div className={cn("message assistant flex min-w-0 gap-3", streaming && "streaming")} data-role={role} data-testid="message-assistant">
-      <span className="mt-0.5 grid size-7 shrink-0 place-items-center rounded-full bg-primary-soft text-primary" aria-hidden="true">
+    <div
+      className={cn("message assistant flex min-w-0 gap-3", streaming && "streaming", continued && "-mt-3")}
+      data-role={role}
+      data-testid="message-assistant"
+    >
+      <span
+        className={cn("mt-0.5 grid size-7 shrink-0 place-items-center rounded-full bg-primary-soft text-primary", continued && "invisible")}
+        aria-hidden="true"
+      >
         <AnchorIcon className="size-3.5" />
       </span>
       <div className="min-w-0 flex-1">
-        <div className="message-author mb-0.5 text-sm font-semibold">Concierge</div>
+        <div className={cn("message-author mb-0.5 text-sm font-semibold", continued && "sr-only")}>Concierge</div>
         <div className="message-body text-[0.9375rem] leading-relaxed whitespace-pre-wrap [overflow-wrap:anywhere]">
           {content}
           {streaming ? (
