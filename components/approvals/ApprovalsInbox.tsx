@@ -315,7 +315,6 @@ function Detail({ interaction, viewerId, onDecided }: { interaction: Pause; view
       tone={toneOf(interaction.status)}
       icon={InboxIcon}
       title={title}
-      titleAs="h2"
       badge={<StatusBadge status={interaction.status} kind={interaction.kind} />}
       className="gap-4 p-4 sm:p-5"
       data-testid="inbox-detail"

@@ -23,7 +23,7 @@ export function InteractionCard({
   tone,
   icon: Icon,
   title,
-  titleAs: Title = "h3",
+  titleAs: Title = "h2",
   badge,
   className,
   children,
