@@ -11,7 +11,7 @@ export const metadata: Metadata = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>
+      <body className="flex min-h-dvh flex-col">
         <TRPCReactProvider>{children}</TRPCReactProvider>
       </body>
     </html>

@@ -1,15 +1,12 @@
-import Link from "next/link";
+import { SearchXIcon } from "lucide-react";
+import { PageMessage } from "@/components/PageMessage";
 
 export default function NotFound() {
   return (
-    <main className="centered">
-      <div className="card narrow">
-        <h1>Not found</h1>
-        <p className="muted">There is nothing here for you — it may not exist, or it belongs to someone else.</p>
-        <Link className="button" href="/chat">
-          Back to your conversations
-        </Link>
-      </div>
-    </main>
+    <div className="flex flex-1 flex-col">
+      <PageMessage icon={SearchXIcon} title="Not found">
+        There is nothing here for you — it may not exist, or it belongs to someone else.
+      </PageMessage>
+    </div>
   );
 }

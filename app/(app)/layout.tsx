@@ -7,15 +7,17 @@ import { signOutAction } from "../(auth)/signin/actions";
 
 export const dynamic = "force-dynamic";
 
-/** The signed-in application: chat, approvals (and later the console) under one header. */
+/** The signed-in application: chat, approvals, console and connections under one header. */
 export default async function AppLayout({ children }: { children: ReactNode }) {
   // Signed out, the visitor signs in and comes back to the page they asked for.
   await requireIdentity();
   const profile = await (await serverApi()).me.get();
   return (
-    <div className="app">
+    <div className="flex h-dvh flex-col">
       <Header profile={profile} signOutAction={signOutAction} />
-      <Toaster>{children}</Toaster>
+      <main id="main" className="flex min-h-0 flex-1 flex-col">
+        <Toaster>{children}</Toaster>
+      </main>
     </div>
   );
 }

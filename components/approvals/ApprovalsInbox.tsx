@@ -2,13 +2,22 @@
 
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { useMemo, useState } from "react";
+import { ArrowLeftIcon, InboxIcon, MousePointerClickIcon, UserIcon } from "lucide-react";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Countdown } from "@/components/interactions/Countdown";
 import { DecisionForm } from "@/components/interactions/DecisionForm";
+import { ArgList, InteractionCard } from "@/components/interactions/InteractionCard";
 import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
 import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
 import { argEntries, useToolCatalog } from "@/components/interactions/tools";
 import { useTRPC } from "@/components/trpc/client";
+import { ErrorAlert } from "@/components/ui/Alert";
+import { Button } from "@/components/ui/Button";
+import { cn } from "@/components/ui/cn";
+import { EmptyState } from "@/components/ui/EmptyState";
+import { Select } from "@/components/ui/Input";
+import { Skeleton } from "@/components/ui/Skeleton";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/Tabs";
 import { useToast } from "@/components/ui/Toaster";
 import type { InteractionView } from "@/components/trpc/types";
 
@@ -43,6 +52,12 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
   const [selectedId, setSelectedId] = useState<string | null>(null);
   // Decided from this page: kept in the pending list, where they were, with their new status.
   const [decidedHere, setDecidedHere] = useState<ReadonlySet<string>>(new Set());
+  // Phones show the list or one request: a picked row opens its detail, Back returns to the list.
+  const [phoneDetail, setPhoneDetail] = useState(false);
+  const detailPane = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (phoneDetail && window.matchMedia("(max-width: 767px)").matches) detailPane.current?.focus();
+  }, [phoneDetail]);
 
   // Pending requests are fetched on their own (filtered on the server), so a busy tenant's history
   // never pushes them out of the list.
@@ -92,141 +107,179 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
     setDecidedHere(new Set());
   };
 
-  return (
-    <div className="inbox">
-      <aside className="inbox-list" aria-label="Approval requests">
-        <div className="inbox-tools">
-          <div className="row-top" style={{ display: "flex", justifyContent: "space-between", alignItems: "center" }}>
-            <div className="tabs" role="tablist">
-              <button
-                type="button"
-                role="tab"
-                className="tab"
-                aria-selected={tab === "pending"}
-                onClick={() => {
-                  setTab("pending");
-                  moveOn();
-                }}
-              >
-                Pending{pendingCount > 0 ? ` (${pendingCount})` : ""}
-              </button>
-              <button
-                type="button"
-                role="tab"
-                className="tab"
-                aria-selected={tab === "decided"}
-                onClick={() => {
-                  setTab("decided");
-                  moveOn();
-                }}
-              >
-                Decided
-              </button>
-            </div>
-            <span className={live.status === "pending" ? "live" : "live off"} title="Updates arrive as they happen">
-              {live.status === "pending" ? "Live" : "Connecting…"}
+  const changeTab = (value: string) => {
+    setTab(value === "decided" ? "decided" : "pending");
+    moveOn();
+  };
+  const list = current.isPending ? (
+    <ul className="grid gap-2 p-3" aria-busy="true" aria-label="Loading requests">
+      {[0, 1, 2].map((n) => (
+        <li key={n}>
+          <Skeleton className="h-16" />
+        </li>
+      ))}
+    </ul>
+  ) : current.isError ? (
+    <ErrorAlert className="m-3">Could not load the requests: {current.error.message}</ErrorAlert>
+  ) : rows.length === 0 ? (
+    <EmptyState
+      icon={InboxIcon}
+      title={tab === "pending" ? "Nothing is waiting for a decision." : "No decisions yet."}
+      data-testid="inbox-empty"
+    >
+      {tab === "pending" ? "New requests appear here as soon as a run pauses." : null}
+    </EmptyState>
+  ) : (
+    <ul className="grid gap-1 p-2" data-testid="inbox-rows">
+      {rows.map((i) => (
+        <li key={i.interactionId}>
+          <button
+            type="button"
+            className="grid w-full cursor-pointer gap-1.5 rounded-lg border border-transparent px-3 py-2.5 text-left transition-colors hover:bg-accent aria-[current=true]:border-border aria-[current=true]:bg-card aria-[current=true]:shadow-xs"
+            aria-current={selected?.interactionId === i.interactionId}
+            onClick={() => {
+              setSelectedId(i.interactionId);
+              setPhoneDetail(true);
+            }}
+            data-testid="inbox-row"
+            data-status={i.status}
+          >
+            <span className="flex min-w-0 items-start justify-between gap-2">
+              <strong className="line-clamp-2 min-w-0 text-sm font-medium [overflow-wrap:anywhere]">{i.message}</strong>
+              <StatusBadge status={i.status} kind={i.kind} />
             </span>
-          </div>
-          <div className="filters">
-            <select
-              aria-label="Filter by reason"
-              value={reason}
-              onChange={(e) => {
-                setReason(e.target.value as Reason | "");
-                moveOn();
-              }}
-            >
-              <option value="">All reasons</option>
-              {PAUSE_REASON_LIST.map((r) => (
-                <option key={r} value={r}>
-                  {REASON_LABELS[r]}
-                </option>
-              ))}
-            </select>
-            <select
-              aria-label="Filter by tool"
-              value={tool}
-              onChange={(e) => {
-                setTool(e.target.value);
-                moveOn();
-              }}
-            >
-              <option value="">All tools</option>
-              {tools.map((t) => (
-                <option key={t} value={t}>
-                  {catalog.title(t)}
-                </option>
-              ))}
-            </select>
-            <select
-              aria-label="Filter by requester"
-              value={requester}
-              onChange={(e) => {
-                setRequester(e.target.value);
-                moveOn();
-              }}
-            >
-              <option value="">Everyone</option>
-              {requesters.map(([id, name]) => (
-                <option key={id} value={id}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          </div>
-        </div>
-        {current.isPending ? (
-          <ul className="inbox-rows" aria-busy="true">
-            {[0, 1, 2].map((n) => (
-              <li key={n} className="skeleton" />
-            ))}
-          </ul>
-        ) : current.isError ? (
-          <p className="error banner" role="alert" style={{ margin: "1rem" }}>
-            Could not load the requests: {current.error.message}
-          </p>
-        ) : rows.length === 0 ? (
-          <div className="empty-state muted" style={{ padding: "2rem 1rem" }} data-testid="inbox-empty">
-            {tab === "pending" ? "Nothing is waiting for a decision." : "No decisions yet."}
-          </div>
-        ) : (
-          <ul className="inbox-rows" data-testid="inbox-rows">
-            {rows.map((i) => (
-              <li key={i.interactionId}>
-                <button
-                  type="button"
-                  className="inbox-row"
-                  aria-current={selected?.interactionId === i.interactionId}
-                  onClick={() => setSelectedId(i.interactionId)}
-                  data-testid="inbox-row"
-                  data-status={i.status}
-                >
-                  <span className="row-top">
-                    <strong>{i.message}</strong>
-                    <StatusBadge status={i.status} kind={i.kind} />
+            <span className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
+              <ReasonBadge reason={i.pauseReason} />
+              <span className="truncate">
+                {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
+              </span>
+            </span>
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+
+  return (
+    <div className="flex min-h-0 flex-1">
+      <aside
+        className={cn("w-full min-w-0 flex-col border-r bg-surface md:flex md:w-96 lg:w-[26rem]", phoneDetail ? "hidden" : "flex")}
+        aria-label="Approval requests"
+      >
+        <Tabs value={tab} onValueChange={changeTab} className="flex min-h-0 flex-1 flex-col">
+          <div className="grid gap-3 border-b p-3">
+            <div className="flex items-center justify-between gap-2">
+              <h1 className="text-base font-semibold tracking-tight">Approvals</h1>
+              <span
+                className={cn("flex items-center gap-1.5 text-xs", live.status === "pending" ? "text-success-fg" : "text-muted-foreground")}
+                title="Updates arrive as they happen"
+              >
+                <span
+                  className={cn(
+                    "size-2 rounded-full",
+                    live.status === "pending" ? "animate-pulse-soft bg-success-fg" : "bg-muted-foreground",
+                  )}
+                  aria-hidden="true"
+                />
+                {live.status === "pending" ? "Live" : "Connecting…"}
+              </span>
+            </div>
+            <TabsList className="grid w-full grid-cols-2">
+              <TabsTrigger value="pending">
+                Pending
+                {pendingCount > 0 ? (
+                  <span className="rounded-full bg-primary px-1.5 text-xs leading-5 text-primary-foreground tabular-nums">
+                    {pendingCount}
                   </span>
-                  <span className="muted small">
-                    <ReasonBadge reason={i.pauseReason} /> {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
-                  </span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
+                ) : null}
+              </TabsTrigger>
+              <TabsTrigger value="decided">Decided</TabsTrigger>
+            </TabsList>
+            <div className="grid grid-cols-3 gap-2">
+              <Select
+                aria-label="Filter by reason"
+                value={reason}
+                className="h-8 px-1.5 text-xs sm:text-xs"
+                onChange={(e) => {
+                  setReason(e.target.value as Reason | "");
+                  moveOn();
+                }}
+              >
+                <option value="">All reasons</option>
+                {PAUSE_REASON_LIST.map((r) => (
+                  <option key={r} value={r}>
+                    {REASON_LABELS[r]}
+                  </option>
+                ))}
+              </Select>
+              <Select
+                aria-label="Filter by tool"
+                value={tool}
+                className="h-8 px-1.5 text-xs sm:text-xs"
+                onChange={(e) => {
+                  setTool(e.target.value);
+                  moveOn();
+                }}
+              >
+                <option value="">All tools</option>
+                {tools.map((t) => (
+                  <option key={t} value={t}>
+                    {catalog.title(t)}
+                  </option>
+                ))}
+              </Select>
+              <Select
+                aria-label="Filter by requester"
+                value={requester}
+                className="h-8 px-1.5 text-xs sm:text-xs"
+                onChange={(e) => {
+                  setRequester(e.target.value);
+                  moveOn();
+                }}
+              >
+                <option value="">Everyone</option>
+                {requesters.map(([id, name]) => (
+                  <option key={id} value={id}>
+                    {name}
+                  </option>
+                ))}
+              </Select>
+            </div>
+          </div>
+          <TabsContent value="pending" className="min-h-0 flex-1 overflow-y-auto">
+            {tab === "pending" ? list : null}
+          </TabsContent>
+          <TabsContent value="decided" className="min-h-0 flex-1 overflow-y-auto">
+            {tab === "decided" ? list : null}
+          </TabsContent>
+        </Tabs>
       </aside>
-      <section className="inbox-detail" aria-label="Request detail">
-        {selected ? (
-          <Detail
-            key={selected.interactionId}
-            interaction={selected}
-            viewerId={viewerId}
-            onDecided={(id) => setDecidedHere((ids) => new Set(ids).add(id))}
-          />
-        ) : selectedId && fetched.isPending ? (
-          <p className="muted">Loading the request…</p>
-        ) : (
-          <p className="muted">Select a request to see it in full.</p>
-        )}
+      <section
+        ref={detailPane}
+        tabIndex={-1}
+        className={cn("min-w-0 flex-1 overflow-y-auto outline-none md:block", phoneDetail ? "block" : "hidden")}
+        aria-label="Request detail"
+      >
+        <div className="mx-auto grid max-w-2xl gap-3 p-3 sm:p-6">
+          {/* The list (and its heading) is hidden on phones while a request shows. */}
+          <h1 className="sr-only md:hidden">Approvals</h1>
+          <Button variant="ghost" size="sm" className="justify-self-start md:hidden" onClick={() => setPhoneDetail(false)}>
+            <ArrowLeftIcon aria-hidden="true" />
+            Back to requests
+          </Button>
+          {selected ? (
+            <Detail
+              key={selected.interactionId}
+              interaction={selected}
+              viewerId={viewerId}
+              onDecided={(id) => setDecidedHere((ids) => new Set(ids).add(id))}
+            />
+          ) : selectedId && fetched.isPending ? (
+            <Skeleton className="h-64 rounded-xl" />
+          ) : (
+            <EmptyState icon={MousePointerClickIcon} title="Select a request to see it in full." />
+          )}
+        </div>
       </section>
     </div>
   );
@@ -258,38 +311,31 @@ function Detail({ interaction, viewerId, onDecided }: { interaction: Pause; view
   };
 
   return (
-    <article className={`approval-card ${toneOf(interaction.status)}`} data-testid="inbox-detail" data-status={interaction.status}>
-      <header className="approval-head">
-        <h2>{title}</h2>
-        <StatusBadge status={interaction.status} kind={interaction.kind} />
-      </header>
-      <p className="muted small" style={{ margin: 0 }}>
-        {interaction.message}
-      </p>
-      {interaction.tool ? (
-        <dl className="approval-args">
-          {argEntries(interaction.tool.args).map(([label, value]) => (
-            <div key={label}>
-              <dt>{label}</dt>
-              <dd>{value}</dd>
-            </div>
-          ))}
-        </dl>
-      ) : null}
-      <dl className="meta">
-        <dt>Requested by</dt>
-        <dd>
-          {interaction.requester.name} <span className="muted">{interaction.requester.email}</span>
-        </dd>
-        <dt>Requested</dt>
-        <dd>{when(interaction.createdAt)}</dd>
-        <dt>Reason</dt>
-        <dd data-testid="detail-reason">
+    <InteractionCard
+      tone={toneOf(interaction.status)}
+      icon={InboxIcon}
+      title={title}
+      badge={<StatusBadge status={interaction.status} kind={interaction.kind} />}
+      className="gap-4 p-4 sm:p-5"
+      data-testid="inbox-detail"
+      data-status={interaction.status}
+    >
+      <p className="text-sm text-muted-foreground [overflow-wrap:anywhere]">{interaction.message}</p>
+      {interaction.tool ? <ArgList entries={argEntries(interaction.tool.args)} /> : null}
+      <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
+        <MetaItem label="Requested by">
+          <span className="flex min-w-0 items-center gap-1.5">
+            <UserIcon className="size-3.5 shrink-0 text-muted-foreground" aria-hidden="true" />
+            {interaction.requester.name}
+          </span>
+          <span className="block truncate text-xs text-muted-foreground">{interaction.requester.email}</span>
+        </MetaItem>
+        <MetaItem label="Requested">{when(interaction.createdAt)}</MetaItem>
+        <MetaItem label="Reason" testId="detail-reason">
           {REASON_LABELS[interaction.pauseReason]}
           {interaction.detail?.agent ? ` · ${interaction.detail.agent}` : ""}
-        </dd>
-        <dt>Who decides</dt>
-        <dd>
+        </MetaItem>
+        <MetaItem label="Who decides">
           {interaction.kind === "oauth"
             ? "The requester, by connecting at the provider"
             : interaction.policy === "approvers"
@@ -297,31 +343,35 @@ function Detail({ interaction, viewerId, onDecided }: { interaction: Pause; view
               : interaction.policy === "admins"
                 ? "An admin (resume from the console)"
                 : "The requester"}
-        </dd>
+        </MetaItem>
         {interaction.status === "pending" ? (
-          <>
-            <dt>Expires</dt>
-            <dd>
-              <Countdown until={interaction.expiresAt} />
-            </dd>
-          </>
+          <MetaItem label="Expires">
+            <Countdown until={interaction.expiresAt} />
+          </MetaItem>
         ) : (
-          <>
-            <dt>Decision</dt>
-            <dd data-testid="receipt">{receipt(interaction, viewerId)}</dd>
-          </>
+          <MetaItem label="Decision" testId="receipt" wide>
+            {receipt(interaction, viewerId)}
+          </MetaItem>
         )}
       </dl>
       {interaction.status === "pending" && interaction.kind !== "approval" ? (
-        <footer className="approval-foot">
-          <p className="small muted">
+        <footer className="border-t pt-4">
+          <p className="text-sm text-muted-foreground">
             {interaction.kind === "operator" ? (
               <>
-                Resumed by an admin from the <a href="/console">console</a>.
+                Resumed by an admin from the{" "}
+                <a className="text-primary underline" href="/console">
+                  console
+                </a>
+                .
               </>
             ) : interaction.requester.id === viewerId ? (
               <>
-                Answer it in <a href={`/chat/${encodeURIComponent(interaction.threadId)}`}>your conversation</a>.
+                Answer it in{" "}
+                <a className="text-primary underline" href={`/chat/${encodeURIComponent(interaction.threadId)}`}>
+                  your conversation
+                </a>
+                .
               </>
             ) : (
               "Only the requester can answer this one, in their conversation."
@@ -329,7 +379,7 @@ function Detail({ interaction, viewerId, onDecided }: { interaction: Pause; view
           </p>
         </footer>
       ) : interaction.status === "pending" ? (
-        <footer className="approval-foot">
+        <footer className="grid gap-2 border-t pt-4">
           <DecisionForm
             busy={busy}
             disabledReason={
@@ -341,14 +391,21 @@ function Detail({ interaction, viewerId, onDecided }: { interaction: Pause; view
             }
             onDecide={decide}
           />
-          {failure ? (
-            <p className="error small" role="alert">
-              {failure.message}
-            </p>
-          ) : null}
+          {failure ? <ErrorAlert>{failure.message}</ErrorAlert> : null}
         </footer>
       ) : null}
-    </article>
+    </InteractionCard>
+  );
+}
+
+function MetaItem({ label, testId, wide, children }: { label: string; testId?: string; wide?: boolean; children: ReactNode }) {
+  return (
+    <div className={cn("min-w-0", wide && "sm:col-span-2")}>
+      <dt className="text-xs font-medium text-muted-foreground">{label}</dt>
+      <dd className="mt-0.5 [overflow-wrap:anywhere]" data-testid={testId}>
+        {children}
+      </dd>
+    </div>
   );
 }
 

@@ -12,7 +12,15 @@ import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
 import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
 import { ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { useToolCatalog } from "@/components/interactions/tools";
-import { ThreadList } from "./ThreadList";
+import { AnchorIcon, ArrowUpIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon } from "lucide-react";
+import Link from "next/link";
+import { ErrorAlert } from "@/components/ui/Alert";
+import { Button } from "@/components/ui/Button";
+import { cn } from "@/components/ui/cn";
+import { Textarea } from "@/components/ui/Input";
+import { Sheet, SheetContent, SheetTrigger } from "@/components/ui/Sheet";
+import { Tooltip } from "@/components/ui/Tooltip";
+import { ThreadList, useThreadTitle } from "./ThreadList";
 import { useGates } from "./useGates";
 import type { ChatMessage } from "./types";
 import { useAgentRun } from "./useAgentRun";
@@ -26,14 +34,50 @@ interface ConversationProps {
   viewerId: string;
 }
 
+/** Things to try, for an empty conversation: each fills the composer. */
+const SUGGESTIONS = ["Hello!", "What is my time zone?", "Research coral reefs", "Send an email to bob@acme.test saying hi"];
+
 export function ChatApp(props: ConversationProps) {
   return (
     <ClientToolHost>
-      <div className="chat-layout">
-        <ThreadList activeId={props.threadId} />
+      <div className="flex min-h-0 flex-1">
+        <aside className="hidden w-72 shrink-0 flex-col border-r bg-surface md:flex" aria-label="Conversations">
+          <ThreadList activeId={props.threadId} />
+        </aside>
         <Conversation key={props.threadId ?? "new"} {...props} />
       </div>
     </ClientToolHost>
+  );
+}
+
+/** The page's heading, for screen readers: the conversation's title (the list and the phone bar show it to the eye). */
+function ConversationHeading({ threadId }: { threadId: string | null }) {
+  return <h1 className="sr-only">{useThreadTitle(threadId)}</h1>;
+}
+
+/** On phones the conversation list is a drawer, opened from a bar above the conversation. */
+function PhoneBar({ threadId }: { threadId: string | null }) {
+  const [open, setOpen] = useState(false);
+  const title = useThreadTitle(threadId);
+  return (
+    <div className="flex h-12 shrink-0 items-center gap-1 border-b px-2 md:hidden">
+      <Sheet open={open} onOpenChange={setOpen}>
+        <SheetTrigger asChild>
+          <Button variant="ghost" size="icon" aria-label="Conversations">
+            <PanelLeftIcon className="!size-5" aria-hidden="true" />
+          </Button>
+        </SheetTrigger>
+        <SheetContent side="left" title="Conversations">
+          <ThreadList activeId={threadId} onNavigate={() => setOpen(false)} />
+        </SheetContent>
+      </Sheet>
+      <p className="min-w-0 flex-1 truncate text-center text-sm font-medium">{title}</p>
+      <Button asChild variant="ghost" size="icon">
+        <Link href="/chat" aria-label="New conversation">
+          <MessageSquarePlusIcon className="!size-5" aria-hidden="true" />
+        </Link>
+      </Button>
+    </div>
   );
 }
 
@@ -130,147 +174,276 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
         : gates.blocking
           ? "Answer the request above first"
           : "Message the concierge (Enter to send)";
+  const disabled = run.running || gates.blocking;
   return (
-    <section className="conversation" aria-label="Conversation">
-      <div className="messages" data-testid="messages" aria-live="polite">
-        {empty ? (
-          <div className="empty-state">
-            <h2>How can the concierge help?</h2>
-            <p className="muted">Say hello, or ask what it can do.</p>
-          </div>
-        ) : null}
-        {run.messages.map((m) =>
-          m.role === "tool" ? null : m.role === "system" || m.role === "developer" ? (
-            <SystemNote key={m.id} content={m.content} />
-          ) : (
-            <Fragment key={m.id}>
-              {m.content ? <MessageBubble role={m.role} content={m.content} /> : null}
-              {m.toolCalls?.map((call) =>
-                clientTools.has(call.name) ? (
-                  <ToolCallNote key={call.id} call={call} result={results.get(call.id)} />
-                ) : gates.byToolCall.get(call.id)?.kind === "external_wait" ? (
-                  <ExternalWaitStatus
-                    key={call.id}
-                    call={call}
-                    responseId={gates.byToolCall.get(call.id)!.interactionId}
-                    result={results.get(call.id)}
-                    onSettled={() =>
-                      void reloadConversation().catch((error: unknown) =>
-                        run.report({ message: `Could not load the result: ${error instanceof Error ? error.message : String(error)}` }),
-                      )
-                    }
-                  />
-                ) : gates.byToolCall.get(call.id)?.kind === "private_input" ? (
-                  <PrivateInputForm
-                    key={call.id}
-                    interaction={gates.byToolCall.get(call.id)}
-                    busy={run.running}
-                    onSubmit={(value) => void gates.answerAlone(call.id, { status: "resolved", payload: value }, { privately: true })}
-                    onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" }, { privately: true })}
-                  />
-                ) : gates.byToolCall.get(call.id)?.kind === "oauth" ? (
-                  <Fragment key={call.id}>
-                    <OAuthCard
-                      interaction={gates.byToolCall.get(call.id)!}
-                      toolName={call.name}
-                      busy={run.running}
-                      onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
-                      onConsent={() => void gates.refresh()}
-                    />
-                    {results.has(call.id) ? <ToolCallNote call={call} result={results.get(call.id)} where="server" /> : null}
-                  </Fragment>
-                ) : gates.byToolCall.get(call.id)?.kind === "a2a" ? (
-                  <RemoteQuestionCard
-                    key={call.id}
-                    interaction={gates.byToolCall.get(call.id)!}
-                    busy={run.running}
-                    onAnswer={(payload) =>
-                      void gates.answerAlone(call.id, { status: "resolved", payload }, { privately: "credential" in payload })
-                    }
-                    onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
-                  />
-                ) : !(tools.gated(call.name) ?? gates.byToolCall.has(call.id)) ? (
-                  <ToolCallNote key={call.id} call={call} result={results.get(call.id)} where="server" />
-                ) : (
-                  <ApprovalCard
-                    key={call.id}
-                    call={call}
-                    interaction={gates.byToolCall.get(call.id)}
-                    result={results.get(call.id)}
-                    viewerId={viewerId}
-                    chosen={gates.chosen(call.id)}
-                    busy={run.running}
-                    onDecide={(approved, reason) => gates.decide(call.id, approved, reason)}
-                  />
-                ),
-              )}
-            </Fragment>
-          ),
-        )}
-        {run.streaming ? <MessageBubble role="assistant" content={run.streaming.content} streaming /> : null}
-        {gates.operatorPause ? (
-          <div className="operator-pause" role="status" data-testid="operator-pause">
-            <strong>Paused by an operator.</strong> The concierge goes on where it stopped as soon as an admin resumes it.
-          </div>
-        ) : null}
-        {run.running && !run.streaming ? (
-          run.queuedAhead !== null ? (
-            <div className="typing muted small" role="status" data-testid="run-queued">
-              Queued — {run.queuedAhead} ahead
+    <section className="flex min-w-0 flex-1 flex-col" aria-label="Conversation">
+      <ConversationHeading threadId={threadId} />
+      <PhoneBar threadId={threadId} />
+      {/* Focusable, so the conversation scrolls by keyboard even when nothing in it can take focus. */}
+      <div
+        className="min-h-0 flex-1 overflow-y-auto focus-visible:outline-offset-[-2px]"
+        tabIndex={0}
+        role="region"
+        aria-label="Chat history"
+      >
+        <div className="mx-auto flex w-full max-w-3xl flex-col gap-5 px-4 py-6 sm:px-6" data-testid="messages" aria-live="polite">
+          {empty ? (
+            <div className="flex flex-col items-center gap-3 py-10 text-center sm:py-20">
+              <span className="grid size-12 place-items-center rounded-2xl bg-primary-soft text-primary">
+                <AnchorIcon className="size-6" aria-hidden="true" />
+              </span>
+              <h2 className="text-xl font-semibold tracking-tight sm:text-2xl">How can the concierge help?</h2>
+              <p className="text-sm text-muted-foreground">Say hello, or ask what it can do.</p>
+              <ul className="mt-4 flex max-w-lg flex-wrap justify-center gap-2" aria-label="Suggestions">
+                {SUGGESTIONS.map((text) => (
+                  <li key={text}>
+                    <Button
+                      variant="secondary"
+                      size="sm"
+                      className="rounded-full font-normal"
+                      onClick={() => {
+                        setDraft(text);
+                        input.current?.focus();
+                      }}
+                    >
+                      {text}
+                    </Button>
+                  </li>
+                ))}
+              </ul>
             </div>
-          ) : (
-            <div className="typing muted small">The concierge is working…</div>
-          )
-        ) : null}
-        {run.error ? (
-          <div role="alert" className="error banner" data-testid="run-error" data-code={run.error.code}>
-            {run.error.message}{" "}
-            {run.error.remedy === "sign-in" ? (
-              <a href={`/signin?callbackUrl=${encodeURIComponent(threadId ? `/chat/${threadId}` : "/chat")}`}>Sign in again</a>
-            ) : null}
-            {run.error.remedy === "reload" ? (
-              <button type="button" className="link" onClick={() => window.location.reload()}>
-                Reload what was saved
-              </button>
-            ) : null}
-          </div>
-        ) : null}
-        <div ref={bottom} />
+          ) : null}
+          {run.messages.map((m, index) =>
+            m.role === "tool" ? null : m.role === "system" || m.role === "developer" ? (
+              <SystemNote key={m.id} content={m.content} />
+            ) : (
+              <Fragment key={m.id}>
+                {m.content ? <MessageBubble role={m.role} content={m.content} continued={continues(run.messages, index)} /> : null}
+                {m.toolCalls?.map((call) =>
+                  clientTools.has(call.name) ? (
+                    <ToolCallNote key={call.id} call={call} result={results.get(call.id)} />
+                  ) : gates.byToolCall.get(call.id)?.kind === "external_wait" ? (
+                    <ExternalWaitStatus
+                      key={call.id}
+                      call={call}
+                      responseId={gates.byToolCall.get(call.id)!.interactionId}
+                      result={results.get(call.id)}
+                      onSettled={() =>
+                        void reloadConversation().catch((error: unknown) =>
+                          run.report({ message: `Could not load the result: ${error instanceof Error ? error.message : String(error)}` }),
+                        )
+                      }
+                    />
+                  ) : gates.byToolCall.get(call.id)?.kind === "private_input" ? (
+                    <PrivateInputForm
+                      key={call.id}
+                      interaction={gates.byToolCall.get(call.id)}
+                      busy={run.running}
+                      onSubmit={(value) => void gates.answerAlone(call.id, { status: "resolved", payload: value }, { privately: true })}
+                      onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" }, { privately: true })}
+                    />
+                  ) : gates.byToolCall.get(call.id)?.kind === "oauth" ? (
+                    <Fragment key={call.id}>
+                      <OAuthCard
+                        interaction={gates.byToolCall.get(call.id)!}
+                        toolName={call.name}
+                        busy={run.running}
+                        onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
+                        onConsent={() => void gates.refresh()}
+                      />
+                      {results.has(call.id) ? <ToolCallNote call={call} result={results.get(call.id)} where="server" /> : null}
+                    </Fragment>
+                  ) : gates.byToolCall.get(call.id)?.kind === "a2a" ? (
+                    <RemoteQuestionCard
+                      key={call.id}
+                      interaction={gates.byToolCall.get(call.id)!}
+                      busy={run.running}
+                      onAnswer={(payload) =>
+                        void gates.answerAlone(call.id, { status: "resolved", payload }, { privately: "credential" in payload })
+                      }
+                      onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
+                    />
+                  ) : !(tools.gated(call.name) ?? gates.byToolCall.has(call.id)) ? (
+                    <ToolCallNote key={call.id} call={call} result={results.get(call.id)} where="server" />
+                  ) : (
+                    <ApprovalCard
+                      key={call.id}
+                      call={call}
+                      interaction={gates.byToolCall.get(call.id)}
+                      result={results.get(call.id)}
+                      viewerId={viewerId}
+                      chosen={gates.chosen(call.id)}
+                      busy={run.running}
+                      onDecide={(approved, reason) => gates.decide(call.id, approved, reason)}
+                    />
+                  ),
+                )}
+              </Fragment>
+            ),
+          )}
+          {run.streaming ? (
+            <MessageBubble
+              role="assistant"
+              content={run.streaming.content}
+              streaming
+              continued={continues([...run.messages, { id: "streaming", role: "assistant", content: "" }], run.messages.length)}
+            />
+          ) : null}
+          {gates.operatorPause ? (
+            <div
+              className="flex items-start gap-2.5 rounded-xl border border-warning-border bg-warning-bg px-4 py-3 text-sm text-warning-fg"
+              role="status"
+              data-testid="operator-pause"
+            >
+              <PauseCircleIcon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+              <p>
+                <strong className="font-semibold">Paused by an operator.</strong> The concierge goes on where it stopped as soon as an admin
+                resumes it.
+              </p>
+            </div>
+          ) : null}
+          {run.running && !run.streaming ? (
+            run.queuedAhead !== null ? (
+              <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-queued">
+                <TypingDots />
+                Queued — {run.queuedAhead} ahead
+              </div>
+            ) : (
+              <div className="flex items-center gap-2 text-sm text-muted-foreground">
+                <TypingDots />
+                The concierge is working…
+              </div>
+            )
+          ) : null}
+          {run.error ? (
+            <ErrorAlert data-testid="run-error" data-code={run.error.code}>
+              {run.error.message}{" "}
+              {run.error.remedy === "sign-in" ? (
+                <a
+                  className="font-medium underline"
+                  href={`/signin?callbackUrl=${encodeURIComponent(threadId ? `/chat/${threadId}` : "/chat")}`}
+                >
+                  Sign in again
+                </a>
+              ) : null}
+              {run.error.remedy === "reload" ? (
+                <Button variant="link" className="font-medium text-danger-fg" onClick={() => window.location.reload()}>
+                  Reload what was saved
+                </Button>
+              ) : null}
+            </ErrorAlert>
+          ) : null}
+          <div ref={bottom} />
+        </div>
       </div>
-      <form className="composer" onSubmit={(e) => void submit(e)}>
-        <textarea
-          ref={input}
-          name="message"
-          aria-label="Message"
-          placeholder={placeholder}
-          value={draft}
-          onChange={(e) => setDraft(e.target.value)}
-          onKeyDown={onKeyDown}
-          disabled={run.running || gates.blocking}
-          rows={2}
-          maxLength={20_000}
-        />
-        <button type="submit" className="button primary" disabled={run.running || gates.blocking || draft.trim() === ""}>
-          {run.running ? "Sending…" : "Send"}
-        </button>
-      </form>
+      <div className="shrink-0 bg-background px-3 pt-2 pb-3 sm:px-6 sm:pb-5">
+        <form
+          className="mx-auto flex w-full max-w-3xl items-end gap-2 rounded-2xl border border-input bg-card p-2 shadow-sm transition-colors focus-within:border-ring focus-within:ring-2 focus-within:ring-ring/40 has-[textarea:disabled]:bg-muted"
+          onSubmit={(e) => void submit(e)}
+        >
+          <Textarea
+            ref={input}
+            name="message"
+            aria-label="Message"
+            placeholder={placeholder}
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={onKeyDown}
+            disabled={disabled}
+            rows={1}
+            maxLength={20_000}
+            className="max-h-48 min-h-10 flex-1 border-0 bg-transparent px-2 shadow-none focus-visible:outline-none disabled:bg-transparent disabled:opacity-100 [field-sizing:content]"
+          />
+          <Tooltip content="Send (Enter)" side="top">
+            <Button
+              type="submit"
+              variant="primary"
+              size="icon"
+              className="rounded-xl"
+              aria-label={run.running ? "Sending…" : "Send"}
+              disabled={disabled || draft.trim() === ""}
+            >
+              <ArrowUpIcon className="!size-5" aria-hidden="true" />
+            </Button>
+          </Tooltip>
+        </form>
+        <p className="mx-auto mt-2 hidden max-w-3xl text-center text-xs text-muted-foreground sm:block">
+          Enter to send · Shift + Enter for a new line
+        </p>
+      </div>
     </section>
   );
 }
 
-function MessageBubble({ role, content, streaming }: { role: "user" | "assistant"; content: string; streaming?: boolean }) {
+/** Whether an assistant message follows another one's plain text directly: it joins that group (no second name and avatar). */
+function continues(messages: ChatMessage[], index: number): boolean {
+  const previous = messages[index - 1];
+  return messages[index]?.role === "assistant" && previous?.role === "assistant" && !!previous.content && !previous.toolCalls?.length;
+}
+
+function MessageBubble({
+  role,
+  content,
+  streaming,
+  continued,
+}: {
+  role: "user" | "assistant";
+  content: string;
+  streaming?: boolean;
+  continued?: boolean;
+}) {
+  if (role === "user")
+    return (
+      <div className="message user flex max-w-[85%] min-w-0 flex-col self-end" data-role={role} data-testid="message-user">
+        <div className="sr-only">You</div>
+        <div className="message-body rounded-2xl rounded-br-md bg-muted px-4 py-2.5 text-[0.9375rem] leading-relaxed whitespace-pre-wrap [overflow-wrap:anywhere]">
+          {content}
+        </div>
+      </div>
+    );
   return (
-    <div className={`message ${role}${streaming ? " streaming" : ""}`} data-role={role} data-testid={`message-${role}`}>
-      <div className="message-author">{role === "user" ? "You" : "Concierge"}</div>
-      <div className="message-body">{content}</div>
+    <div
+      className={cn("message assistant flex min-w-0 gap-3", streaming && "streaming", continued && "-mt-3")}
+      data-role={role}
+      data-testid="message-assistant"
+    >
+      <span
+        className={cn("mt-0.5 grid size-7 shrink-0 place-items-center rounded-full bg-primary-soft text-primary", continued && "invisible")}
+        aria-hidden="true"
+      >
+        <AnchorIcon className="size-3.5" />
+      </span>
+      <div className="min-w-0 flex-1">
+        <div className={cn("message-author mb-0.5 text-sm font-semibold", continued && "sr-only")}>Concierge</div>
+        <div className="message-body text-[0.9375rem] leading-relaxed whitespace-pre-wrap [overflow-wrap:anywhere]">
+          {content}
+          {streaming ? (
+            <span className="ml-0.5 inline-block h-4 w-1.5 animate-blink bg-foreground/70 align-[-2px]" aria-hidden="true" />
+          ) : null}
+        </div>
+      </div>
     </div>
+  );
+}
+
+function TypingDots() {
+  return (
+    <span className="flex gap-1" aria-hidden="true">
+      {["[animation-delay:0ms]", "[animation-delay:200ms]", "[animation-delay:400ms]"].map((delay) => (
+        <span key={delay} className={cn("size-1.5 animate-pulse-soft rounded-full bg-muted-foreground", delay)} />
+      ))}
+    </span>
   );
 }
 
 /** What happened to the run, said by Harbor rather than by anyone in the conversation (a cancel, for one). */
 function SystemNote({ content }: { content: string }) {
   return (
-    <p className="system-note" role="note" data-testid="system-note">
+    <p
+      className="mx-auto max-w-full rounded-full border bg-surface px-3 py-1 text-center text-xs text-muted-foreground [overflow-wrap:anywhere]"
+      role="note"
+      data-testid="system-note"
+    >
       {content}
     </p>
   );

@@ -2,10 +2,17 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { useState } from "react";
+import { CircleDotIcon, PauseIcon, PlayIcon, ShieldCheckIcon, ShieldXIcon } from "lucide-react";
+import { useState, type ReactNode } from "react";
 import { ReasonBadge } from "@/components/interactions/reasons";
 import { useTRPC } from "@/components/trpc/client";
+import { ErrorAlert } from "@/components/ui/Alert";
+import { Button } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
+import { Input } from "@/components/ui/Input";
+import { Skeleton } from "@/components/ui/Skeleton";
 import type { RunEvent, SteeringInstruction } from "@/server/domain";
+import { RunStatusBadge } from "./RunStatusBadge";
 
 type Instruction = SteeringInstruction;
 
@@ -73,127 +80,148 @@ export function RunDetail({ runId }: { runId: string }) {
   });
   const info = run.data;
   return (
-    <article className="run-detail" data-testid="run-detail">
-      <header className="approval-head">
-        <h2>Run {runId.slice(0, 8)}</h2>
+    <article className="grid gap-4" data-testid="run-detail">
+      <header className="grid gap-1.5">
+        <div className="flex flex-wrap items-center gap-2">
+          <h2 className="font-mono text-lg font-semibold tracking-tight">Run {runId.slice(0, 8)}</h2>
+          {info ? <RunStatusBadge status={info.status} testId="run-status" /> : null}
+          {info?.pauseReason ? <ReasonBadge reason={info.pauseReason} /> : null}
+        </div>
         {info ? (
-          <span className={`badge status-${info.status}`} data-testid="run-status">
-            {info.status}
-          </span>
-        ) : null}
-        {info?.pauseReason ? <ReasonBadge reason={info.pauseReason} /> : null}
+          <p className="text-sm text-muted-foreground [overflow-wrap:anywhere]">
+            {info.ownerName} · {info.agentId} · priority {info.priority}
+            {info.parentRunId ? ` · helper of ${info.parentRunId.slice(0, 8)}` : ""}
+            {info.childCount ? ` · ${info.childCount} helper run(s)` : ""}
+          </p>
+        ) : (
+          <Skeleton className="h-4 w-48" />
+        )}
       </header>
-      {info ? (
-        <p className="muted small">
-          {info.ownerName} · {info.agentId} · priority {info.priority}
-          {info.parentRunId ? ` · helper of ${info.parentRunId.slice(0, 8)}` : ""}
-          {info.childCount ? ` · ${info.childCount} helper run(s)` : ""}
-        </p>
-      ) : null}
 
-      <fieldset className="controls" aria-label="Steering" disabled={steer.isPending}>
-        <input
-          aria-label="Instruction text"
-          placeholder="Context, goal or message…"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-        />
-        <div className="control-row">
-          <button type="button" className="button small" onClick={needsText((context) => ({ type: "INJECT_CONTEXT", context }))}>
-            Inject context
-          </button>
-          <button type="button" className="button small" onClick={needsText((goal) => ({ type: "REDIRECT", goal }))}>
-            Redirect
-          </button>
-          <button type="button" className="button small" onClick={needsText((message) => ({ type: "USER_MESSAGE", message }))}>
-            Send user message
-          </button>
-        </div>
-        <div className="control-row">
-          <button type="button" className="button small" onClick={() => send({ type: "PAUSE" })}>
-            Pause
-          </button>
-          <button type="button" className="button small" onClick={() => send({ type: "RESUME" })}>
-            Resume
-          </button>
-          <button
-            type="button"
-            className="button small"
-            onClick={() => send({ type: "APPROVE", ...(text.trim() ? { reason: text.trim() } : {}) })}
-          >
-            Approve gate
-          </button>
-          {confirming === "REJECT" ? (
-            <button
-              type="button"
-              className="button small danger-outline"
-              onClick={() => send({ type: "REJECT", ...(text.trim() ? { reason: text.trim() } : {}) })}
-            >
-              Confirm reject
-            </button>
-          ) : (
-            <button type="button" className="button small danger-outline" onClick={() => setConfirming("REJECT")}>
-              Reject gate
-            </button>
-          )}
-        </div>
-        <div className="control-row">
-          <label className="small">
-            Priority{" "}
-            <input
-              type="number"
-              aria-label="Priority"
-              value={priority}
-              onChange={(e) => setPriority(Number(e.target.value))}
-              style={{ width: "4.5rem" }}
+      <Card className="p-4">
+        <h3 className="mb-3 text-sm font-semibold">Steer</h3>
+        <fieldset className="grid gap-4" aria-label="Steering" disabled={steer.isPending}>
+          <ControlGroup label="Say something to the run">
+            <Input
+              aria-label="Instruction text"
+              placeholder="Context, goal or message…"
+              value={text}
+              onChange={(e) => setText(e.target.value)}
             />
-          </label>
-          <button type="button" className="button small" onClick={() => send({ type: "PRIORITIZE", priority })}>
-            Prioritize
-          </button>
-          {confirming === "CANCEL" ? (
-            <button type="button" className="button small danger-outline" onClick={() => send({ type: "CANCEL", mode: "cascade" })}>
-              Confirm cancel with helpers
-            </button>
-          ) : confirming === "CANCEL_ISOLATE" ? (
-            <button type="button" className="button small danger-outline" onClick={() => send({ type: "CANCEL", mode: "isolate" })}>
-              Confirm cancel this run only
-            </button>
-          ) : (
-            <>
-              <button type="button" className="button small danger-outline" onClick={() => setConfirming("CANCEL")}>
-                Cancel (cascade)
-              </button>
-              <button type="button" className="button small danger-outline" onClick={() => setConfirming("CANCEL_ISOLATE")}>
-                Cancel (isolate)
-              </button>
-            </>
-          )}
-        </div>
-        {steer.error ? (
-          <p className="error small" role="alert">
-            {steer.error.message}
-          </p>
-        ) : null}
-        {steer.isSuccess ? (
-          <p className="muted small" role="status">
-            Instruction accepted.
-          </p>
-        ) : null}
-      </fieldset>
+            <div className="flex flex-wrap gap-2">
+              <Button size="sm" onClick={needsText((context) => ({ type: "INJECT_CONTEXT", context }))}>
+                Inject context
+              </Button>
+              <Button size="sm" onClick={needsText((goal) => ({ type: "REDIRECT", goal }))}>
+                Redirect
+              </Button>
+              <Button size="sm" onClick={needsText((message) => ({ type: "USER_MESSAGE", message }))}>
+                Send user message
+              </Button>
+            </div>
+          </ControlGroup>
+          <ControlGroup label="Flow and gates">
+            <div className="flex flex-wrap gap-2">
+              <Button size="sm" onClick={() => send({ type: "PAUSE" })}>
+                <PauseIcon aria-hidden="true" />
+                Pause
+              </Button>
+              <Button size="sm" onClick={() => send({ type: "RESUME" })}>
+                <PlayIcon aria-hidden="true" />
+                Resume
+              </Button>
+              <Button size="sm" onClick={() => send({ type: "APPROVE", ...(text.trim() ? { reason: text.trim() } : {}) })}>
+                <ShieldCheckIcon aria-hidden="true" />
+                Approve gate
+              </Button>
+              {confirming === "REJECT" ? (
+                <Button
+                  size="sm"
+                  variant="danger"
+                  onClick={() => send({ type: "REJECT", ...(text.trim() ? { reason: text.trim() } : {}) })}
+                >
+                  Confirm reject
+                </Button>
+              ) : (
+                <Button size="sm" variant="danger" onClick={() => setConfirming("REJECT")}>
+                  <ShieldXIcon aria-hidden="true" />
+                  Reject gate
+                </Button>
+              )}
+            </div>
+          </ControlGroup>
+          <ControlGroup label="Priority and cancel">
+            <div className="flex flex-wrap items-center gap-2">
+              <Input
+                type="number"
+                aria-label="Priority"
+                value={priority}
+                onChange={(e) => setPriority(Number(e.target.value))}
+                className="h-8 w-20"
+              />
+              <Button size="sm" onClick={() => send({ type: "PRIORITIZE", priority })}>
+                Prioritize
+              </Button>
+            </div>
+            <div className="flex flex-wrap gap-2">
+              {confirming === "CANCEL" ? (
+                <Button size="sm" variant="danger" onClick={() => send({ type: "CANCEL", mode: "cascade" })}>
+                  Confirm cancel with helpers
+                </Button>
+              ) : confirming === "CANCEL_ISOLATE" ? (
+                <Button size="sm" variant="danger" onClick={() => send({ type: "CANCEL", mode: "isolate" })}>
+                  Confirm cancel this run only
+                </Button>
+              ) : (
+                <>
+                  <Button size="sm" variant="danger" onClick={() => setConfirming("CANCEL")}>
+                    Cancel (cascade)
+                  </Button>
+                  <Button size="sm" variant="danger" onClick={() => setConfirming("CANCEL_ISOLATE")}>
+                    Cancel (isolate)
+                  </Button>
+                </>
+              )}
+            </div>
+          </ControlGroup>
+          {steer.error ? <ErrorAlert>{steer.error.message}</ErrorAlert> : null}
+          {steer.isSuccess ? (
+            <p className="text-sm text-success-fg" role="status">
+              Instruction accepted.
+            </p>
+          ) : null}
+        </fieldset>
+      </Card>
 
-      <h3 className="small muted">Timeline</h3>
-      <ol className="timeline" data-testid="timeline">
-        {lines.map((l) => (
-          <li key={l.seq}>
-            <span className="muted small">
-              #{l.seq} · {new Date(l.at).toLocaleTimeString()}
-            </span>{" "}
-            {l.line}
-          </li>
-        ))}
-        {lines.length === 0 ? <li className="muted small">Loading the timeline…</li> : null}
-      </ol>
+      <section aria-labelledby={`timeline-${runId}`} className="grid gap-2">
+        <h3 id={`timeline-${runId}`} className="text-sm font-semibold">
+          Timeline
+        </h3>
+        <ol className="grid" data-testid="timeline">
+          {lines.map((l) => (
+            <li key={l.seq} className="relative flex gap-3 pb-3 last:pb-0">
+              <span className="absolute top-5 bottom-0 left-[7px] w-px bg-border" aria-hidden="true" />
+              <CircleDotIcon className="relative mt-0.5 size-[15px] shrink-0 text-muted-foreground" aria-hidden="true" />
+              <span className="min-w-0 text-sm [overflow-wrap:anywhere]">
+                <span className="mr-2 font-mono text-xs text-muted-foreground tabular-nums">
+                  #{l.seq} · {new Date(l.at).toLocaleTimeString()}
+                </span>{" "}
+                {l.line}
+              </span>
+            </li>
+          ))}
+          {lines.length === 0 ? <li className="text-sm text-muted-foreground">Loading the timeline…</li> : null}
+        </ol>
+      </section>
     </article>
+  );
+}
+
+function ControlGroup({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="grid gap-2">
+      <p className="text-xs font-medium text-muted-foreground">{label}</p>
+      {children}
+    </div>
   );
 }

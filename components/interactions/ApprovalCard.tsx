@@ -2,8 +2,10 @@
 
 import type { InteractionView } from "@/components/trpc/types";
 import type { ChatToolCall } from "@/components/chat/types";
+import { ShieldCheckIcon } from "lucide-react";
 import { Countdown } from "./Countdown";
 import { DecisionForm } from "./DecisionForm";
+import { ArgList, InteractionCard, Outcome } from "./InteractionCard";
 import { StatusBadge, toneOf } from "./StatusBadge";
 import { argEntries, resultSummary, useToolCatalog } from "./tools";
 
@@ -26,25 +28,22 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
   const outcome = resultSummary(result);
   const title = useToolCatalog().title(call.name);
   return (
-    <article className={`approval-card ${toneOf(status)}`} data-testid="approval-card" data-status={status ?? "loading"} aria-label={title}>
-      <header className="approval-head">
-        <span className="approval-title">{title}</span>
-        <StatusBadge status={status} />
-      </header>
-      <dl className="approval-args">
-        {argEntries(call.args).map(([label, value]) => (
-          <div key={label}>
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
-      <footer className="approval-foot">{footer()}</footer>
-    </article>
+    <InteractionCard
+      tone={toneOf(status)}
+      icon={ShieldCheckIcon}
+      title={title}
+      badge={<StatusBadge status={status} />}
+      data-testid="approval-card"
+      data-status={status ?? "loading"}
+      aria-label={title}
+    >
+      <ArgList entries={argEntries(call.args)} />
+      <footer className="grid gap-2">{footer()}</footer>
+    </InteractionCard>
   );
 
   function footer() {
-    if (!interaction) return <p className="muted small">Loading the request…</p>;
+    if (!interaction) return <p className="text-sm text-muted-foreground">Loading the request…</p>;
     const decidedBy = interaction.resolvedBy
       ? interaction.resolvedBy.id === viewerId
         ? "you"
@@ -55,12 +54,15 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
         const routed = interaction.policy === "approvers";
         return (
           <>
-            <p className="small who-decides">
-              {routed ? "An approver of your organisation must decide" : "Your approval is needed"} ·{" "}
+            <p className="flex flex-wrap items-center gap-x-3 gap-y-0.5 text-sm">
+              <span>
+                {routed ? "An approver of your organisation must decide" : "Your approval is needed"}
+                <span className="text-muted-foreground"> · </span>
+              </span>
               <Countdown until={interaction.expiresAt} />
             </p>
             {chosen ? (
-              <p className="small muted">
+              <p className="text-sm text-muted-foreground">
                 You chose to {chosen.approved ? "approve" : "reject"}; answer the other open request to send both.
               </p>
             ) : (
@@ -79,24 +81,24 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
       }
       case "resolved":
         return (
-          <p className="small outcome ok">
+          <Outcome ok>
             Approved by {decidedBy}
             {outcome ? ` · ${outcome.text}` : " · running…"}
-          </p>
+          </Outcome>
         );
       case "rejected":
       case "cancelled":
         return (
-          <p className="small outcome no">
+          <Outcome ok={false}>
             {interaction.status === "cancelled" ? "Cancelled" : "Rejected"} by {decidedBy}
             {interaction.decision?.reason && interaction.decision.reason !== "cancelled" ? `: “${interaction.decision.reason}”` : ""} ·
             nothing was done
-          </p>
+          </Outcome>
         );
       case "expired":
-        return <p className="small outcome no">Expired before anyone decided · nothing was done. Ask again if you still need it.</p>;
+        return <Outcome ok={false}>Expired before anyone decided · nothing was done. Ask again if you still need it.</Outcome>;
       case "lost":
-        return <p className="small outcome no">Lost when Harbor restarted · nothing was done. Please ask again.</p>;
+        return <Outcome ok={false}>Lost when Harbor restarted · nothing was done. Please ask again.</Outcome>;
     }
   }
 }

@@ -1,6 +1,8 @@
 "use client";
 
+import { TimerIcon } from "lucide-react";
 import { useEffect, useState } from "react";
+import { cn } from "@/components/ui/cn";
 
 function format(ms: number): string {
   const total = Math.max(0, Math.ceil(ms / 1000));
@@ -18,7 +20,15 @@ export function Countdown({ until }: { until: string }) {
   }, []);
   const left = Date.parse(until) - now;
   return (
-    <time dateTime={until} className={left < 60_000 ? "countdown urgent" : "countdown"} title={new Date(until).toLocaleString()}>
+    <time
+      dateTime={until}
+      className={cn(
+        "inline-flex items-center gap-1 whitespace-nowrap tabular-nums",
+        left < 60_000 ? "font-semibold text-destructive" : "text-muted-foreground",
+      )}
+      title={new Date(until).toLocaleString()}
+    >
+      <TimerIcon className="size-3.5" aria-hidden="true" />
       {left > 0 ? `expires in ${format(left)}` : "expired"}
     </time>
   );

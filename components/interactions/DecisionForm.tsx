@@ -1,6 +1,9 @@
 "use client";
 
+import { CheckIcon, InfoIcon, XIcon } from "lucide-react";
 import { useRef, useState } from "react";
+import { Button } from "@/components/ui/Button";
+import { Input } from "@/components/ui/Input";
 
 /**
  * Approve or reject, with an optional reason. Arguments are never editable: a change needs a new
@@ -22,7 +25,13 @@ export function DecisionForm({
   const [phase, setPhase] = useState<"open" | "sending" | "sent">("open");
   // The state above renders the lock; this stops a second click that arrives before React re-renders.
   const locked = useRef(false);
-  if (disabledReason) return <p className="muted small decision-note">{disabledReason}</p>;
+  if (disabledReason)
+    return (
+      <p className="flex items-start gap-2 rounded-lg bg-muted px-3 py-2 text-sm text-muted-foreground">
+        <InfoIcon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+        {disabledReason}
+      </p>
+    );
   const decide = async (approved: boolean) => {
     if (locked.current || busy) return;
     locked.current = true;
@@ -38,23 +47,25 @@ export function DecisionForm({
   };
   const disabled = busy || phase !== "open";
   return (
-    <div className="decision">
-      <input
-        className="reason"
+    <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
+      <Input
         aria-label="Reason (optional)"
         placeholder="Reason (optional)"
         value={reason}
         maxLength={500}
         onChange={(e) => setReason(e.target.value)}
         disabled={disabled}
+        className="sm:flex-1"
       />
-      <div className="decision-buttons">
-        <button type="button" className="button danger-outline" onClick={() => void decide(false)} disabled={disabled}>
+      <div className="flex gap-2">
+        <Button variant="danger" className="flex-1 sm:flex-none" onClick={() => void decide(false)} disabled={disabled}>
+          <XIcon aria-hidden="true" />
           Reject
-        </button>
-        <button type="button" className="button primary" onClick={() => void decide(true)} disabled={disabled}>
+        </Button>
+        <Button variant="primary" className="flex-1 sm:flex-none" onClick={() => void decide(true)} disabled={disabled}>
+          <CheckIcon aria-hidden="true" />
           {busy || phase === "sending" ? "Sending…" : phase === "sent" ? "Sent" : "Approve"}
-        </button>
+        </Button>
       </div>
     </div>
   );

@@ -5,6 +5,9 @@ import { useEffect, useRef } from "react";
 import type { JobStatus } from "@/server/domain";
 import type { ChatToolCall } from "@/components/chat/types";
 import { useTRPC } from "@/components/trpc/client";
+import { HourglassIcon } from "lucide-react";
+import { Badge } from "@/components/ui/Badge";
+import { cn } from "@/components/ui/cn";
 import { useToolCatalog } from "./tools";
 
 const POLL_MS = 500;
@@ -60,22 +63,22 @@ export function ExternalWaitStatus({
 
   const progress = response.data?.progress;
   const percent = status === "completed" ? 100 : progress ? Math.round((100 * progress.step) / Math.max(1, progress.total)) : 0;
+  const stopped = status === "failed" || status === "cancelled";
   return (
     <div
-      className={`external-wait ${status ?? "loading"}`}
+      className="grid min-w-0 gap-2.5 rounded-xl border bg-card p-4 shadow-xs"
       data-testid="external-wait"
       data-status={status ?? "loading"}
       aria-busy={!finished}
     >
-      <div className="external-wait-head">
-        <span className="tool-note-kind">Background</span>
-        <span className="tool-note-title">{tools.title(call.name)}</span>
-        {status === "failed" || status === "cancelled" ? (
-          <span className={`badge badge-${status === "failed" ? "rejected" : "cancelled"}`}>
-            {status === "failed" ? "Failed" : "Cancelled"}
-          </span>
-        ) : null}
-        <span className="muted small" data-testid="external-wait-note">
+      <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1 text-sm">
+        <span className="grid size-6 shrink-0 place-items-center rounded-full bg-muted text-muted-foreground">
+          <HourglassIcon className="size-3.5" aria-hidden="true" />
+        </span>
+        <span className="sr-only">Background</span>
+        <span className="font-medium">{tools.title(call.name)}</span>
+        {stopped ? <Badge tone={status === "failed" ? "danger" : "neutral"}>{status === "failed" ? "Failed" : "Cancelled"}</Badge> : null}
+        <span className="min-w-0 text-muted-foreground [overflow-wrap:anywhere]" data-testid="external-wait-note">
           {response.isError
             ? `could not check on it: ${response.error.message}`
             : status === "completed"
@@ -87,17 +90,25 @@ export function ExternalWaitStatus({
                   : (progress?.label ?? "starting…")}
         </span>
       </div>
-      <div
-        className="progress"
-        role="progressbar"
+      {/* A failed or cancelled job stops where it was: its bar keeps that width, in its own colour. */}
+      <progress
+        className={cn(
+          "progress-bar h-1.5 w-full appearance-none overflow-hidden rounded-full bg-muted [&::-moz-progress-bar]:rounded-full [&::-webkit-progress-bar]:bg-muted [&::-webkit-progress-value]:rounded-full [&::-webkit-progress-value]:transition-[width] [&::-webkit-progress-value]:duration-300",
+          status === "failed"
+            ? "failed [&::-moz-progress-bar]:bg-danger-fg [&::-webkit-progress-value]:bg-danger-fg"
+            : status === "cancelled"
+              ? "cancelled [&::-moz-progress-bar]:bg-neutral-fg [&::-webkit-progress-value]:bg-neutral-fg"
+              : status === "completed"
+                ? "completed [&::-moz-progress-bar]:bg-success-fg [&::-webkit-progress-value]:bg-success-fg"
+                : "[&::-moz-progress-bar]:bg-primary [&::-webkit-progress-value]:bg-primary",
+        )}
+        max={100}
+        value={percent}
         aria-label={`${tools.title(call.name)}: ${status === "failed" ? "failed" : status === "cancelled" ? "cancelled" : `${percent}%`}`}
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={percent}
-      >
-        {/* A failed or cancelled job stops where it was: its bar keeps that width, in its own colour. */}
-        <div className={`progress-bar ${status ?? ""}`} style={{ width: `${percent}%` }} />
-      </div>
+      />
     </div>
   );
 }

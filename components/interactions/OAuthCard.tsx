@@ -2,7 +2,10 @@
 
 import { useEffect } from "react";
 import type { InteractionView } from "@/components/trpc/types";
+import { ExternalLinkIcon, KeyRoundIcon } from "lucide-react";
+import { Button } from "@/components/ui/Button";
 import { Countdown } from "./Countdown";
+import { FinePrint, InteractionCard, Outcome } from "./InteractionCard";
 import { StatusBadge, toneOf } from "./StatusBadge";
 import { useToolCatalog } from "./tools";
 
@@ -57,42 +60,48 @@ export function OAuthCard({
   }
 
   return (
-    <article className={`approval-card ${toneOf(status)}`} data-testid="oauth-card" data-status={status} aria-label="Connect an account">
-      <header className="approval-head">
-        <span className="approval-title">Connect an account</span>
-        <StatusBadge status={status} kind="oauth" />
-      </header>
-      <p className="small" style={{ margin: 0 }}>
-        {interaction.message}
-      </p>
-      <footer className="approval-foot">
+    <InteractionCard
+      tone={toneOf(status)}
+      icon={KeyRoundIcon}
+      title="Connect an account"
+      badge={<StatusBadge status={status} kind="oauth" />}
+      data-testid="oauth-card"
+      data-status={status}
+      aria-label="Connect an account"
+    >
+      <p className="text-sm [overflow-wrap:anywhere]">{interaction.message}</p>
+      <footer className="grid gap-3">
         {status === "pending" ? (
           <>
-            <p className="small who-decides">
-              {tools.title(toolName)} needs your permission at the provider · <Countdown until={interaction.expiresAt} />
+            <p className="flex flex-wrap items-center gap-x-3 gap-y-0.5 text-sm">
+              <span>
+                {tools.title(toolName)} needs your permission at the provider<span className="text-muted-foreground"> · </span>
+              </span>
+              <Countdown until={interaction.expiresAt} />
             </p>
-            <div className="decision-buttons">
-              <button type="button" className="button ghost" onClick={onCancel} disabled={busy}>
+            <div className="flex flex-wrap justify-end gap-2">
+              <Button variant="ghost" onClick={onCancel} disabled={busy}>
                 Cancel
-              </button>
-              <button type="button" className="button primary" onClick={connect} disabled={busy || !url}>
+              </Button>
+              <Button variant="primary" onClick={connect} disabled={busy || !url}>
+                <ExternalLinkIcon aria-hidden="true" />
                 Connect
-              </button>
+              </Button>
             </div>
-            <p className="muted small" style={{ margin: 0 }}>
+            <FinePrint>
               You sign in at the provider, not here; Harbor keeps the access it grants encrypted, and you can disconnect it any time.
-            </p>
+            </FinePrint>
           </>
         ) : status === "resolved" ? (
-          <p className="small outcome ok">Connected · the conversation goes on</p>
+          <Outcome ok>Connected · the conversation goes on</Outcome>
         ) : status === "cancelled" ? (
-          <p className="small outcome no">Not connected · the request was cancelled</p>
+          <Outcome ok={false}>Not connected · the request was cancelled</Outcome>
         ) : status === "expired" ? (
-          <p className="small outcome no">Expired before you connected · ask again if you still need it</p>
+          <Outcome ok={false}>Expired before you connected · ask again if you still need it</Outcome>
         ) : (
-          <p className="small outcome no">No longer waiting · please ask again</p>
+          <Outcome ok={false}>No longer waiting · please ask again</Outcome>
         )}
       </footer>
-    </article>
+    </InteractionCard>
   );
 }

@@ -2,6 +2,10 @@
 
 import { useState, type FormEvent } from "react";
 import type { InteractionView } from "@/components/trpc/types";
+import { LockIcon } from "lucide-react";
+import { Button } from "@/components/ui/Button";
+import { Field, Input } from "@/components/ui/Input";
+import { FinePrint, InteractionCard, Outcome } from "./InteractionCard";
 import { StatusBadge, toneOf } from "./StatusBadge";
 
 interface FieldSchema {
@@ -46,27 +50,23 @@ export function PrivateInputForm({
   }
 
   return (
-    <article
-      className={`approval-card ${toneOf(status)}`}
+    <InteractionCard
+      tone={toneOf(status)}
+      icon={LockIcon}
+      title="Private input"
+      badge={<StatusBadge status={status} kind="private_input" />}
       data-testid="private-form"
       data-status={status ?? "loading"}
       aria-label="Private form"
     >
-      <header className="approval-head">
-        <span className="approval-title">Private input</span>
-        <StatusBadge status={status} kind="private_input" />
-      </header>
       {!interaction ? (
-        <p className="muted small">Loading the form…</p>
+        <p className="text-sm text-muted-foreground">Loading the form…</p>
       ) : status === "pending" ? (
-        <form className="stack" onSubmit={submit} autoComplete="off">
-          <p className="small" style={{ margin: 0 }}>
-            {interaction.message}
-          </p>
+        <form className="grid gap-3" onSubmit={submit} autoComplete="off">
+          <p className="text-sm [overflow-wrap:anywhere]">{interaction.message}</p>
           {fields.map(([name, field]) => (
-            <label key={name} className="field">
-              <span>{field.title ?? name}</span>
-              <input
+            <Field key={name} label={field.title ?? name}>
+              <Input
                 name={name}
                 type={field.writeOnly ? "password" : "text"}
                 autoComplete="off"
@@ -77,22 +77,21 @@ export function PrivateInputForm({
                 onChange={(e) => setValues((v) => ({ ...v, [name]: e.target.value }))}
                 disabled={busy}
               />
-            </label>
+            </Field>
           ))}
-          <div className="decision-buttons">
-            <button type="button" className="button ghost" onClick={onCancel} disabled={busy}>
+          <div className="flex flex-wrap justify-end gap-2">
+            <Button variant="ghost" onClick={onCancel} disabled={busy}>
               Cancel
-            </button>
-            <button type="submit" className="button primary" disabled={busy}>
+            </Button>
+            <Button type="submit" variant="primary" disabled={busy}>
+              <LockIcon aria-hidden="true" />
               {busy ? "Sending…" : "Send privately"}
-            </button>
+            </Button>
           </div>
-          <p className="muted small" style={{ margin: 0 }}>
-            Sent once to Harbor, kept encrypted; it never appears in this conversation.
-          </p>
+          <FinePrint>Sent once to Harbor, kept encrypted; it never appears in this conversation.</FinePrint>
         </form>
       ) : (
-        <p className={`small outcome ${status === "resolved" ? "ok" : "no"}`}>
+        <Outcome ok={status === "resolved"}>
           {status === "resolved"
             ? "Sent privately · kept encrypted"
             : status === "cancelled"
@@ -100,8 +99,8 @@ export function PrivateInputForm({
               : status === "lost"
                 ? "Lost when Harbor restarted · nothing was kept. Please ask again."
                 : "Expired · nothing was sent"}
-        </p>
+        </Outcome>
       )}
-    </article>
+    </InteractionCard>
   );
 }

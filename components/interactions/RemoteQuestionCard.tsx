@@ -2,7 +2,11 @@
 
 import { useState, type FormEvent } from "react";
 import type { InteractionView } from "@/components/trpc/types";
+import { BotIcon } from "lucide-react";
+import { Button } from "@/components/ui/Button";
+import { Field, Input } from "@/components/ui/Input";
 import { Countdown } from "./Countdown";
+import { FinePrint, InteractionCard, Outcome } from "./InteractionCard";
 import { StatusBadge, toneOf } from "./StatusBadge";
 
 /**
@@ -33,18 +37,21 @@ export function RemoteQuestionCard({
   }
 
   return (
-    <article className={`approval-card ${toneOf(status)}`} data-testid="remote-question" data-status={status} aria-label={`${agent} asks`}>
-      <header className="approval-head">
-        <span className="approval-title">{agent} asks</span>
-        <StatusBadge status={status} kind="a2a" pendingLabel={credential ? "Sign-in needed" : undefined} />
-      </header>
-      <blockquote className="remote-question">{interaction.message}</blockquote>
-      <footer className="approval-foot">
+    <InteractionCard
+      tone={toneOf(status)}
+      icon={BotIcon}
+      title={`${agent} asks`}
+      badge={<StatusBadge status={status} kind="a2a" pendingLabel={credential ? "Sign-in needed" : undefined} />}
+      data-testid="remote-question"
+      data-status={status}
+      aria-label={`${agent} asks`}
+    >
+      <blockquote className="border-l-2 border-primary/40 pl-3 text-sm italic [overflow-wrap:anywhere]">{interaction.message}</blockquote>
+      <footer>
         {status === "pending" ? (
-          <form className="stack" onSubmit={submit} autoComplete="off">
-            <label className="field">
-              <span>{credential ? "Credential" : "Your answer"}</span>
-              <input
+          <form className="grid gap-3" onSubmit={submit} autoComplete="off">
+            <Field label={credential ? "Credential" : "Your answer"}>
+              <Input
                 name={credential ? "credential" : "answer"}
                 type={credential ? "password" : "text"}
                 autoComplete="off"
@@ -54,34 +61,34 @@ export function RemoteQuestionCard({
                 onChange={(e) => setValue(e.target.value)}
                 disabled={busy}
               />
-            </label>
-            <div className="decision-buttons">
-              <button type="button" className="button ghost" onClick={onCancel} disabled={busy}>
+            </Field>
+            <div className="flex flex-wrap justify-end gap-2">
+              <Button variant="ghost" onClick={onCancel} disabled={busy}>
                 Cancel
-              </button>
-              <button type="submit" className="button primary" disabled={busy || value.trim() === ""}>
+              </Button>
+              <Button type="submit" variant="primary" disabled={busy || value.trim() === ""}>
                 {busy ? "Sending…" : credential ? "Sign in" : "Reply"}
-              </button>
+              </Button>
             </div>
-            <p className="muted small" style={{ margin: 0 }}>
+            <FinePrint>
               {credential
                 ? "Sent once to the remote agent; Harbor keeps no copy and it never appears in this conversation."
                 : "Your reply goes to the remote agent's task."}{" "}
               · <Countdown until={interaction.expiresAt} />
-            </p>
+            </FinePrint>
           </form>
         ) : status === "resolved" ? (
-          <p className="small outcome ok">
+          <Outcome ok>
             {credential ? "Signed in · the credential was not kept" : `You answered: “${interaction.decision?.text ?? ""}”`}
-          </p>
+          </Outcome>
         ) : status === "cancelled" ? (
-          <p className="small outcome no">Cancelled · the remote task was cancelled too</p>
+          <Outcome ok={false}>Cancelled · the remote task was cancelled too</Outcome>
         ) : status === "expired" ? (
-          <p className="small outcome no">Expired before you answered · ask again if you still need it</p>
+          <Outcome ok={false}>Expired before you answered · ask again if you still need it</Outcome>
         ) : (
-          <p className="small outcome no">No longer waiting · please ask again</p>
+          <Outcome ok={false}>No longer waiting · please ask again</Outcome>
         )}
       </footer>
-    </article>
+    </InteractionCard>
   );
 }

@@ -1,4 +1,6 @@
 import type { InteractionView } from "@/components/trpc/types";
+import { Badge, type BadgeTone } from "@/components/ui/Badge";
+import type { CardTone } from "./InteractionCard";
 
 type Status = InteractionView["status"];
 type Kind = InteractionView["kind"];
@@ -20,13 +22,27 @@ const BY_KIND: Partial<Record<Kind, Partial<Record<Status, string>>>> = {
   operator: { pending: "Paused", resolved: "Resumed" },
 };
 
+const TONES: Record<Status, BadgeTone> = {
+  pending: "warning",
+  resolved: "success",
+  rejected: "danger",
+  cancelled: "neutral",
+  expired: "neutral",
+  lost: "danger",
+};
+
 export function StatusBadge({ status, kind, pendingLabel }: { status: Status | undefined; kind?: Kind; pendingLabel?: string }) {
   const label = status === "pending" && pendingLabel ? pendingLabel : status ? ((kind && BY_KIND[kind]?.[status]) ?? LABELS[status]) : "…";
-  return <span className={`badge badge-${status ?? "loading"}`}>{label}</span>;
+  return (
+    <Badge tone={status ? TONES[status] : "neutral"} data-status={status ?? "loading"}>
+      {status === "pending" ? <span className="size-1.5 animate-pulse-soft rounded-full bg-current" aria-hidden="true" /> : null}
+      {label}
+    </Badge>
+  );
 }
 
 /** The card's accent: waiting, approved, or closed without the action. */
-export function toneOf(status: Status | undefined): "pending" | "approved" | "closed" {
+export function toneOf(status: Status | undefined): CardTone {
   if (!status || status === "pending") return "pending";
   return status === "resolved" ? "approved" : "closed";
 }

@@ -1,4 +1,5 @@
 import type { ChatToolCall } from "@/components/chat/types";
+import { CheckIcon, GlobeIcon, LoaderCircleIcon, WrenchIcon } from "lucide-react";
 import { argEntries, useToolCatalog } from "./tools";
 
 /**
@@ -10,11 +11,19 @@ export function ToolCallNote({ call, result, where = "browser" }: { call: ChatTo
   const output = result === undefined ? null : parseObject(result);
   const answered = output && argEntries(output);
   const rejected = output?.rejected === true;
+  const Icon = where === "browser" ? GlobeIcon : WrenchIcon;
   return (
-    <div className="tool-note" data-testid="tool-note" data-status={answered ? "done" : "running"}>
-      <span className="tool-note-kind">{where === "browser" ? "Browser" : "Tool"}</span>
-      <span className="tool-note-title">{tools.title(call.name)}</span>
-      <span className="muted small">
+    <div
+      className="flex max-w-full min-w-0 items-center gap-2 self-start rounded-full border bg-card py-1 pr-3 pl-1.5 text-sm shadow-xs"
+      data-testid="tool-note"
+      data-status={answered ? "done" : "running"}
+    >
+      <span className="grid size-6 shrink-0 place-items-center rounded-full bg-muted text-muted-foreground">
+        <Icon className="size-3.5" aria-hidden="true" />
+      </span>
+      <span className="sr-only">{where === "browser" ? "Browser" : "Tool"}</span>
+      <span className="shrink-0 font-medium">{tools.title(call.name)}</span>
+      <span className="min-w-0 truncate text-muted-foreground">
         {where === "browser"
           ? answered
             ? `answered by your browser: ${answered.map(([k, v]) => `${k} ${v}`).join(", ")}`
@@ -25,6 +34,11 @@ export function ToolCallNote({ call, result, where = "browser" }: { call: ChatTo
               : "done"
             : "working…"}
       </span>
+      {answered && !rejected ? (
+        <CheckIcon className="size-3.5 shrink-0 text-success-fg" aria-hidden="true" />
+      ) : !answered ? (
+        <LoaderCircleIcon className="size-3.5 shrink-0 animate-spin text-muted-foreground" aria-hidden="true" />
+      ) : null}
     </div>
   );
 }

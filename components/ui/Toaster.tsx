@@ -1,69 +1,61 @@
 "use client";
 
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
+import { CircleAlertIcon, CircleCheckIcon } from "lucide-react";
+import type { ReactNode } from "react";
+import { toast, Toaster as Sonner } from "sonner";
 
 export type ToastTone = "success" | "error";
 
 interface Toast {
-  id: number;
   tone: ToastTone;
   title: string;
   detail?: string;
 }
 
-type ShowToast = (toast: Omit<Toast, "id">) => void;
-
-const ToastContext = createContext<ShowToast | null>(null);
+type ShowToast = (toast: Toast) => void;
 
 const TOAST_MS = 6_000;
-let lastToastId = 0;
 
 /**
- * Short confirmations that something happened. They appear at the top, away from the controls
- * that caused them, so a toast never lands under the pointer; screen readers hear them through a
- * polite live region.
+ * Short confirmations that something happened (sonner). They appear at the top, away from the
+ * controls that caused them, so a toast never lands under the pointer; screen readers hear them
+ * through sonner's polite live region; at most three show at a time.
  */
 export function Toaster({ children }: { children: ReactNode }) {
-  const [toasts, setToasts] = useState<Toast[]>([]);
-  const dismiss = useCallback((id: number) => setToasts((all) => all.filter((t) => t.id !== id)), []);
-  const show = useCallback<ShowToast>((toast) => {
-    const id = ++lastToastId;
-    // At most three at a time: the oldest gives way.
-    setToasts((all) => [...all.slice(-2), { ...toast, id }]);
-  }, []);
   return (
-    <ToastContext.Provider value={show}>
+    <>
       {children}
-      <ol className="toaster" role="status" aria-live="polite" aria-label="Notifications">
-        {toasts.map((toast) => (
-          <ToastItem key={toast.id} toast={toast} onDismiss={dismiss} />
-        ))}
-      </ol>
-    </ToastContext.Provider>
+      <Sonner
+        position="top-center"
+        theme="system"
+        visibleToasts={3}
+        closeButton
+        duration={TOAST_MS}
+        containerAriaLabel="Notifications"
+        icons={{
+          success: <CircleCheckIcon className="size-4 text-success-fg" aria-hidden="true" />,
+          error: <CircleAlertIcon className="size-4 text-danger-fg" aria-hidden="true" />,
+        }}
+        toastOptions={{
+          closeButtonAriaLabel: "Dismiss notification",
+          classNames: {
+            toast: "!rounded-xl !border-border !bg-card !text-foreground !shadow-lg",
+            description: "!text-muted-foreground",
+            closeButton: "!border-border !bg-card !text-muted-foreground",
+          },
+        }}
+      />
+    </>
   );
 }
 
-function ToastItem({ toast, onDismiss }: { toast: Toast; onDismiss(id: number): void }) {
-  useEffect(() => {
-    const timer = setTimeout(() => onDismiss(toast.id), TOAST_MS);
-    return () => clearTimeout(timer);
-  }, [toast.id, onDismiss]);
-  return (
-    <li className={`toast ${toast.tone}`} data-testid="toast" data-tone={toast.tone}>
-      <div>
-        <strong>{toast.title}</strong>
-        {toast.detail ? <div className="small">{toast.detail}</div> : null}
-      </div>
-      <button type="button" className="toast-close" aria-label="Dismiss notification" onClick={() => onDismiss(toast.id)}>
-        ×
-      </button>
-    </li>
-  );
-}
+const show: ShowToast = ({ tone, title, detail }) => {
+  const options = { testId: "toast", ...(detail ? { description: detail } : {}) };
+  if (tone === "success") toast.success(title, options);
+  else toast.error(title, options);
+};
 
-/** Shows a toast; needs a `Toaster` above. */
+/** Shows a toast; the `Toaster` above renders it. */
 export function useToast(): ShowToast {
-  const show = useContext(ToastContext);
-  if (!show) throw new Error("useToast needs a <Toaster> above it");
   return show;
 }

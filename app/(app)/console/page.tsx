@@ -1,4 +1,5 @@
-import Link from "next/link";
+import { ShieldAlertIcon } from "lucide-react";
+import { PageMessage } from "@/components/PageMessage";
 import { Console } from "@/components/console/Console";
 import { requireIdentity } from "@/server/auth/session";
 import { hasRole } from "@/server/runtime";
@@ -9,15 +10,9 @@ export default async function ConsolePage() {
   const identity = await requireIdentity("/console");
   if (!hasRole(identity, "admin")) {
     return (
-      <main className="centered">
-        <div className="card narrow" data-testid="console-forbidden">
-          <h1>Admins only</h1>
-          <p className="muted">The operator console is for your organisation&apos;s admins.</p>
-          <Link className="button" href="/chat">
-            Back to your conversations
-          </Link>
-        </div>
-      </main>
+      <PageMessage icon={ShieldAlertIcon} title="Admins only" testId="console-forbidden">
+        The operator console is for your organisation&apos;s admins.
+      </PageMessage>
     );
   }
   return <Console />;

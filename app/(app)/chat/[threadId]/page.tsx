@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
-import Link from "next/link";
+import { LockIcon } from "lucide-react";
 import { notFound } from "next/navigation";
+import { PageMessage } from "@/components/PageMessage";
 import { ChatApp } from "@/components/chat/ChatApp";
 import { serverApi } from "@/server/api/server-caller";
 import { requireIdentity } from "@/server/auth/session";
@@ -13,15 +14,9 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
   const loaded = await loadThread(threadId);
   if (loaded === "forbidden") {
     return (
-      <main className="centered">
-        <div className="card narrow">
-          <h1>Not your conversation</h1>
-          <p className="muted">This conversation belongs to another user of your organisation.</p>
-          <Link className="button" href="/chat">
-            Back to your conversations
-          </Link>
-        </div>
-      </main>
+      <PageMessage icon={LockIcon} title="Not your conversation">
+        This conversation belongs to another user of your organisation.
+      </PageMessage>
     );
   }
   const { thread, messages } = loaded;
