@@ -165,6 +165,33 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     expect((await findRun(database.db, run.runId))?.status).toBe("cancelled");
   });
 
+  it("takes steering into the next model request: injected context and a redirect as instructions, a user message as a user message", async () => {
+    model.script((_, i) =>
+      i === 0
+        ? { text: "Let me draft that for you now.", chunkMs: 150, toolCalls: [{ name: "send_email", args: { to: "bob@example.com", body: "draft" } }] }
+        : { text: "Done, in French." },
+    );
+    const run = started(await runtime.startRun(alice, request("m-steer", "email bob a draft")));
+    const events: LoggedEvent[] = [];
+    const reading = (async () => {
+      for await (const batch of run.events) events.push(...batch);
+    })();
+    await expect.poll(() => events.some((e) => e.event.type === "text.delta"), { timeout: 5_000 }).toBe(true);
+    await runtime.runs.steer(carol, run.runId, { type: "INJECT_CONTEXT", context: "Bob reads only French." });
+    await runtime.runs.steer(carol, run.runId, { type: "REDIRECT", goal: "Write the email in French." });
+    await runtime.runs.steer(alice, run.runId, { type: "USER_MESSAGE", message: "and sign it Alice" });
+    await reading;
+    const parked = lastOf(events);
+    if (parked.type !== "run.paused") throw new Error(`expected a pause, got ${parked.type}`);
+    const resumed = started(await runtime.startRun(alice, request("m-steer", undefined, approve(parked.interrupts[0]!.id))));
+    expect(lastOf(await drain(resumed.events)).type).toBe("run.completed");
+    const next = model.requests[1]!;
+    const system = next.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n");
+    expect(system).toContain("Bob reads only French.");
+    expect(system).toContain("Write the email in French.");
+    expect(next.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["email bob a draft", "and sign it Alice"]);
+  });
+
   it("never sends a private value to the model", async () => {
     const canary = "canary-7f3a9c-do-not-leak";
     model.script((req) =>
