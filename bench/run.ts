@@ -21,6 +21,8 @@ import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
 import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
 import { measureThreadStorage } from "./thread-storage";
+import { measureModelStream, type StreamResult } from "./model-stream";
+import { startModelServer } from "../tests/helpers/model-server";
 import { measureScheduler, measureSteeringLatency, type SchedulerThroughput, type SteeringLatency } from "./steering";
 import { measureClientToolRoundTrips, measurePolling, startWaits, type PollingLoad, type RoundTrip } from "./tools-and-waits";
 
@@ -411,6 +413,48 @@ async function threadStorage(): Promise<void> {
   }
 }
 
+/** A model's answer streamed through Harbor's assistant against the same model server called directly. */
+async function modelStream(): Promise<void> {
+  const words = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
+  const model = await startModelServer(() => ({ text: words }));
+  const server = await startServer(
+    { HARBOR_MODEL_BASE_URL: model.baseUrl, HARBOR_MODEL: "scripted", HARBOR_STREAM_CHUNK_MS: "0", LOG_LEVEL: "warn" },
+    "bench-model",
+  );
+  try {
+    const { token } = await createToken(server.url, await signIn(server.url, "alice@acme.test"), "bench");
+    const results: StreamResult[] = [];
+    for (const chats of [1, 50]) {
+      for (const path of ["direct", "Harbor"] as const) {
+        const url = path === "direct" ? model.baseUrl : server.url;
+        await measureModelStream(path, url, token, chats, 1);
+        results.push(await measureModelStream(path, url, token, chats, SECONDS));
+      }
+    }
+    console.log(
+      "Model streaming (PGlite): a 200-token answer from a scripted OpenAI-compatible server, direct vs through Harbor's assistant",
+    );
+    console.log("path      chats   first token p50 / p99 ms   tokens/s   turns  failures");
+    for (const r of results) {
+      console.log(
+        `${r.path.padEnd(8)} ${String(r.chats).padStart(6)}   ${fmt(r.firstTokenP50, 1)} / ${fmt(r.firstTokenP99, 1)}   ${fmt(r.tokensPerSecond)} ${String(r.turns).padStart(6)} ${String(r.failures).padStart(9)}`,
+      );
+    }
+    const at = (path: StreamResult["path"], chats: number) => results.find((r) => r.path === path && r.chats === chats)!;
+    const added = at("Harbor", 1).firstTokenP50 - at("direct", 1).firstTokenP50;
+    const share = at("Harbor", 50).tokensPerSecond / at("direct", 50).tokensPerSecond;
+    console.log(
+      `first token at 1 chat: Harbor adds ${added.toFixed(1)} ms at p50 — ${added <= 5 ? "meets" : "MISSES"} the ≤ 5 ms target; ` +
+        `tokens/s at 50 chats: ${share.toFixed(2)} of direct — ${share >= 0.9 ? "meets" : "MISSES"} the ≥ 0.90 target`,
+    );
+    console.log();
+  } finally {
+    await server.stop();
+    fs.rmSync(server.dataDir, { recursive: true, force: true });
+    await model.close();
+  }
+}
+
 async function main() {
   console.log(`Harbor benchmarks — ${os.cpus().length} cores, ${SECONDS}s per measurement\n`);
   // `BENCH_ONLY=scale-out npm run bench`: only the several-instances measurements.
@@ -423,6 +467,8 @@ async function main() {
     await eventsFeed((await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"]);
     return;
   }
+  // `BENCH_ONLY=model-stream npm run bench`: only a model's answer streamed through Harbor.
+  if (process.env.BENCH_ONLY === "model-stream") return modelStream();
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
   await threadStorage();
@@ -446,6 +492,7 @@ async function main() {
   for (const engine of engines) printA2a(engine, results.get(engine)!);
   for (const engine of engines) printSteering(engine, results.get(engine)!);
   await eventsFeed(engines);
+  await modelStream();
   if (engines.includes("postgres")) await scaleOut();
 }
 
