@@ -89,8 +89,8 @@ export function Console() {
     setPhoneDetail(true);
   };
 
-  const th = "px-3 py-2 text-left text-xs font-medium text-muted-foreground";
-  const td = "px-3 py-2.5 align-middle";
+  const th = "px-2 py-2 text-left text-xs font-medium text-muted-foreground sm:px-3";
+  const td = "px-2 py-2.5 align-middle sm:px-3";
   return (
     <div className="flex min-h-0 flex-1">
       <section className={cn("min-w-0 flex-1 flex-col lg:flex", phoneDetail ? "hidden" : "flex")} aria-label="Runs">
@@ -164,7 +164,7 @@ export function Console() {
               <thead className="sticky top-0 z-10 bg-background shadow-[inset_0_-1px_0_var(--border)]">
                 <tr>
                   <th className={th}>Run</th>
-                  <th className={cn(th, "hidden xl:table-cell")}>Goal or thread</th>
+                  <th className={cn(th, "hidden 2xl:table-cell")}>Goal or thread</th>
                   <th className={th}>Status</th>
                   <th className={th}>Owner</th>
                   <th className={cn(th, "hidden sm:table-cell")}>Agent</th>
@@ -210,9 +210,11 @@ export function Console() {
                         {run.runId.slice(0, 8)}
                         {depth > 0 ? <span className="sr-only"> (helper of {run.parentRunId?.slice(0, 8)})</span> : null}
                       </button>
-                      <span className="block max-w-36 truncate text-xs text-muted-foreground xl:hidden">{run.goal ?? run.threadTitle}</span>
+                      <span className="block max-w-28 truncate text-xs text-muted-foreground sm:max-w-44 2xl:hidden">
+                        {run.goal ?? run.threadTitle}
+                      </span>
                     </td>
-                    <td className={cn(td, "hidden max-w-56 truncate xl:table-cell")} title={run.goal ?? run.threadTitle ?? undefined}>
+                    <td className={cn(td, "hidden max-w-56 truncate 2xl:table-cell")} title={run.goal ?? run.threadTitle ?? undefined}>
                       {run.goal ? `Goal: ${run.goal}` : (run.threadTitle ?? "—")}
                     </td>
                     <td className={td}>
@@ -230,7 +232,8 @@ export function Console() {
                     <td className={cn(td, "hidden text-muted-foreground sm:table-cell")}>{run.agentId}</td>
                     <td className={cn(td, "text-right whitespace-nowrap text-muted-foreground tabular-nums")}>
                       <time dateTime={run.createdAt} title={new Date(run.createdAt).toLocaleString()}>
-                        {relative(run.createdAt)}
+                        {relative(run.createdAt).replace(" ago", "")}
+                        <span className="hidden sm:inline"> ago</span>
                       </time>
                     </td>
                     <td className={cn(td, "hidden text-right whitespace-nowrap tabular-nums md:table-cell")}>
