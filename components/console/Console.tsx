@@ -118,7 +118,7 @@ export function Console() {
                 type="search"
                 value={search}
                 onChange={(e) => setSearch(e.target.value)}
-                placeholder="Search id, goal, thread, owner…"
+                placeholder="Search runs…"
                 className="pl-8"
                 data-testid="runs-search"
               />
