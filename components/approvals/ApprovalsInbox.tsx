@@ -2,10 +2,9 @@
 
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { ArrowLeftIcon, InboxIcon, MousePointerClickIcon, UserIcon } from "lucide-react";
-import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { AlertTriangleIcon, ArrowLeftIcon, InboxIcon, MousePointerClickIcon, UserIcon } from "lucide-react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Countdown } from "@/components/interactions/Countdown";
-import { DecisionForm } from "@/components/interactions/DecisionForm";
 import { ArgList, InteractionCard } from "@/components/interactions/InteractionCard";
 import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
 import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
@@ -20,6 +19,10 @@ import { Skeleton } from "@/components/ui/Skeleton";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/Tabs";
 import { useToast } from "@/components/ui/Toaster";
 import type { InteractionView } from "@/components/trpc/types";
+import { largeTransferAmount } from "./confirmation";
+import { Conversation } from "./Conversation";
+import { InboxDecision, type Ask } from "./InboxDecision";
+import { isTyping, ShortcutsHelp } from "./ShortcutsHelp";
 
 type Tab = "pending" | "decided";
 type Reason = NonNullable<InteractionView["pauseReason"]>;
@@ -29,6 +32,22 @@ type Pause = InteractionView & { pauseReason: Reason };
 const isPause = (i: InteractionView): i is Pause => i.pauseReason !== null;
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/** Requests that ended without a decision: they stay in the list with a note instead of vanishing. */
+const vanished = (i: InteractionView) => i.status === "lost" || i.status === "expired";
+
+/**
+ * Whose move it is: the viewer's own work ("Needs me") — a gate routed to approvers that someone
+ * else asked for, their own question to answer in their conversation, an operator pause for an
+ * admin — or someone else's ("Waiting on others"), such as the viewer's own gate, which another
+ * approver must decide (four-eyes rule).
+ */
+function needsViewer(i: InteractionView, viewerId: string, viewerIsAdmin: boolean): boolean {
+  const own = i.requester.id === viewerId;
+  if (i.policy === "approvers") return !own;
+  if (i.policy === "admins") return viewerIsAdmin;
+  return own;
+}
 
 /** Newest first, as the server lists them. */
 const newestFirst = (a: InteractionView, b: InteractionView) => b.createdAt.localeCompare(a.createdAt);
@@ -41,7 +60,7 @@ const newestFirst = (a: InteractionView, b: InteractionView) => b.createdAt.loca
  * tab, a decided request stays selected (showing its receipt) and stays in its place in the
  * pending list until the viewer moves on.
  */
-export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
+export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: string; viewerIsAdmin?: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const catalog = useToolCatalog();
@@ -52,6 +71,10 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
   const [selectedId, setSelectedId] = useState<string | null>(null);
   // Decided from this page: kept in the pending list, where they were, with their new status.
   const [decidedHere, setDecidedHere] = useState<ReadonlySet<string>>(new Set());
+  // Seen pending on this page: when one is lost or expires it stays listed, with a note.
+  const [seenPending, setSeenPending] = useState<ReadonlySet<string>>(new Set());
+  const [ask, setAsk] = useState<Ask | null>(null);
+  const [help, setHelp] = useState(false);
   // Phones show the list or one request: a picked row opens its detail, Back returns to the list.
   const [phoneDetail, setPhoneDetail] = useState(false);
   const detailPane = useRef<HTMLElement>(null);
@@ -72,6 +95,9 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
     }),
   );
 
+  const pendingIds = (pending.data ?? []).map((i) => i.interactionId);
+  if (pendingIds.some((id) => !seenPending.has(id))) setSeenPending(new Set([...seenPending, ...pendingIds]));
+
   const current = tab === "pending" ? pending : history;
   const rows = useMemo(() => {
     const matches = (i: InteractionView): i is Pause =>
@@ -83,10 +109,14 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
     const open = (pending.data ?? []).filter(matches);
     const openIds = new Set(open.map((i) => i.interactionId));
     const decided = (everything.data ?? [])
-      .filter((i) => decidedHere.has(i.interactionId) && !openIds.has(i.interactionId))
+      .filter(
+        (i) => (decidedHere.has(i.interactionId) || (seenPending.has(i.interactionId) && vanished(i))) && !openIds.has(i.interactionId),
+      )
       .filter(matches);
-    return [...open, ...decided].sort(newestFirst);
-  }, [tab, reason, tool, requester, pending.data, history.data, everything.data, decidedHere]);
+    const all = [...open, ...decided].sort(newestFirst);
+    // Needs me first, then waiting on others: the order j and k move in.
+    return [...all.filter((i) => needsViewer(i, viewerId, viewerIsAdmin)), ...all.filter((i) => !needsViewer(i, viewerId, viewerIsAdmin))];
+  }, [tab, reason, tool, requester, pending.data, history.data, everything.data, decidedHere, seenPending, viewerId, viewerIsAdmin]);
 
   // The first row is selected when the list first shows, and then kept by its id.
   if (selectedId === null && rows[0]) setSelectedId(rows[0].interactionId);
@@ -101,6 +131,37 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
   const tools = [...new Set(seen.flatMap((i) => (i.tool ? [i.tool.name] : [])))].sort();
   const requesters = [...new Map(seen.map((i) => [i.requester.id, i.requester.name ?? i.requester.email ?? i.requester.id])).entries()];
   const pendingCount = rows.filter((i) => i.status === "pending").length;
+  const needsMeCount = rows.filter((i) => i.status === "pending" && needsViewer(i, viewerId, viewerIsAdmin)).length;
+
+  // Keyboard: j/k move through the list, a/r ask to approve/reject the request on screen (with a
+  // confirmation), ? shows the shortcuts. Never while typing in a field, never with a modifier.
+  const select = useCallback((interactionId: string) => {
+    setSelectedId(interactionId);
+    setAsk(null);
+    document.querySelector(`[data-interaction-id="${CSS.escape(interactionId)}"]`)?.scrollIntoView({ block: "nearest" });
+  }, []);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+      if (e.key === "?") {
+        e.preventDefault();
+        setHelp((open) => !open);
+        return;
+      }
+      if (e.key === "j" || e.key === "k") {
+        if (rows.length === 0) return;
+        e.preventDefault();
+        const at = rows.findIndex((i) => i.interactionId === selectedId);
+        const next = at < 0 ? 0 : Math.min(rows.length - 1, Math.max(0, at + (e.key === "j" ? 1 : -1)));
+        select(rows[next]!.interactionId);
+      } else if ((e.key === "a" || e.key === "r") && selectedId) {
+        e.preventDefault();
+        setAsk({ approved: e.key === "a", n: Date.now() });
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [rows, selectedId, select]);
   /** Another tab or filter is the viewer moving on: requests decided here leave the pending list. */
   const moveOn = () => {
     setSelectedId(null);
@@ -130,34 +191,64 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
       {tab === "pending" ? "New requests appear here as soon as a run pauses." : null}
     </EmptyState>
   ) : (
-    <ul className="grid gap-1 p-2" data-testid="inbox-rows">
-      {rows.map((i) => (
-        <li key={i.interactionId}>
-          <button
-            type="button"
-            className="grid w-full cursor-pointer gap-1.5 rounded-lg border border-transparent px-3 py-2.5 text-left transition-colors hover:bg-accent aria-[current=true]:border-border aria-[current=true]:bg-card aria-[current=true]:shadow-xs"
-            aria-current={selected?.interactionId === i.interactionId}
-            onClick={() => {
-              setSelectedId(i.interactionId);
-              setPhoneDetail(true);
-            }}
-            data-testid="inbox-row"
-            data-status={i.status}
-          >
-            <span className="flex min-w-0 items-start justify-between gap-2">
-              <strong className="line-clamp-2 min-w-0 text-sm font-medium [overflow-wrap:anywhere]">{i.message}</strong>
-              <StatusBadge status={i.status} kind={i.kind} />
-            </span>
-            <span className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
-              <ReasonBadge reason={i.pauseReason} />
-              <span className="truncate">
-                {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
-              </span>
-            </span>
-          </button>
-        </li>
+    <div className="grid gap-1 p-2" data-testid="inbox-rows">
+      {(tab === "pending"
+        ? ([
+            ["needs-me", "Needs me", rows.filter((i) => needsViewer(i, viewerId, viewerIsAdmin))],
+            ["waiting", "Waiting on others", rows.filter((i) => !needsViewer(i, viewerId, viewerIsAdmin))],
+          ] as const)
+        : ([["decided", null, rows]] as const)
+      ).map(([key, label, group]) => (
+        <section key={key} aria-label={label ?? "Decided requests"} data-testid={`inbox-group-${key}`} className="grid gap-1">
+          {label ? (
+            <h2 className="flex items-center justify-between px-2 pt-2 pb-1 text-xs font-semibold tracking-wide text-muted-foreground uppercase">
+              {label}
+              <span className="tabular-nums">{group.filter((i) => i.status === "pending").length}</span>
+            </h2>
+          ) : null}
+          {group.length === 0 && label ? (
+            <p className="px-2 pb-2 text-xs text-muted-foreground">
+              {key === "needs-me" ? "Nothing needs you right now." : "Nothing of yours is waiting on anyone."}
+            </p>
+          ) : null}
+          <ul className="grid gap-1">
+            {group.map((i) => (
+              <li key={i.interactionId}>
+                <button
+                  type="button"
+                  className="grid w-full cursor-pointer gap-1.5 rounded-lg border border-transparent px-3 py-2.5 text-left transition-colors hover:bg-accent aria-[current=true]:border-border aria-[current=true]:bg-card aria-[current=true]:shadow-xs"
+                  aria-current={selected?.interactionId === i.interactionId}
+                  onClick={() => {
+                    select(i.interactionId);
+                    setPhoneDetail(true);
+                  }}
+                  data-testid="inbox-row"
+                  data-status={i.status}
+                  data-interaction-id={i.interactionId}
+                >
+                  <span className="flex min-w-0 items-start justify-between gap-2">
+                    <strong className="line-clamp-2 min-w-0 text-sm font-medium [overflow-wrap:anywhere]">{i.message}</strong>
+                    <StatusBadge status={i.status} kind={i.kind} />
+                  </span>
+                  <span className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
+                    <ReasonBadge reason={i.pauseReason} />
+                    <span className="truncate">
+                      {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
+                    </span>
+                  </span>
+                  {vanished(i) ? (
+                    <span className="flex items-center gap-1 text-xs text-warning-fg" data-testid="vanished-note">
+                      <AlertTriangleIcon className="size-3.5 shrink-0" aria-hidden="true" />
+                      {i.status === "lost" ? "Lost when Harbor restarted — nobody can decide it now" : "Expired before anyone decided"}
+                    </span>
+                  ) : null}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
       ))}
-    </ul>
+    </div>
   );
 
   return (
@@ -170,6 +261,7 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
           <div className="grid gap-3 border-b p-3">
             <div className="flex items-center justify-between gap-2">
               <h1 className="text-base font-semibold tracking-tight">Approvals</h1>
+              <span className="ml-auto" />
               <span
                 className={cn("flex items-center gap-1.5 text-xs", live.status === "pending" ? "text-success-fg" : "text-muted-foreground")}
                 title="Updates arrive as they happen"
@@ -183,12 +275,16 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
                 />
                 {live.status === "pending" ? "Live" : "Connecting…"}
               </span>
+              <ShortcutsHelp open={help} onOpenChange={setHelp} />
             </div>
             <TabsList className="grid w-full grid-cols-2">
               <TabsTrigger value="pending">
                 Pending
                 {pendingCount > 0 ? (
-                  <span className="rounded-full bg-primary px-1.5 text-xs leading-5 text-primary-foreground tabular-nums">
+                  <span
+                    className="rounded-full bg-primary px-1.5 text-xs leading-5 text-primary-foreground tabular-nums"
+                    title={`${needsMeCount} need you`}
+                  >
                     {pendingCount}
                   </span>
                 ) : null}
@@ -272,6 +368,8 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
               key={selected.interactionId}
               interaction={selected}
               viewerId={viewerId}
+              viewerIsAdmin={viewerIsAdmin}
+              ask={ask}
               onDecided={(id) => setDecidedHere((ids) => new Set(ids).add(id))}
             />
           ) : selectedId && fetched.isPending ? (
@@ -285,7 +383,19 @@ export function ApprovalsInbox({ viewerId }: { viewerId: string }) {
   );
 }
 
-function Detail({ interaction, viewerId, onDecided }: { interaction: Pause; viewerId: string; onDecided(interactionId: string): void }) {
+function Detail({
+  interaction,
+  viewerId,
+  viewerIsAdmin,
+  ask,
+  onDecided,
+}: {
+  interaction: Pause;
+  viewerId: string;
+  viewerIsAdmin: boolean;
+  ask: Ask | null;
+  onDecided(interactionId: string): void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const catalog = useToolCatalog();
@@ -321,7 +431,20 @@ function Detail({ interaction, viewerId, onDecided }: { interaction: Pause; view
       data-status={interaction.status}
     >
       <p className="text-sm text-muted-foreground [overflow-wrap:anywhere]">{interaction.message}</p>
+      {vanished(interaction) ? (
+        <p
+          role="status"
+          className="flex items-start gap-2 rounded-lg border border-warning-border bg-warning-bg px-3 py-2 text-sm text-warning-fg"
+          data-testid="vanished-detail"
+        >
+          <AlertTriangleIcon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+          {interaction.status === "lost"
+            ? "This request was lost: the Harbor process that held it restarted before anyone decided. Nothing was done; its run ended, and the requester has to ask again."
+            : "This request expired before anyone decided. Nothing was done; its run ended, and the requester has to ask again."}
+        </p>
+      ) : null}
       {interaction.tool ? <ArgList entries={argEntries(interaction.tool.args)} /> : null}
+      <Conversation interaction={interaction} viewerId={viewerId} viewerIsAdmin={viewerIsAdmin} />
       <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
         <MetaItem label="Requested by">
           <span className="flex min-w-0 items-center gap-1.5">
@@ -380,8 +503,11 @@ function Detail({ interaction, viewerId, onDecided }: { interaction: Pause; view
         </footer>
       ) : interaction.status === "pending" ? (
         <footer className="grid gap-2 border-t pt-4">
-          <DecisionForm
+          <InboxDecision
             busy={busy}
+            large={largeTransferAmount(interaction)}
+            summary={interaction.message ?? title}
+            ask={ask}
             disabledReason={
               own
                 ? "You requested this, so another approver must decide (four-eyes rule)."

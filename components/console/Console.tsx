@@ -1,28 +1,44 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { ArrowLeftIcon, ListTreeIcon, ServerCogIcon } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
+import { ArrowLeftIcon, ListTreeIcon, SearchIcon, ServerCogIcon } from "lucide-react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/EmptyState";
-import { Select } from "@/components/ui/Input";
+import { Input, Select } from "@/components/ui/Input";
 import { Skeleton } from "@/components/ui/Skeleton";
-import type { PauseReason } from "@/server/domain";
+import type { RouterOutputs } from "@/components/trpc/types";
+import { PAUSE_REASONS, type PauseReason } from "@/server/domain";
+import { duration, relative, tokens } from "./format";
 import { RunDetail } from "./RunDetail";
 import { RunStatusBadge } from "./RunStatusBadge";
 
 const STATUSES = ["queued", "running", "paused", "completed", "failed", "cancelled", "rejected", "expired", "lost"] as const;
 
-function age(iso: string): string {
-  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
-  return `${Math.floor(seconds / 3600)}h`;
+type Run = RouterOutputs["runs"]["list"][number];
+
+/** Helpers right under their parent (newest parents first); a helper whose parent is not listed stands alone. */
+function nested(runs: Run[]): { run: Run; depth: number }[] {
+  const listed = new Set(runs.map((r) => r.runId));
+  const children = new Map<string, Run[]>();
+  for (const r of runs)
+    if (r.parentRunId && listed.has(r.parentRunId)) children.set(r.parentRunId, [...(children.get(r.parentRunId) ?? []), r]);
+  const out: { run: Run; depth: number }[] = [];
+  const visit = (r: Run, depth: number) => {
+    out.push({ run: r, depth });
+    for (const c of [...(children.get(r.runId) ?? [])].reverse()) visit(c, depth + 1);
+  };
+  for (const r of runs) if (!r.parentRunId || !listed.has(r.parentRunId)) visit(r, 0);
+  return out;
 }
+
+const asStatus = (v: string | null) => ((STATUSES as readonly string[]).includes(v ?? "") ? (v as (typeof STATUSES)[number]) : "");
+const asReason = (v: string | null) => ((PAUSE_REASONS as readonly string[]).includes(v ?? "") ? (v as PauseReason) : "");
 
 /**
  * The operator console: every run of the tenant, live, with filters; a run's timeline and the nine
@@ -30,13 +46,38 @@ function age(iso: string): string {
  */
 export function Console() {
   const trpc = useTRPC();
-  const [status, setStatus] = useState<(typeof STATUSES)[number] | "">("");
-  const [reason, setReason] = useState<PauseReason | "">("");
+  // Filters and search live in the URL: a filtered view can be shared, reloaded and gone back to.
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const status = asStatus(params.get("status"));
+  const reason = asReason(params.get("reason"));
+  const q = params.get("q") ?? "";
+  const [search, setSearch] = useState(q);
+  const setParam = (key: string, value: string) => {
+    const next = new URLSearchParams(params.toString());
+    if (value) next.set(key, value);
+    else next.delete(key);
+    const query = next.toString();
+    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  };
+  // Typing searches after a short pause, not at every key.
+  useEffect(() => {
+    if (search.trim() === q) return;
+    const timer = setTimeout(() => setParam("q", search.trim()), 300);
+    return () => clearTimeout(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only the typed text starts a search
+  }, [search]);
   const [selected, setSelected] = useState<string | null>(null);
+  // There is no list feed: a slow poll keeps the list current (the open run updates live over its own feed).
   const runs = useQuery(
-    trpc.runs.list.queryOptions({ ...(status ? { status } : {}), ...(reason ? { reason } : {}) }, { refetchInterval: 1000 }),
+    trpc.runs.list.queryOptions(
+      { ...(status ? { status } : {}), ...(reason ? { reason } : {}), ...(q ? { q } : {}) },
+      { refetchInterval: 3000 },
+    ),
   );
-  const queue = useQuery(trpc.runs.queue.queryOptions(undefined, { refetchInterval: 1000 }));
+  const rows = useMemo(() => nested(runs.data ?? []), [runs.data]);
+  const queue = useQuery(trpc.runs.queue.queryOptions(undefined, { refetchInterval: 3000 }));
   // Phones show the runs or one run: picking a run opens it, Back returns to the list.
   const [phoneDetail, setPhoneDetail] = useState(false);
   const detailPane = useRef<HTMLElement>(null);
@@ -48,8 +89,8 @@ export function Console() {
     setPhoneDetail(true);
   };
 
-  const th = "px-3 py-2 text-left text-xs font-medium text-muted-foreground";
-  const td = "px-3 py-2.5 align-middle";
+  const th = "px-2 py-2 text-left text-xs font-medium text-muted-foreground sm:px-3";
+  const td = "px-2 py-2.5 align-middle sm:px-3";
   return (
     <div className="flex min-h-0 flex-1">
       <section className={cn("min-w-0 flex-1 flex-col lg:flex", phoneDetail ? "hidden" : "flex")} aria-label="Runs">
@@ -67,12 +108,22 @@ export function Console() {
             </p>
           </div>
           <div className="grid grid-cols-2 gap-2 sm:flex">
-            <Select
-              aria-label="Filter by status"
-              value={status}
-              className="sm:w-44"
-              onChange={(e) => setStatus(e.target.value as typeof status)}
-            >
+            <label className="relative col-span-2 sm:w-64">
+              <span className="sr-only">Search runs</span>
+              <SearchIcon
+                className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground"
+                aria-hidden="true"
+              />
+              <Input
+                type="search"
+                value={search}
+                onChange={(e) => setSearch(e.target.value)}
+                placeholder="Search runs…"
+                className="pl-8"
+                data-testid="runs-search"
+              />
+            </label>
+            <Select aria-label="Filter by status" value={status} className="sm:w-44" onChange={(e) => setParam("status", e.target.value)}>
               <option value="">All statuses</option>
               {STATUSES.map((s) => (
                 <option key={s} value={s}>
@@ -84,7 +135,7 @@ export function Console() {
               aria-label="Filter by pause reason"
               value={reason}
               className="sm:w-48"
-              onChange={(e) => setReason(e.target.value as typeof reason)}
+              onChange={(e) => setParam("reason", e.target.value)}
             >
               <option value="">Any pause reason</option>
               {PAUSE_REASON_LIST.map((r) => (
@@ -113,16 +164,17 @@ export function Console() {
               <thead className="sticky top-0 z-10 bg-background shadow-[inset_0_-1px_0_var(--border)]">
                 <tr>
                   <th className={th}>Run</th>
+                  <th className={cn(th, "hidden 2xl:table-cell")}>Goal or thread</th>
                   <th className={th}>Status</th>
                   <th className={th}>Owner</th>
                   <th className={cn(th, "hidden sm:table-cell")}>Agent</th>
-                  <th className={cn(th, "hidden text-right sm:table-cell")}>Priority</th>
-                  <th className={cn(th, "text-right")}>Age</th>
-                  <th className={cn(th, "hidden text-right sm:table-cell")}>Helpers</th>
+                  <th className={cn(th, "text-right")}>Started</th>
+                  <th className={cn(th, "hidden text-right md:table-cell")}>Duration</th>
+                  <th className={cn(th, "hidden text-right md:table-cell")}>Tokens</th>
                 </tr>
               </thead>
               <tbody>
-                {runs.data.map((run) => (
+                {rows.map(({ run, depth }) => (
                   <tr
                     key={run.runId}
                     className={cn(
@@ -146,25 +198,53 @@ export function Console() {
                           open(run.runId);
                         }}
                       >
-                        {run.parentRunId ? (
+                        {depth > 0 ? (
+                          <span className="text-muted-foreground" style={{ paddingLeft: `${(depth - 1) * 0.75}rem` }} aria-hidden="true">
+                            ↳{" "}
+                          </span>
+                        ) : run.parentRunId ? (
                           <span className="text-muted-foreground" aria-hidden="true">
                             ↳{" "}
                           </span>
                         ) : null}
                         {run.runId.slice(0, 8)}
+                        {depth > 0 ? <span className="sr-only"> (helper of {run.parentRunId?.slice(0, 8)})</span> : null}
                       </button>
+                      <span className="block max-w-28 truncate text-xs text-muted-foreground sm:max-w-44 2xl:hidden">
+                        {run.goal ?? run.threadTitle}
+                      </span>
+                    </td>
+                    <td className={cn(td, "hidden max-w-56 truncate 2xl:table-cell")} title={run.goal ?? run.threadTitle ?? undefined}>
+                      {run.goal ? `Goal: ${run.goal}` : (run.threadTitle ?? "—")}
                     </td>
                     <td className={td}>
                       <span className="flex flex-wrap items-center gap-1">
                         <RunStatusBadge status={run.status} />
                         {run.pauseReason ? <ReasonBadge reason={run.pauseReason} /> : null}
+                        {run.error ? (
+                          <span className="text-xs text-danger-fg" title={run.error.message}>
+                            {run.error.code}
+                          </span>
+                        ) : null}
                       </span>
                     </td>
                     <td className={cn(td, "max-w-32 truncate")}>{run.ownerName ?? run.ownerId}</td>
                     <td className={cn(td, "hidden text-muted-foreground sm:table-cell")}>{run.agentId}</td>
-                    <td className={cn(td, "hidden text-right tabular-nums sm:table-cell")}>{run.priority}</td>
-                    <td className={cn(td, "text-right text-muted-foreground tabular-nums")}>{age(run.createdAt)}</td>
-                    <td className={cn(td, "hidden text-right tabular-nums sm:table-cell")}>{run.childCount || "—"}</td>
+                    <td className={cn(td, "text-right whitespace-nowrap text-muted-foreground tabular-nums")}>
+                      <time dateTime={run.createdAt} title={new Date(run.createdAt).toLocaleString()}>
+                        {relative(run.createdAt).replace(" ago", "")}
+                        <span className="hidden sm:inline"> ago</span>
+                      </time>
+                    </td>
+                    <td className={cn(td, "hidden text-right whitespace-nowrap tabular-nums md:table-cell")}>
+                      {duration(run.createdAt, run.finishedAt)}
+                    </td>
+                    <td
+                      className={cn(td, "hidden text-right whitespace-nowrap tabular-nums md:table-cell")}
+                      title={`${run.usage.inputTokens} input, ${run.usage.outputTokens} output tokens`}
+                    >
+                      {run.usage.inputTokens + run.usage.outputTokens ? tokens(run.usage.inputTokens + run.usage.outputTokens) : "—"}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -2,16 +2,21 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { CircleDotIcon, PauseIcon, PlayIcon, ShieldCheckIcon, ShieldXIcon } from "lucide-react";
+import { ChevronRightIcon, CircleDotIcon, ExternalLinkIcon, PauseIcon, PlayIcon, ShieldCheckIcon, ShieldXIcon } from "lucide-react";
+import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import { ReasonBadge } from "@/components/interactions/reasons";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { cn } from "@/components/ui/cn";
 import { Input } from "@/components/ui/Input";
 import { Skeleton } from "@/components/ui/Skeleton";
+import { Tooltip } from "@/components/ui/Tooltip";
+import type { RouterOutputs } from "@/components/trpc/types";
 import type { RunEvent, SteeringInstruction } from "@/server/domain";
+import { duration, relative, tokens } from "./format";
 import { RunStatusBadge } from "./RunStatusBadge";
 
 type Instruction = SteeringInstruction;
@@ -34,6 +39,8 @@ function describe(event: RunEvent): string | null {
       return `called ${event.name}`;
     case "tool.result":
       return "tool result";
+    case "snapshot":
+      return "state snapshot";
     case "run.failed":
       return `failed: ${event.code}`;
     case "run.completed":
@@ -49,15 +56,86 @@ function describe(event: RunEvent): string | null {
   }
 }
 
-export function RunDetail({ runId }: { runId: string }) {
+type RunInfo = RouterOutputs["runs"]["get"];
+type Control = "PAUSE" | "RESUME" | "GATE" | "CANCEL" | "TALK";
+
+const FINISHED = new Set(["completed", "failed", "cancelled", "rejected", "expired", "lost"]);
+
+/**
+ * Which instructions apply to the run as it is now; a string says why one does not. The server
+ * decides in the end — this keeps an operator from sending what it would refuse or ignore.
+ */
+export function whyNot(run: RunInfo | undefined, control: Control): string | null {
+  if (!run) return "Loading the run…";
+  if (FINISHED.has(run.status)) return `The run has ended (${run.status}).`;
+  switch (control) {
+    case "PAUSE":
+      return run.status === "running" ? null : `Pause applies only while the run is running; it is ${run.status}.`;
+    case "RESUME":
+      return run.status === "paused" && run.pauseReason === "operator" ? null : "Resume applies only to a run an operator paused.";
+    case "GATE":
+      return run.status === "paused" && run.pauseReason === "hitl" ? null : "There is no pending approval gate on this run.";
+    case "CANCEL":
+    case "TALK":
+      return null;
+  }
+}
+
+/** A button that, when it does not apply, is disabled and says why on hover and keyboard focus. */
+function Gated({ why, children }: { why: string | null; children: (disabled: boolean) => ReactNode }) {
+  if (!why) return <>{children(false)}</>;
+  return (
+    <Tooltip content={why}>
+      {/* A disabled button gets no pointer or focus: the wrapper carries the hint. */}
+      <span tabIndex={0} className="inline-flex rounded-lg outline-none focus-visible:ring-2 focus-visible:ring-ring" data-why={why}>
+        {children(true)}
+      </span>
+    </Tooltip>
+  );
+}
+
+/** Keys that never show in a payload (a resume token is a bearer credential). */
+const HIDDEN_KEYS = new Set(["resumeToken"]);
+
+function payloadOf(event: RunEvent, text: Map<string, string>): unknown {
+  switch (event.type) {
+    case "text.ended":
+      return { message: text.get(event.messageId) ?? "" };
+    case "tool.call":
+      return { tool: event.name, arguments: event.args };
+    case "tool.result": {
+      try {
+        return { result: JSON.parse(event.content) as unknown };
+      } catch {
+        return { result: event.content };
+      }
+    }
+    case "snapshot":
+      return { messages: event.messages.length, state: event.state };
+    default: {
+      const { type: _type, ...rest } = event;
+      return Object.keys(rest).length ? rest : null;
+    }
+  }
+}
+
+export function RunDetail({ runId, standalone = false }: { runId: string; standalone?: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const run = useQuery(trpc.runs.get.queryOptions({ runId }, { refetchInterval: 1000 }));
+  // The run's record refreshes when its feed reports something; a slow poll covers what the feed misses.
+  const run = useQuery(trpc.runs.get.queryOptions({ runId }, { refetchInterval: 5000 }));
   const [timeline, setTimeline] = useState<{ seq: number; at: number; event: RunEvent }[]>([]);
-  useSubscription(
+  // One live feed per open run (the server caps feeds per user): it ends with the run, and closes
+  // when this view closes.
+  const feed = useSubscription(
     trpc.runs.events.subscriptionOptions(
       { runId },
-      { onData: ({ data }) => setTimeline((t) => (t.some((e) => e.seq === data.seq) ? t : [...t, data])) },
+      {
+        onData: ({ data }) => {
+          setTimeline((t) => (t.some((e) => e.seq === data.seq) ? t : [...t, data]));
+          if (data.event.type !== "text.delta") void queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ runId }) });
+        },
+      },
     ),
   );
   const steer = useMutation(
@@ -74,25 +152,72 @@ export function RunDetail({ runId }: { runId: string }) {
     if (text.trim()) send(build(text.trim()));
   };
 
+  const said = new Map<string, string>();
   const lines = timeline.flatMap((e) => {
+    if (e.event.type === "text.delta") said.set(e.event.messageId, (said.get(e.event.messageId) ?? "") + e.event.delta);
     const line = describe(e.event);
-    return line ? [{ seq: e.seq, at: e.at, line }] : [];
+    return line ? [{ seq: e.seq, at: e.at, line, payload: payloadOf(e.event, said) }] : [];
   });
   const info = run.data;
+  const start = timeline[0]?.at ?? (info ? Date.parse(info.createdAt) : 0);
+  const why = (control: Control) => whyNot(info, control);
+  const live = feed.status === "pending" && !(info && FINISHED.has(info.status));
   return (
     <article className="grid gap-4" data-testid="run-detail">
       <header className="grid gap-1.5">
         <div className="flex flex-wrap items-center gap-2">
-          <h2 className="font-mono text-lg font-semibold tracking-tight">Run {runId.slice(0, 8)}</h2>
+          {standalone ? (
+            <h1 className="font-mono text-lg font-semibold tracking-tight">Run {runId.slice(0, 8)}</h1>
+          ) : (
+            <h2 className="font-mono text-lg font-semibold tracking-tight">Run {runId.slice(0, 8)}</h2>
+          )}
           {info ? <RunStatusBadge status={info.status} testId="run-status" /> : null}
           {info?.pauseReason ? <ReasonBadge reason={info.pauseReason} /> : null}
+          {standalone ? null : (
+            <Link
+              href={`/console/runs/${encodeURIComponent(runId)}`}
+              className="ml-auto inline-flex items-center gap-1 text-xs text-primary underline-offset-2 hover:underline"
+            >
+              Open run page
+              <ExternalLinkIcon className="size-3.5" aria-hidden="true" />
+            </Link>
+          )}
         </div>
+        {info?.goal || info?.threadTitle ? (
+          <p className="text-sm font-medium [overflow-wrap:anywhere]" data-testid="run-title">
+            {info.goal ? `Goal: ${info.goal}` : info.threadTitle}
+          </p>
+        ) : null}
         {info ? (
           <p className="text-sm text-muted-foreground [overflow-wrap:anywhere]">
             {info.ownerName} · {info.agentId} · priority {info.priority}
             {info.parentRunId ? ` · helper of ${info.parentRunId.slice(0, 8)}` : ""}
             {info.childCount ? ` · ${info.childCount} helper run(s)` : ""}
           </p>
+        ) : null}
+        {info ? (
+          <dl className="flex flex-wrap gap-x-5 gap-y-1 text-xs text-muted-foreground" data-testid="run-facts">
+            <div className="flex gap-1">
+              <dt>Started</dt>
+              <dd className="text-foreground">
+                <time dateTime={info.createdAt} title={new Date(info.createdAt).toLocaleString()}>
+                  {relative(info.createdAt)}
+                </time>
+              </dd>
+            </div>
+            <div className="flex gap-1">
+              <dt>Duration</dt>
+              <dd className="text-foreground tabular-nums">{duration(info.createdAt, info.finishedAt)}</dd>
+            </div>
+            <div className="flex gap-1">
+              <dt>Tokens</dt>
+              <dd className="text-foreground tabular-nums" data-testid="run-tokens">
+                {tokens(info.usage.inputTokens)} in · {tokens(info.usage.outputTokens)} out
+              </dd>
+            </div>
+          </dl>
+        ) : run.isError ? (
+          <ErrorAlert>Could not load the run: {run.error.message}</ErrorAlert>
         ) : (
           <Skeleton className="h-4 w-48" />
         )}
@@ -109,32 +234,69 @@ export function RunDetail({ runId }: { runId: string }) {
               onChange={(e) => setText(e.target.value)}
             />
             <div className="flex flex-wrap gap-2">
-              <Button size="sm" onClick={needsText((context) => ({ type: "INJECT_CONTEXT", context }))}>
-                Inject context
-              </Button>
-              <Button size="sm" onClick={needsText((goal) => ({ type: "REDIRECT", goal }))}>
-                Redirect
-              </Button>
-              <Button size="sm" onClick={needsText((message) => ({ type: "USER_MESSAGE", message }))}>
-                Send user message
-              </Button>
+              <Gated why={why("TALK")}>
+                {(disabled) => (
+                  <Button size="sm" disabled={disabled} onClick={needsText((context) => ({ type: "INJECT_CONTEXT", context }))}>
+                    Inject context
+                  </Button>
+                )}
+              </Gated>
+              <Gated why={why("TALK")}>
+                {(disabled) => (
+                  <Button size="sm" disabled={disabled} onClick={needsText((goal) => ({ type: "REDIRECT", goal }))}>
+                    Redirect
+                  </Button>
+                )}
+              </Gated>
+              <Gated why={why("TALK")}>
+                {(disabled) => (
+                  <Button size="sm" disabled={disabled} onClick={needsText((message) => ({ type: "USER_MESSAGE", message }))}>
+                    Send user message
+                  </Button>
+                )}
+              </Gated>
             </div>
           </ControlGroup>
           <ControlGroup label="Flow and gates">
             <div className="flex flex-wrap gap-2">
-              <Button size="sm" onClick={() => send({ type: "PAUSE" })}>
-                <PauseIcon aria-hidden="true" />
-                Pause
-              </Button>
-              <Button size="sm" onClick={() => send({ type: "RESUME" })}>
-                <PlayIcon aria-hidden="true" />
-                Resume
-              </Button>
-              <Button size="sm" onClick={() => send({ type: "APPROVE", ...(text.trim() ? { reason: text.trim() } : {}) })}>
-                <ShieldCheckIcon aria-hidden="true" />
-                Approve gate
-              </Button>
-              {confirming === "REJECT" ? (
+              <Gated why={why("PAUSE")}>
+                {(disabled) => (
+                  <Button size="sm" disabled={disabled} onClick={() => send({ type: "PAUSE" })}>
+                    <PauseIcon aria-hidden="true" />
+                    Pause
+                  </Button>
+                )}
+              </Gated>
+              <Gated why={why("RESUME")}>
+                {(disabled) => (
+                  <Button size="sm" disabled={disabled} onClick={() => send({ type: "RESUME" })}>
+                    <PlayIcon aria-hidden="true" />
+                    Resume
+                  </Button>
+                )}
+              </Gated>
+              <Gated why={why("GATE")}>
+                {(disabled) => (
+                  <Button
+                    size="sm"
+                    disabled={disabled}
+                    onClick={() => send({ type: "APPROVE", ...(text.trim() ? { reason: text.trim() } : {}) })}
+                  >
+                    <ShieldCheckIcon aria-hidden="true" />
+                    Approve gate
+                  </Button>
+                )}
+              </Gated>
+              {why("GATE") ? (
+                <Gated why={why("GATE")}>
+                  {(disabled) => (
+                    <Button size="sm" variant="danger" disabled={disabled}>
+                      <ShieldXIcon aria-hidden="true" />
+                      Reject gate
+                    </Button>
+                  )}
+                </Gated>
+              ) : confirming === "REJECT" ? (
                 <Button
                   size="sm"
                   variant="danger"
@@ -159,9 +321,13 @@ export function RunDetail({ runId }: { runId: string }) {
                 onChange={(e) => setPriority(Number(e.target.value))}
                 className="h-8 w-20"
               />
-              <Button size="sm" onClick={() => send({ type: "PRIORITIZE", priority })}>
-                Prioritize
-              </Button>
+              <Gated why={why("TALK")}>
+                {(disabled) => (
+                  <Button size="sm" disabled={disabled} onClick={() => send({ type: "PRIORITIZE", priority })}>
+                    Prioritize
+                  </Button>
+                )}
+              </Gated>
             </div>
             <div className="flex flex-wrap gap-2">
               {confirming === "CANCEL" ? (
@@ -174,12 +340,20 @@ export function RunDetail({ runId }: { runId: string }) {
                 </Button>
               ) : (
                 <>
-                  <Button size="sm" variant="danger" onClick={() => setConfirming("CANCEL")}>
-                    Cancel (cascade)
-                  </Button>
-                  <Button size="sm" variant="danger" onClick={() => setConfirming("CANCEL_ISOLATE")}>
-                    Cancel (isolate)
-                  </Button>
+                  <Gated why={why("CANCEL")}>
+                    {(disabled) => (
+                      <Button size="sm" variant="danger" disabled={disabled} onClick={() => setConfirming("CANCEL")}>
+                        Cancel (cascade)
+                      </Button>
+                    )}
+                  </Gated>
+                  <Gated why={why("CANCEL")}>
+                    {(disabled) => (
+                      <Button size="sm" variant="danger" disabled={disabled} onClick={() => setConfirming("CANCEL_ISOLATE")}>
+                        Cancel (isolate)
+                      </Button>
+                    )}
+                  </Gated>
                 </>
               )}
             </div>
@@ -194,26 +368,65 @@ export function RunDetail({ runId }: { runId: string }) {
       </Card>
 
       <section aria-labelledby={`timeline-${runId}`} className="grid gap-2">
-        <h3 id={`timeline-${runId}`} className="text-sm font-semibold">
-          Timeline
-        </h3>
+        <div className="flex items-center justify-between gap-2">
+          <h3 id={`timeline-${runId}`} className="text-sm font-semibold">
+            Timeline
+          </h3>
+          <span className="flex items-center gap-1.5 text-xs text-muted-foreground" data-testid="live-tail">
+            <span
+              className={cn("size-2 rounded-full", live ? "animate-pulse-soft bg-success-fg" : "bg-muted-foreground")}
+              aria-hidden="true"
+            />
+            {live ? "Live" : info && FINISHED.has(info.status) ? "Ended" : "Connecting…"}
+          </span>
+        </div>
         <ol className="grid" data-testid="timeline">
           {lines.map((l) => (
-            <li key={l.seq} className="relative flex gap-3 pb-3 last:pb-0">
+            <li key={l.seq} className="relative flex gap-3 pb-3 last:pb-0" data-testid="timeline-entry">
               <span className="absolute top-5 bottom-0 left-[7px] w-px bg-border" aria-hidden="true" />
               <CircleDotIcon className="relative mt-0.5 size-[15px] shrink-0 text-muted-foreground" aria-hidden="true" />
-              <span className="min-w-0 text-sm [overflow-wrap:anywhere]">
-                <span className="mr-2 font-mono text-xs text-muted-foreground tabular-nums">
-                  #{l.seq} · {new Date(l.at).toLocaleTimeString()}
-                </span>{" "}
-                {l.line}
-              </span>
+              {l.payload === null ? (
+                <span className="min-w-0 text-sm [overflow-wrap:anywhere]">
+                  <Stamp seq={l.seq} at={l.at} start={start} /> {l.line}
+                </span>
+              ) : (
+                <details className="group min-w-0 flex-1 text-sm">
+                  <summary className="flex cursor-pointer list-none items-start gap-1 rounded [overflow-wrap:anywhere] [&::-webkit-details-marker]:hidden">
+                    <ChevronRightIcon
+                      className="mt-0.5 size-4 shrink-0 text-muted-foreground transition-transform group-open:rotate-90"
+                      aria-hidden="true"
+                    />
+                    <span className="min-w-0">
+                      <Stamp seq={l.seq} at={l.at} start={start} /> {l.line}
+                    </span>
+                  </summary>
+                  <pre
+                    className="mt-1.5 max-h-72 overflow-auto rounded-md bg-muted p-2 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere]"
+                    data-testid="payload"
+                  >
+                    {JSON.stringify(l.payload, (key, value: unknown) => (HIDDEN_KEYS.has(key) ? undefined : value), 2)}
+                  </pre>
+                </details>
+              )}
             </li>
           ))}
           {lines.length === 0 ? <li className="text-sm text-muted-foreground">Loading the timeline…</li> : null}
         </ol>
       </section>
     </article>
+  );
+}
+
+function Stamp({ seq, at, start }: { seq: number; at: number; start: number }) {
+  const offset = Math.max(0, at - start);
+  return (
+    <time
+      dateTime={new Date(at).toISOString()}
+      title={new Date(at).toLocaleString()}
+      className="mr-2 font-mono text-xs text-muted-foreground tabular-nums"
+    >
+      #{seq} · +{offset < 1000 ? `${offset}ms` : offset < 60_000 ? `${(offset / 1000).toFixed(1)}s` : duration(start, at)}
+    </time>
   );
 }
 

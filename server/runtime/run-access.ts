@@ -28,7 +28,8 @@ export function runAccess(
   }
 
   return {
-    list: (identity: Identity, filter: { status?: string; reason?: string } = {}) => listRuns(db, { ...scope(identity), ...filter }),
+    list: (identity: Identity, filter: { status?: string; reason?: string; q?: string } = {}) =>
+      listRuns(db, { ...scope(identity), ...filter }),
     get,
     /** The run's event log after `afterSeq`, a page at a time (private values never enter it). */
     timeline: async (identity: Identity, runId: string, afterSeq = 0) => {

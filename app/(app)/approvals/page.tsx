@@ -15,5 +15,5 @@ export default async function ApprovalsPage() {
       </PageMessage>
     );
   }
-  return <ApprovalsInbox viewerId={identity.userId} />;
+  return <ApprovalsInbox viewerId={identity.userId} viewerIsAdmin={hasRole(identity, "admin")} />;
 }

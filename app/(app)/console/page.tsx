@@ -1,4 +1,5 @@
 import { ShieldAlertIcon } from "lucide-react";
+import { Suspense } from "react";
 import { PageMessage } from "@/components/PageMessage";
 import { Console } from "@/components/console/Console";
 import { requireIdentity } from "@/server/auth/session";
@@ -15,5 +16,10 @@ export default async function ConsolePage() {
       </PageMessage>
     );
   }
-  return <Console />;
+  // The filters live in the URL (useSearchParams).
+  return (
+    <Suspense>
+      <Console />
+    </Suspense>
+  );
 }

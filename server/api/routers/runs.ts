@@ -7,7 +7,16 @@ import { adminProcedure, createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const runsRouter = createTRPCRouter({
   list: protectedProcedure
-    .input(z.strictObject({ status: z.enum(RUN_STATUSES).optional(), reason: z.enum(PAUSE_REASONS).optional() }).optional())
+    .input(
+      z
+        .strictObject({
+          status: z.enum(RUN_STATUSES).optional(),
+          reason: z.enum(PAUSE_REASONS).optional(),
+          /** Search: a run id prefix, or part of the goal, thread title, owner's name or agent id. */
+          q: z.string().trim().max(200).optional(),
+        })
+        .optional(),
+    )
     .query(({ ctx, input }) => ctx.harbor.runtime.runs.list(ctx.identity, input ?? {})),
 
   get: protectedProcedure

@@ -129,21 +129,31 @@ export interface RunListFilter {
   /** Only this owner's runs (a member's view); all of the tenant's otherwise. */
   ownerId?: string;
   runId?: string;
+  /** Free text: a run id prefix, or a case-insensitive part of its goal, thread title, owner's name or agent id. */
+  q?: string;
   limit?: number;
 }
 
 /** Runs of a tenant, newest first, with their owner's name and how many children each started. */
 export async function listRuns(db: Executor, filter: RunListFilter) {
+  const q = filter.q?.trim() || null;
   const result = await db.execute(sql`
     select r.id, r.thread_id, r.owner_id, u.name as owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
       r.parent_run_id, r.instance_id, r.error, r.created_at, r.updated_at, r.finished_at, r.input_tokens, r.output_tokens,
+      t.title as thread_title, r.checkpoint->>'goal' as goal,
       (select count(*) from runs c where c.parent_run_id = r.id)::int as child_count
-    from runs r left join users u on u.id = r.owner_id
+    from runs r left join users u on u.id = r.owner_id left join threads t on t.id = r.thread_id
     where r.tenant_id = ${filter.tenantId}
       and (${filter.status ?? null}::text is null or r.status = ${filter.status ?? null})
       and (${filter.reason ?? null}::text is null or r.pause_reason = ${filter.reason ?? null})
       and (${filter.ownerId ?? null}::text is null or r.owner_id = ${filter.ownerId ?? null})
       and (${filter.runId ?? null}::text is null or r.id = ${filter.runId ?? null})
+      and (${q}::text is null
+        or left(r.id, length(${q})) = ${q}
+        or position(lower(${q}) in lower(coalesce(t.title, ''))) > 0
+        or position(lower(${q}) in lower(coalesce(r.checkpoint->>'goal', ''))) > 0
+        or position(lower(${q}) in lower(coalesce(u.name, ''))) > 0
+        or position(lower(${q}) in lower(r.agent_id)) > 0)
     order by r.created_at desc
     limit ${filter.limit ?? 200}`);
   type Row = {
@@ -164,6 +174,8 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     finished_at: Date | string | null;
     input_tokens: number;
     output_tokens: number;
+    thread_title: string | null;
+    goal: string | null;
     child_count: number;
   };
   return (result as unknown as { rows: Row[] }).rows.map((r) => ({
@@ -186,6 +198,9 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
     /** Tokens a model spent on the run. */
     usage: { inputTokens: r.input_tokens, outputTokens: r.output_tokens },
+    /** The thread's title, and the goal an operator redirected the run to (if any). */
+    threadTitle: r.thread_title,
+    goal: r.goal,
   }));
 }
 

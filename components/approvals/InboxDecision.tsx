@@ -1,0 +1,167 @@
+"use client";
+
+import { CheckIcon, InfoIcon, XIcon } from "lucide-react";
+import { useEffect, useRef, useState } from "react";
+import { Button } from "@/components/ui/Button";
+import { Input } from "@/components/ui/Input";
+import { CONFIRM_WORD, confirms, LARGE_TRANSFER_THRESHOLD } from "./confirmation";
+
+export interface Ask {
+  approved: boolean;
+  /** Changes with every key press, so the same key asks again. */
+  n: number;
+}
+
+/**
+ * The inbox's decision: approve or reject with an optional reason, never an edit. A click on Reject
+ * or Approve decides at once, except for a large transfer, whose approval must be confirmed by typing
+ * its amount (or "approve"). A keyboard shortcut (`ask`) always opens a confirmation first: Enter
+ * confirms, Escape cancels. One decision per form: it locks on the first one and stays locked once
+ * sent; only a failure unlocks it.
+ */
+export function InboxDecision({
+  busy,
+  disabledReason,
+  large,
+  summary,
+  ask,
+  onDecide,
+}: {
+  busy: boolean;
+  disabledReason?: string;
+  /** The transfer's amount when it is at or above the threshold. */
+  large: { amount: number; currency: string } | null;
+  /** What is being decided, in a few words (for the confirmation). */
+  summary: string;
+  ask: Ask | null;
+  onDecide(approved: boolean, reason?: string): Promise<unknown>;
+}) {
+  const [reason, setReason] = useState("");
+  const [phase, setPhase] = useState<"open" | "sending" | "sent">("open");
+  const [confirming, setConfirming] = useState<boolean | null>(null);
+  const [typed, setTyped] = useState("");
+  const locked = useRef(false);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  const typedInput = useRef<HTMLInputElement>(null);
+
+  // A shortcut asks for a confirmation of that decision.
+  const [lastAsk, setLastAsk] = useState<number | null>(null);
+  if (ask && ask.n !== lastAsk && !disabledReason && phase === "open") {
+    setLastAsk(ask.n);
+    setConfirming(ask.approved);
+    setTyped("");
+  }
+  const needsTyping = confirming === true && large !== null;
+  useEffect(() => {
+    if (confirming === null) return;
+    (needsTyping ? typedInput.current : confirmButton.current)?.focus();
+  }, [confirming, needsTyping]);
+
+  if (disabledReason)
+    return (
+      <p className="flex items-start gap-2 rounded-lg bg-muted px-3 py-2 text-sm text-muted-foreground">
+        <InfoIcon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+        {disabledReason}
+      </p>
+    );
+
+  const decide = async (approved: boolean) => {
+    if (locked.current || busy) return;
+    locked.current = true;
+    setPhase("sending");
+    setConfirming(null);
+    try {
+      await onDecide(approved, reason.trim() || undefined);
+      setPhase("sent");
+    } catch {
+      locked.current = false;
+      setPhase("open");
+    }
+  };
+  const disabled = busy || phase !== "open";
+  const typedOk = !needsTyping || (large !== null && confirms(typed, large.amount));
+
+  return (
+    <div className="grid gap-3">
+      <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
+        <Input
+          aria-label="Reason (optional)"
+          placeholder="Reason (optional)"
+          value={reason}
+          maxLength={500}
+          onChange={(e) => setReason(e.target.value)}
+          disabled={disabled}
+          className="sm:flex-1"
+        />
+        <div className="flex gap-2">
+          <Button variant="danger" className="flex-1 sm:flex-none" onClick={() => void decide(false)} disabled={disabled}>
+            <XIcon aria-hidden="true" />
+            Reject
+          </Button>
+          <Button
+            variant="primary"
+            className="flex-1 sm:flex-none"
+            onClick={() => {
+              if (large) {
+                setConfirming(true);
+                setTyped("");
+              } else void decide(true);
+            }}
+            disabled={disabled}
+          >
+            <CheckIcon aria-hidden="true" />
+            {busy || phase === "sending" ? "Sending…" : phase === "sent" ? "Sent" : "Approve"}
+          </Button>
+        </div>
+      </div>
+      {confirming !== null && phase === "open" ? (
+        <form
+          role="group"
+          aria-label={confirming ? "Confirm approval" : "Confirm rejection"}
+          className="grid gap-2 rounded-lg border border-warning-border bg-warning-bg p-3 text-sm text-warning-fg"
+          data-testid="decision-confirm"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (typedOk) void decide(confirming);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              setConfirming(null);
+            }
+          }}
+        >
+          <p className="font-medium [overflow-wrap:anywhere]">
+            {confirming ? "Approve" : "Reject"} “{summary}”?
+          </p>
+          {needsTyping && large ? (
+            <label className="grid gap-1">
+              <span>
+                This transfer is {large.amount.toLocaleString("en-US")} {large.currency} — at or above{" "}
+                {LARGE_TRANSFER_THRESHOLD.toLocaleString("en-US")}. Type the amount or “{CONFIRM_WORD}” to confirm.
+              </span>
+              <Input
+                ref={typedInput}
+                value={typed}
+                onChange={(e) => setTyped(e.target.value)}
+                aria-label="Type the amount or approve to confirm"
+                autoComplete="off"
+                className="bg-card text-foreground"
+              />
+            </label>
+          ) : (
+            <p>Press Enter to confirm, Escape to cancel.</p>
+          )}
+          <div className="flex flex-wrap gap-2">
+            <Button ref={confirmButton} type="submit" size="sm" variant={confirming ? "primary" : "danger"} disabled={!typedOk}>
+              {confirming ? "Confirm approve" : "Confirm reject"}
+            </Button>
+            <Button size="sm" variant="ghost" onClick={() => setConfirming(null)}>
+              Cancel
+            </Button>
+          </div>
+        </form>
+      ) : null}
+    </div>
+  );
+}
