@@ -318,7 +318,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
           ) : null}
           {run.messages.map((m, index) =>
             m.role === "tool" ? null : m.role === "system" || m.role === "developer" ? (
-              <SystemNote key={m.id} content={m.content} />
+              <SystemNote key={m.id} content={m.content} live={m.id.startsWith("run-note-")} />
             ) : (
               <Fragment key={m.id}>
                 {m.content ? (
@@ -577,12 +577,13 @@ function TypingDots() {
 }
 
 /** What happened to the run, said by Harbor rather than by anyone in the conversation (a cancel, for one). */
-function SystemNote({ content }: { content: string }) {
+function SystemNote({ content, live }: { content: string; live?: boolean }) {
   return (
     <p
       className="mx-auto max-w-full rounded-full border bg-surface px-3 py-1 text-center text-xs text-muted-foreground [overflow-wrap:anywhere]"
       role="note"
-      data-testid="system-note"
+      // A note seen live (an operator's pause or resume) is this page's; the thread's stored notes are the server's.
+      data-testid={live ? "run-note" : "system-note"}
     >
       {content}
     </p>

@@ -121,15 +121,15 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
 
   // Follow the run an approver must continue, until it ends (not just until the gate is decided):
   // skip what is already shown, up to the pause.
-  const [followed, setFollowed] = useState<{ runId: string; interactionId: string } | null>(null);
+  const [followed, setFollowed] = useState<{ runId: string; interactionId: string; kind: string } | null>(null);
   const waitingOn = routed[0] ?? operator[0] ?? consent[0];
   if (waitingOn && followed?.interactionId !== waitingOn.interactionId) {
-    setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId });
+    setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId, kind: waitingOn.kind });
   }
   // Events up to the pause being waited on are already shown; later ones are new to this
   // conversation. The subscription resumes after the last seq seen when it reconnects
   // (Last-Event-ID), so the pause's seq is kept for as long as this run is followed.
-  const { apply } = run;
+  const { apply, note } = run;
   useEffect(() => {
     if (!followed) return;
     let pausedAtSeq: number | null = null;
@@ -143,7 +143,10 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
           }
           if (seq <= pausedAtSeq) return;
           apply(event);
-          if (event.type === "pause.resumed") void refresh();
+          if (event.type === "pause.resumed") {
+            if (followed.kind === "operator" && event.pauseId === followed.interactionId) note("Resumed by an operator: the run goes on.");
+            void refresh();
+          }
           if (event.type === "run.completed" || event.type === "run.failed" || event.type === "run.paused") {
             setFollowed(null);
             void refresh();
@@ -152,7 +155,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
       },
     );
     return () => subscription.unsubscribe();
-  }, [client, followed, apply, refresh]);
+  }, [client, followed, apply, note, refresh]);
 
   // Decisions taken elsewhere (an approver, another tab) refresh the cards.
   useSubscription(trpc.interactions.events.subscriptionOptions(threadId ? undefined : skipToken, { onData: () => void refresh() }));

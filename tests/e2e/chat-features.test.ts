@@ -87,7 +87,7 @@ describe("chat features on a server with a scripted model", () => {
       it("the picker offers both agents; the assistant's Markdown renders safely; the thread keeps its agent", async () => {
         const page = await open(size);
         const picker = page.getByLabel("Agent");
-        expect(await picker.locator("option").allTextContents()).toEqual(["Concierge", "Assistant"]);
+        await expect.poll(() => picker.locator("option").allTextContents(), PATIENCE).toEqual(["Concierge", "Assistant"]);
         await picker.selectOption("assistant");
         await expect.poll(() => page.getByTestId("messages").textContent(), PATIENCE).toContain("How can the assistant help?");
         model.script(() => ({ text: MARKDOWN_REPLY }));
@@ -133,8 +133,8 @@ describe("chat features on a server with a scripted model", () => {
       it("suggestions come from the concierge's tools and fill the composer without sending", async () => {
         const page = await open(size);
         const chips = page.getByRole("list", { name: "Suggestions" }).getByRole("button");
+        await expect.poll(() => chips.allTextContents(), PATIENCE).toContain("Send an email");
         const labels = await chips.allTextContents();
-        expect(labels).toContain("Send an email");
         expect(labels).toContain("Deep research");
         await page.getByRole("button", { name: "Send an email" }).click();
         expect(await page.getByLabel("Message").inputValue()).toMatch(/^Send an email to \S+@\S+ saying .+/);
@@ -219,10 +219,20 @@ describe("chat features on a server with a scripted model", () => {
     for (const size of ["desktop", "phone"] as const) {
       for (const scheme of ["light", "dark"] as const) {
         const page = await open(size, "carol@acme.test", scheme);
+        await page.getByRole("button", { name: "Send an email" }).waitFor(PATIENCE);
+        await page
+          .getByTestId("thread-list")
+          .first()
+          .waitFor(PATIENCE)
+          .catch(() => undefined);
         await page.screenshot({ path: `${SHOTS}/empty-${size}-${scheme}.png` });
         if (size === "desktop" && scheme === "light") {
           await page.getByLabel("Agent").selectOption("assistant");
-          model.script(() => ({ text: MARKDOWN_REPLY }));
+          model.script((request) =>
+            request.messages.at(-1)?.role === "user" && /send an email/i.test(request.messages.at(-1)?.content ?? "")
+              ? { toolCalls: [{ name: "send_email", args: { to: "shots@example.com", body: "hello there" } }] }
+              : { text: MARKDOWN_REPLY },
+          );
           await say(page, "Show me some markdown");
           await page.getByTestId("code-block").waitFor(PATIENCE);
           await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/, PATIENCE);
