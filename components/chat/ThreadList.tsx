@@ -129,7 +129,7 @@ export function ThreadList({ activeId, onNavigate }: { activeId: string | null; 
                           <summary className="cursor-pointer rounded px-2 py-1 text-xs text-muted-foreground hover:text-foreground">
                             {helpers.length === 1 ? "1 helper conversation" : `${helpers.length} helper conversations`}
                           </summary>
-                          <ul className="grid gap-0.5" aria-label={`Helpers of ${thread.title}`}>
+                          <ul className="grid gap-0.5">
                             {helpers.map((h) => (
                               <li key={h.id}>
                                 <ThreadRow thread={h} activeId={activeId} onNavigate={onNavigate} />
@@ -161,6 +161,7 @@ function ThreadRow({ thread, activeId, onNavigate }: { thread: ThreadItem; activ
   const titleInput = useRef<HTMLInputElement>(null);
   const deleteConfirm = useRef<HTMLButtonElement>(null);
   const inputId = useId();
+  const titleId = useId();
   const active = thread.id === activeId;
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.threads.list.queryKey() });
 
@@ -239,11 +240,7 @@ function ThreadRow({ thread, activeId, onNavigate }: { thread: ThreadItem; activ
 
   if (mode === "delete") {
     return (
-      <div
-        className="grid gap-2 rounded-lg border border-danger-border bg-card p-2.5 text-sm"
-        role="group"
-        aria-label={`Delete ${thread.title}`}
-      >
+      <div className="grid gap-2 rounded-lg border border-danger-border bg-card p-2.5 text-sm">
         <p>
           Delete <strong className="font-medium [overflow-wrap:anywhere]">{thread.title}</strong> and its messages?
         </p>
@@ -255,7 +252,7 @@ function ThreadRow({ thread, activeId, onNavigate }: { thread: ThreadItem; activ
             disabled={remove.isPending}
             onClick={() => remove.mutate({ threadId: thread.id })}
           >
-            {remove.isPending ? "Deleting…" : "Delete"}
+            {remove.isPending ? "Deleting…" : "Yes, delete"}
           </Button>
           <Button variant="ghost" size="sm" onClick={() => setMode("view")}>
             Keep it
@@ -266,14 +263,19 @@ function ThreadRow({ thread, activeId, onNavigate }: { thread: ThreadItem; activ
   }
 
   return (
-    <div className={cn("group relative flex items-center rounded-lg transition-colors hover:bg-accent", active && "bg-accent")}>
+    <div
+      data-testid="thread-row"
+      className={cn("group relative flex items-center rounded-lg transition-colors hover:bg-accent", active && "bg-accent")}
+    >
       <Link
         href={`/chat/${encodeURIComponent(thread.id)}`}
         onClick={onNavigate}
         className={cn("thread grid min-w-0 flex-1 gap-0.5 rounded-lg px-3 py-2 pr-2 no-underline", active && "active")}
         aria-current={active ? "page" : undefined}
       >
-        <span className={cn("thread-title truncate text-sm", active && "font-medium")}>{thread.title}</span>
+        <span id={titleId} className={cn("thread-title truncate text-sm", active && "font-medium")}>
+          {thread.title}
+        </span>
         <time className="text-xs text-muted-foreground" dateTime={new Date(thread.updatedAt).toISOString()}>
           {when(new Date(thread.updatedAt).getTime())}
         </time>
@@ -284,10 +286,10 @@ function ThreadRow({ thread, activeId, onNavigate }: { thread: ThreadItem; activ
           active && "opacity-100",
         )}
       >
-        <Button variant="ghost" size="icon-sm" aria-label={`Rename ${thread.title}`} onClick={() => setMode("rename")}>
+        <Button variant="ghost" size="icon-sm" aria-label="Rename" aria-describedby={titleId} onClick={() => setMode("rename")}>
           <PencilIcon aria-hidden="true" />
         </Button>
-        <Button variant="ghost" size="icon-sm" aria-label={`Delete ${thread.title}`} onClick={() => setMode("delete")}>
+        <Button variant="ghost" size="icon-sm" aria-label="Delete" aria-describedby={titleId} onClick={() => setMode("delete")}>
           <Trash2Icon aria-hidden="true" />
         </Button>
       </div>

@@ -189,7 +189,7 @@ describe("chat features on a server with a scripted model", () => {
         await expect.poll(() => list.getByTestId("thread-list").textContent(), PATIENCE).toContain(topic);
 
         // Rename.
-        await list.getByRole("button", { name: `Rename ${topic}` }).click();
+        await list.getByTestId("thread-row").filter({ hasText: topic }).getByRole("button", { name: "Rename" }).click();
         const title = list.getByLabel("Conversation title");
         await title.fill(`Renamed ${size}`);
         await title.press("Enter");
@@ -205,8 +205,12 @@ describe("chat features on a server with a scripted model", () => {
         await search.fill("");
 
         // Delete: confirmed, then gone; the open conversation leaves for a new one.
-        await list.getByRole("button", { name: `Delete Renamed ${size}` }).click();
-        await list.getByRole("button", { name: "Delete", exact: true }).click();
+        await list
+          .getByTestId("thread-row")
+          .filter({ hasText: `Renamed ${size}` })
+          .getByRole("button", { name: "Delete" })
+          .click();
+        await list.getByRole("button", { name: "Yes, delete" }).click();
         await page.waitForURL(/\/chat$/, PATIENCE);
         list = await threads(page, size);
         await expect.poll(async () => (await list.textContent()) ?? "", PATIENCE).not.toContain(`Renamed ${size}`);
@@ -215,7 +219,7 @@ describe("chat features on a server with a scripted model", () => {
     });
   }
 
-  it("screenshots of the chat at both sizes, light and dark", async () => {
+  it("screenshots of the chat at both sizes, light and dark", { timeout: 180_000 }, async () => {
     for (const size of ["desktop", "phone"] as const) {
       for (const scheme of ["light", "dark"] as const) {
         const page = await open(size, "carol@acme.test", scheme);
