@@ -1,9 +1,9 @@
 "use client";
 
-import { useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useRouter } from "next/navigation";
-import { useTRPC } from "@/components/trpc/client";
+import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
 import { ClientToolHost, useClientTools } from "@/components/interactions/ClientToolHost";
 import { ExternalWaitStatus } from "@/components/interactions/ExternalWaitStatus";
@@ -12,20 +12,23 @@ import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
 import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
 import { ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { useToolCatalog } from "@/components/interactions/tools";
-import { AnchorIcon, ArrowUpIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon } from "lucide-react";
+import { AnchorIcon, ArrowUpIcon, BotIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon, SquareIcon } from "lucide-react";
 import Link from "next/link";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
-import { Textarea } from "@/components/ui/Input";
+import { Select, Textarea } from "@/components/ui/Input";
 import { Sheet, SheetContent, SheetTrigger } from "@/components/ui/Sheet";
 import { Tooltip } from "@/components/ui/Tooltip";
-import { ThreadList, useThreadTitle } from "./ThreadList";
+import { Markdown } from "./Markdown";
+import { suggestionsFor, type AgentSummary } from "./suggestions";
+import { ThreadList, useThreadInfo, useThreadTitle } from "./ThreadList";
 import { useGates } from "./useGates";
 import type { ChatMessage } from "./types";
 import { useAgentRun } from "./useAgentRun";
 
-const AGENT_ID = "concierge";
+/** The agent a conversation talks to when nothing else is known: the concierge needs no model. */
+const DEFAULT_AGENT_ID = "concierge";
 
 interface ConversationProps {
   threadId: string | null;
@@ -34,17 +37,29 @@ interface ConversationProps {
   viewerId: string;
 }
 
-/** Things to try, for an empty conversation: each fills the composer. */
-const SUGGESTIONS = ["Hello!", "What is my time zone?", "Research coral reefs", "Send an email to bob@acme.test saying hi"];
-
 export function ChatApp(props: ConversationProps) {
+  const trpc = useTRPC();
+  // The registry changes only with a deployment.
+  const agents = useQuery(trpc.agents.list.queryOptions(undefined, { staleTime: Infinity }));
+  const thread = useThreadInfo(props.threadId);
+  // A new conversation starts with the agent picked here; a thread keeps the agent of its runs.
+  const [picked, setPicked] = useState(DEFAULT_AGENT_ID);
+  const agentId = props.threadId ? (thread.agentId ?? DEFAULT_AGENT_ID) : picked;
+  const agent = agents.data?.find((a) => a.id === agentId);
   return (
     <ClientToolHost>
       <div className="flex min-h-0 flex-1">
         <aside className="hidden w-72 shrink-0 flex-col border-r bg-surface md:flex" aria-label="Conversations">
           <ThreadList activeId={props.threadId} />
         </aside>
-        <Conversation key={props.threadId ?? "new"} {...props} />
+        <Conversation
+          key={`${props.threadId ?? "new"}:${agentId}`}
+          {...props}
+          agentId={agentId}
+          agent={agent}
+          agents={agents.data ?? []}
+          onPick={setPicked}
+        />
       </div>
     </ClientToolHost>
   );
@@ -81,16 +96,66 @@ function PhoneBar({ threadId }: { threadId: string | null }) {
   );
 }
 
-function Conversation({ threadId, initialMessages, viewerId }: ConversationProps) {
+interface AgentChoice {
+  agentId: string;
+  agent: AgentSummary | undefined;
+  agents: AgentSummary[];
+  onPick(agentId: string): void;
+}
+
+/** Which agent a new conversation talks to; the assistant is offered only when a model is configured. */
+function AgentPicker({ agentId, agents, onPick }: Pick<AgentChoice, "agentId" | "agents" | "onPick">) {
+  const options = agents.length > 0 ? agents : [{ id: DEFAULT_AGENT_ID, name: "Concierge" }];
+  return (
+    <label className="flex items-center gap-2 text-sm text-muted-foreground">
+      <BotIcon className="size-4" aria-hidden="true" />
+      <span>Agent</span>
+      <Select
+        className="h-8 w-auto min-w-36 text-foreground"
+        value={agentId}
+        onChange={(e) => onPick(e.target.value)}
+        data-testid="agent-picker"
+      >
+        {options.map((a) => (
+          <option key={a.id} value={a.id}>
+            {a.name}
+          </option>
+        ))}
+      </Select>
+    </label>
+  );
+}
+
+/** What the composer waits for while a request of the thread is open (a background job never blocks it). */
+function waitingFor(kinds: ReadonlySet<string>, waitingForOthers: boolean, operatorPause: boolean): string | null {
+  if (operatorPause) return "Paused by an operator…";
+  if (waitingForOthers) return "Waiting for an approver to decide…";
+  if (kinds.has("approval")) return "Answer the request above first";
+  if (kinds.has("private_input")) return "Fill in the private form above first";
+  if (kinds.has("oauth")) return "Waiting for your consent at the provider…";
+  if (kinds.has("a2a")) return "Answer the remote agent's question above first";
+  if (kinds.has("client_tool")) return "Waiting for this browser to run a tool…";
+  if (kinds.size > 0) return "Answer the request above first";
+  return null;
+}
+
+function Conversation({ threadId, initialMessages, viewerId, agentId, agent, agents, onPick }: ConversationProps & AgentChoice) {
   const trpc = useTRPC();
+  const trpcClient = useTRPCClient();
   const queryClient = useQueryClient();
   const router = useRouter();
   const [draft, setDraft] = useState("");
   const clientTools = useClientTools();
-  const tools = useToolCatalog(AGENT_ID);
-  const run = useAgentRun(AGENT_ID, threadId, initialMessages, clientTools);
+  const tools = useToolCatalog(agentId);
+  const run = useAgentRun(agentId, threadId, initialMessages, clientTools);
+  const agentName = agent?.name ?? "Concierge";
+  const [stopRequested, setStopping] = useState(false);
+  // A Stop holds until the run ends; the next run starts without it.
+  const stopping = stopRequested && run.running;
   const { replaceMessages } = run;
   const gates = useGates(threadId, viewerId, run);
+  // Only requests that hold the thread lock the composer; background work (research) does not.
+  const blockedBy = waitingFor(new Set(gates.blockers.map((i) => i.kind)), gates.waitingForOthers, !!gates.operatorPause);
   const bottom = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
 
@@ -101,6 +166,25 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   useEffect(() => {
     if (!run.running) input.current?.focus();
   }, [run.running]);
+
+  /** The owner's Stop: CANCEL to the thread's live run(s); the run's own notice then says it was cancelled. */
+  async function stop() {
+    if (!threadId && !run.running) return;
+    setStopping(true);
+    try {
+      const live = (
+        await Promise.all([trpcClient.runs.list.query({ status: "running" }), trpcClient.runs.list.query({ status: "queued" })])
+      )
+        .flat()
+        .filter((r) => r.threadId === (threadId ?? currentThread.current) && r.ownerId === viewerId && !r.parentRunId);
+      if (live.length === 0) throw new Error("The run already ended.");
+      for (const r of live) await trpcClient.runs.steer.mutate({ runId: r.runId, instruction: { type: "CANCEL" } });
+    } catch (error) {
+      setStopping(false);
+      run.report({ message: `Could not stop the run: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
+  const currentThread = useRef<string | null>(threadId);
 
   // A browser tool still waiting when the page loaded (or asked for by a run followed from
   // elsewhere) is answered by this browser at once, as if the request had just arrived. The run
@@ -138,9 +222,11 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     const text = draft.trim();
-    if (!text || run.running || gates.blocking) return;
+    if (!text || run.running || blockedBy) return;
     // A new conversation gets its id here; the server creates the thread on the first run.
     const id = threadId ?? crypto.randomUUID();
+    currentThread.current = id;
+    setStopping(false);
     setDraft("");
     const { delivered } = await run.send(id, text);
     if (!delivered) {
@@ -163,21 +249,34 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
     }
   }
 
+  // A request that just opened takes the focus on its first control, so the keyboard is where the answer goes.
+  const conversation = useRef<HTMLDivElement>(null);
+  const focused = useRef(new Set<string>());
+  useEffect(() => {
+    const fresh = gates.blockers.filter((i) => i.kind !== "operator" && !focused.current.has(i.interactionId));
+    if (fresh.length === 0) return;
+    for (const i of fresh) focused.current.add(i.interactionId);
+    const cards = conversation.current?.querySelectorAll("article");
+    const card = cards?.[cards.length - 1];
+    const control = card?.querySelector<HTMLElement>(
+      "button:not([disabled]), input:not([disabled]), textarea:not([disabled]), select, a[href]",
+    );
+    control?.focus({ preventScroll: true });
+  }, [gates.blockers]);
+
   const results = new Map(run.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m.content]));
   const empty = run.messages.length === 0 && !run.streaming;
   const placeholder = run.running
-    ? "Waiting for the reply…"
-    : gates.operatorPause
-      ? "Paused by an operator…"
-      : gates.waitingForOthers
-        ? "Waiting for an approver to decide…"
-        : gates.blocking
-          ? "Answer the request above first"
-          : "Message the concierge (Enter to send)";
-  const disabled = run.running || gates.blocking;
+    ? stopping
+      ? "Stopping…"
+      : "Waiting for the reply… (Stop to cancel)"
+    : (blockedBy ?? `Message the ${agentName.toLowerCase()} (Enter to send)`);
+  const disabled = run.running || blockedBy !== null;
+  const suggestions = suggestionsFor(agent);
   return (
     <section className="flex min-w-0 flex-1 flex-col" aria-label="Conversation">
       <ConversationHeading threadId={threadId} />
+      <FinishedMessageAnnouncer messages={run.messages} author={agentName} />
       <PhoneBar threadId={threadId} />
       {/* Focusable, so the conversation scrolls by keyboard even when nothing in it can take focus. */}
       <div
@@ -186,27 +285,31 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
         role="region"
         aria-label="Chat history"
       >
-        <div className="mx-auto flex w-full max-w-3xl flex-col gap-5 px-4 py-6 sm:px-6" data-testid="messages" aria-live="polite">
+        <div ref={conversation} className="mx-auto flex w-full max-w-3xl flex-col gap-5 px-4 py-6 sm:px-6" data-testid="messages">
           {empty ? (
             <div className="flex flex-col items-center gap-3 py-10 text-center sm:py-20">
               <span className="grid size-12 place-items-center rounded-2xl bg-primary-soft text-primary">
                 <AnchorIcon className="size-6" aria-hidden="true" />
               </span>
-              <h2 className="text-xl font-semibold tracking-tight sm:text-2xl">How can the concierge help?</h2>
-              <p className="text-sm text-muted-foreground">Say hello, or ask what it can do.</p>
-              <ul className="mt-4 flex max-w-lg flex-wrap justify-center gap-2" aria-label="Suggestions">
-                {SUGGESTIONS.map((text) => (
-                  <li key={text}>
+              <h2 className="text-xl font-semibold tracking-tight sm:text-2xl">How can the {agentName.toLowerCase()} help?</h2>
+              <p className="text-sm text-muted-foreground">
+                {agent?.description && agent.id !== DEFAULT_AGENT_ID ? agent.description : "Say hello, or pick something to try."}
+              </p>
+              {!threadId ? <AgentPicker agentId={agentId} agents={agents} onPick={onPick} /> : null}
+              <ul className="mt-2 flex max-w-lg flex-wrap justify-center gap-2" aria-label="Suggestions">
+                {suggestions.map((s) => (
+                  <li key={s.label}>
                     <Button
                       variant="secondary"
                       size="sm"
                       className="rounded-full font-normal"
+                      title={s.text}
                       onClick={() => {
-                        setDraft(text);
+                        setDraft(s.text);
                         input.current?.focus();
                       }}
                     >
-                      {text}
+                      {s.label}
                     </Button>
                   </li>
                 ))}
@@ -215,10 +318,12 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
           ) : null}
           {run.messages.map((m, index) =>
             m.role === "tool" ? null : m.role === "system" || m.role === "developer" ? (
-              <SystemNote key={m.id} content={m.content} />
+              <SystemNote key={m.id} content={m.content} live={m.id.startsWith("run-note-")} />
             ) : (
               <Fragment key={m.id}>
-                {m.content ? <MessageBubble role={m.role} content={m.content} continued={continues(run.messages, index)} /> : null}
+                {m.content ? (
+                  <MessageBubble role={m.role} author={agentName} content={m.content} continued={continues(run.messages, index)} />
+                ) : null}
                 {m.toolCalls?.map((call) =>
                   clientTools.has(call.name) ? (
                     <ToolCallNote key={call.id} call={call} result={results.get(call.id)} />
@@ -275,6 +380,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
                       chosen={gates.chosen(call.id)}
                       busy={run.running}
                       onDecide={(approved, reason) => gates.decide(call.id, approved, reason)}
+                      onWithdraw={() => gates.withdraw(call.id)}
                     />
                   ),
                 )}
@@ -284,6 +390,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
           {run.streaming ? (
             <MessageBubble
               role="assistant"
+              author={agentName}
               content={run.streaming.content}
               streaming
               continued={continues([...run.messages, { id: "streaming", role: "assistant", content: "" }], run.messages.length)}
@@ -297,8 +404,8 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
             >
               <PauseCircleIcon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
               <p>
-                <strong className="font-semibold">Paused by an operator.</strong> The concierge goes on where it stopped as soon as an admin
-                resumes it.
+                <strong className="font-semibold">Paused by an operator.</strong> The {agentName.toLowerCase()} goes on where it stopped as
+                soon as an admin resumes it.
               </p>
             </div>
           ) : null}
@@ -311,7 +418,7 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
             ) : (
               <div className="flex items-center gap-2 text-sm text-muted-foreground">
                 <TypingDots />
-                The concierge is working…
+                The {agentName.toLowerCase()} is working…
               </div>
             )
           ) : null}
@@ -354,18 +461,34 @@ function Conversation({ threadId, initialMessages, viewerId }: ConversationProps
             maxLength={20_000}
             className="max-h-48 min-h-10 flex-1 border-0 bg-transparent px-2 shadow-none focus-visible:outline-none disabled:bg-transparent disabled:opacity-100 [field-sizing:content]"
           />
-          <Tooltip content="Send (Enter)" side="top">
-            <Button
-              type="submit"
-              variant="primary"
-              size="icon"
-              className="rounded-xl"
-              aria-label={run.running ? "Sending…" : "Send"}
-              disabled={disabled || draft.trim() === ""}
-            >
-              <ArrowUpIcon className="!size-5" aria-hidden="true" />
-            </Button>
-          </Tooltip>
+          {run.running ? (
+            <Tooltip content="Stop the run" side="top">
+              <Button
+                variant="secondary"
+                size="icon"
+                className="rounded-xl"
+                aria-label={stopping ? "Stopping…" : "Stop"}
+                disabled={stopping}
+                onClick={() => void stop()}
+                data-testid="stop-run"
+              >
+                <SquareIcon className="!size-4 fill-current" aria-hidden="true" />
+              </Button>
+            </Tooltip>
+          ) : (
+            <Tooltip content="Send (Enter)" side="top">
+              <Button
+                type="submit"
+                variant="primary"
+                size="icon"
+                className="rounded-xl"
+                aria-label="Send"
+                disabled={disabled || draft.trim() === ""}
+              >
+                <ArrowUpIcon className="!size-5" aria-hidden="true" />
+              </Button>
+            </Tooltip>
+          )}
         </form>
         <p className="mx-auto mt-2 hidden max-w-3xl text-center text-xs text-muted-foreground sm:block">
           Enter to send · Shift + Enter for a new line
@@ -383,11 +506,13 @@ function continues(messages: ChatMessage[], index: number): boolean {
 
 function MessageBubble({
   role,
+  author = "Concierge",
   content,
   streaming,
   continued,
 }: {
   role: "user" | "assistant";
+  author?: string;
   content: string;
   streaming?: boolean;
   continued?: boolean;
@@ -414,14 +539,29 @@ function MessageBubble({
         <AnchorIcon className="size-3.5" />
       </span>
       <div className="min-w-0 flex-1">
-        <div className={cn("message-author mb-0.5 text-sm font-semibold", continued && "sr-only")}>Concierge</div>
-        <div className="message-body text-[0.9375rem] leading-relaxed whitespace-pre-wrap [overflow-wrap:anywhere]">
-          {content}
+        <div className={cn("message-author mb-0.5 text-sm font-semibold", continued && "sr-only")}>{author}</div>
+        <div className="message-body text-[0.9375rem] leading-relaxed [overflow-wrap:anywhere]">
+          {streaming ? <span className="whitespace-pre-wrap">{content}</span> : <Markdown>{content}</Markdown>}
           {streaming ? (
             <span className="ml-0.5 inline-block h-4 w-1.5 animate-blink bg-foreground/70 align-[-2px]" aria-hidden="true" />
           ) : null}
         </div>
       </div>
+    </div>
+  );
+}
+
+/**
+ * Screen readers hear each reply once it is complete — not every streamed word, and not the
+ * countdowns on request cards (the conversation itself is not a live region).
+ */
+function FinishedMessageAnnouncer({ messages, author }: { messages: ChatMessage[]; author: string }) {
+  const [initial] = useState(messages.length);
+  const last = messages.at(-1);
+  const announce = messages.length > initial && last && (last.role === "assistant" || last.role === "system") && last.content;
+  return (
+    <div className="sr-only" aria-live="polite" aria-atomic="true" data-testid="announcer">
+      {announce ? `${last.role === "assistant" ? author : "Harbor"}: ${last.content}` : ""}
     </div>
   );
 }
@@ -437,12 +577,13 @@ function TypingDots() {
 }
 
 /** What happened to the run, said by Harbor rather than by anyone in the conversation (a cancel, for one). */
-function SystemNote({ content }: { content: string }) {
+function SystemNote({ content, live }: { content: string; live?: boolean }) {
   return (
     <p
       className="mx-auto max-w-full rounded-full border bg-surface px-3 py-1 text-center text-xs text-muted-foreground [overflow-wrap:anywhere]"
       role="note"
-      data-testid="system-note"
+      // A note seen live (an operator's pause or resume) is this page's; the thread's stored notes are the server's.
+      data-testid={live ? "run-note" : "system-note"}
     >
       {content}
     </p>

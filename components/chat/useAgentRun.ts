@@ -280,6 +280,13 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     setState((s) => ({ ...s, messages: next }));
   }, []);
 
+  /** A note of what happened to the run that this page saw live (an operator resumed it). */
+  const note = useCallback(
+    (content: string) =>
+      setState((s) => ({ ...s, messages: [...s.messages, { id: `run-note-${crypto.randomUUID()}`, role: "system", content }] })),
+    [],
+  );
+
   /** Shows a failure that happened outside a run (a decision sent through tRPC). */
   const report = useCallback((failure: RunFailure) => setState((s) => ({ ...s, error: failure })), []);
 
@@ -291,7 +298,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     [threadId, answerBrowserTools],
   );
 
-  return { ...state, send, resume, apply, report, replaceMessages, answerPending };
+  return { ...state, send, resume, apply, note, report, replaceMessages, answerPending };
 }
 
 /** Runs each requested browser tool with the arguments of its call; the first failure stops them all. */

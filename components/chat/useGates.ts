@@ -79,6 +79,33 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   );
 
   /**
+   * The requester withdraws their own open request (cancelled: nothing gated runs). When it is the
+   * thread's only open request, an AG-UI resume continues the run here; otherwise it is answered
+   * through tRPC and the run goes on once the rest are answered too.
+   */
+  const withdraw = useCallback(
+    async (toolCallId: string) => {
+      const open = byToolCall.get(toolCallId);
+      if (!open || open.status !== "pending") return;
+      const others = pending.filter((i) => i.interactionId !== open.interactionId && i.kind !== "external_wait");
+      if (others.length === 0) {
+        const { delivered } = await run.resume([{ interruptId: open.interactionId, status: "cancelled" }]);
+        if (!delivered) throw new Error("The withdrawal did not reach Harbor.");
+      } else {
+        try {
+          await client.interactions.resume.mutate({ interactionId: open.interactionId, status: "cancelled" });
+        } catch (error) {
+          run.report({ message: error instanceof Error ? error.message : String(error) });
+          throw error;
+        }
+      }
+      setChoices((c) => Object.fromEntries(Object.entries(c).filter(([id]) => id !== open.interactionId)));
+      await refresh();
+    },
+    [byToolCall, pending, run, client, refresh],
+  );
+
+  /**
    * Answers the call's open request alone (a private form, a remote agent's question, a cancel).
    * A private answer travels in a resume of its own, without the transcript, and is then forgotten.
    */
@@ -94,15 +121,15 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
 
   // Follow the run an approver must continue, until it ends (not just until the gate is decided):
   // skip what is already shown, up to the pause.
-  const [followed, setFollowed] = useState<{ runId: string; interactionId: string } | null>(null);
+  const [followed, setFollowed] = useState<{ runId: string; interactionId: string; kind: string } | null>(null);
   const waitingOn = routed[0] ?? operator[0] ?? consent[0];
   if (waitingOn && followed?.interactionId !== waitingOn.interactionId) {
-    setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId });
+    setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId, kind: waitingOn.kind });
   }
   // Events up to the pause being waited on are already shown; later ones are new to this
   // conversation. The subscription resumes after the last seq seen when it reconnects
   // (Last-Event-ID), so the pause's seq is kept for as long as this run is followed.
-  const { apply } = run;
+  const { apply, note } = run;
   useEffect(() => {
     if (!followed) return;
     let pausedAtSeq: number | null = null;
@@ -116,7 +143,10 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
           }
           if (seq <= pausedAtSeq) return;
           apply(event);
-          if (event.type === "pause.resumed") void refresh();
+          if (event.type === "pause.resumed") {
+            if (followed.kind === "operator" && event.pauseId === followed.interactionId) note("Resumed by an operator: the run goes on.");
+            void refresh();
+          }
           if (event.type === "run.completed" || event.type === "run.failed" || event.type === "run.paused") {
             setFollowed(null);
             void refresh();
@@ -125,7 +155,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
       },
     );
     return () => subscription.unsubscribe();
-  }, [client, followed, apply, refresh]);
+  }, [client, followed, apply, note, refresh]);
 
   // Decisions taken elsewhere (an approver, another tab) refresh the cards.
   useSubscription(trpc.interactions.events.subscriptionOptions(threadId ? undefined : skipToken, { onData: () => void refresh() }));
@@ -133,8 +163,10 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   return {
     byToolCall,
     pending,
-    /** New messages wait while any request of the thread is open. */
-    blocking: pending.length > 0,
+    /** New messages wait while a request that holds the thread is open; background work (an external wait) does not. */
+    blocking: pending.some((i) => i.kind !== "external_wait"),
+    /** The open requests that hold the thread. */
+    blockers: pending.filter((i) => i.kind !== "external_wait"),
     waitingForOthers: mine.length === 0 && routed.length > 0,
     operatorPause: operator[0],
     chosen: (toolCallId: string) => {
@@ -142,6 +174,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
       return gate ? choices[gate.interactionId] : undefined;
     },
     decide,
+    withdraw,
     answerAlone,
     refresh,
   };

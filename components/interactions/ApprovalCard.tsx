@@ -2,7 +2,8 @@
 
 import type { InteractionView } from "@/components/trpc/types";
 import type { ChatToolCall } from "@/components/chat/types";
-import { ShieldCheckIcon } from "lucide-react";
+import { ShieldCheckIcon, Undo2Icon } from "lucide-react";
+import { Button } from "@/components/ui/Button";
 import { Countdown } from "./Countdown";
 import { DecisionForm } from "./DecisionForm";
 import { ArgList, InteractionCard, Outcome } from "./InteractionCard";
@@ -20,10 +21,12 @@ export interface ApprovalCardProps {
   chosen?: { approved: boolean };
   busy: boolean;
   onDecide(approved: boolean, reason?: string): void | Promise<unknown>;
+  /** The requester takes back their own open request (offered where they may: requests they answer themselves). */
+  onWithdraw?(): void | Promise<unknown>;
 }
 
 /** A gated tool call in the conversation: what it will do, who decides, until when, and what happened. */
-export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy, onDecide }: ApprovalCardProps) {
+export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy, onDecide, onWithdraw }: ApprovalCardProps) {
   const status = interaction?.status;
   const outcome = resultSummary(result);
   const title = useToolCatalog().title(call.name);
@@ -76,6 +79,19 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
                 onDecide={onDecide}
               />
             )}
+            {onWithdraw && interaction.policy === "owner" && interaction.requester.id === viewerId ? (
+              <div>
+                <Button
+                  variant="link"
+                  className="text-sm text-muted-foreground"
+                  disabled={busy}
+                  onClick={() => void Promise.resolve(onWithdraw()).catch(() => undefined)}
+                >
+                  <Undo2Icon aria-hidden="true" />
+                  Withdraw request
+                </Button>
+              </div>
+            ) : null}
           </>
         );
       }

@@ -285,3 +285,4 @@ export {
 export { hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
+export { MAX_THREAD_TITLE } from "./threads";

@@ -1,0 +1,155 @@
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgents } from "@/server/agents";
+import { appRouter } from "@/server/api/root";
+import { createCallerFactory, type Context } from "@/server/api/trpc";
+import { findRun } from "@/server/db/queries/runs";
+import { findThread } from "@/server/db/queries/threads";
+import type { Harbor } from "@/server/harbor";
+import { log } from "@/server/log";
+import { MAX_THREAD_TITLE, type Identity, type Runtime, type StartRunRequest } from "@/server/runtime";
+import { testBackends, useSeededDatabase } from "../../helpers/backends";
+import { started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
+
+const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
+const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
+const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
+
+let counter = 0;
+const request = (threadId: string, text: string): StartRunRequest => ({
+  agentId: "concierge",
+  threadId,
+  transportRunId: `th-${++counter}`,
+  messages: [{ id: `thm-${counter}`, role: "user", content: text }],
+});
+
+const createCaller = createCallerFactory(appRouter);
+
+async function codeOf(call: Promise<unknown>): Promise<string> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (error instanceof TRPCError) return error.code;
+  throw new Error(`expected a TRPCError, got ${String(error)}`);
+}
+
+describe.each(testBackends())("threads: rename, delete, search on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  let runtime: Runtime;
+  const as = (identity: Identity) =>
+    createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-threads", log } satisfies Context).threads;
+
+  beforeAll(() => {
+    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 30 }) });
+  });
+  afterAll(async () => {
+    runtime.close();
+    await runtime.idle();
+  });
+
+  const finished = async (threadId: string, text: string) => {
+    const run = started(await runtime.startRun(alice, request(threadId, text)));
+    await watchUntil(runtime, run.runId, (e) => e.type === "run.completed" || e.type === "run.paused");
+    return run;
+  };
+
+  it("titles a thread from its first message; the owner renames it, one line, trimmed", async () => {
+    await finished("t-rename", "Hello there\nsecond line");
+    expect((await findThread(database.db, "t-rename"))?.title).toBe("Hello there");
+    expect(await as(alice).rename({ threadId: "t-rename", title: "  Trip   planning \n notes " })).toEqual({
+      id: "t-rename",
+      title: "Trip planning notes",
+    });
+    const listed = await as(alice).list();
+    expect(listed.find((t) => t.id === "t-rename")).toMatchObject({
+      title: "Trip planning notes",
+      agentId: "concierge",
+      parentThreadId: null,
+    });
+  });
+
+  it("refuses a rename by another user (FORBIDDEN), another tenant (NOT_FOUND), of an unknown thread (NOT_FOUND)", async () => {
+    await finished("t-owned", "hello");
+    expect(await codeOf(as(bob).rename({ threadId: "t-owned", title: "mine now" }))).toBe("FORBIDDEN");
+    expect(await codeOf(as(carol).rename({ threadId: "t-owned", title: "admin edit" }))).toBe("FORBIDDEN");
+    expect(await codeOf(as(mallory).rename({ threadId: "t-owned", title: "x" }))).toBe("NOT_FOUND");
+    expect(await codeOf(as(alice).rename({ threadId: "t-nobody", title: "x" }))).toBe("NOT_FOUND");
+    expect((await findThread(database.db, "t-owned"))?.title).toBe("hello");
+  });
+
+  it("checks titles: not empty, storable text, at most the limit", async () => {
+    await finished("t-checks", "hello");
+    expect(await codeOf(as(alice).rename({ threadId: "t-checks", title: "   " }))).toBe("BAD_REQUEST");
+    expect(await codeOf(as(alice).rename({ threadId: "t-checks", title: "nul\u0000byte" }))).toBe("BAD_REQUEST");
+    expect(await codeOf(as(alice).rename({ threadId: "t-checks", title: "lone \ud800 surrogate" }))).toBe("BAD_REQUEST");
+    expect(await codeOf(as(alice).rename({ threadId: "t-checks", title: "x".repeat(MAX_THREAD_TITLE + 1) }))).toBe("BAD_REQUEST");
+    expect(await as(alice).rename({ threadId: "t-checks", title: "x".repeat(MAX_THREAD_TITLE) })).toMatchObject({
+      title: "x".repeat(MAX_THREAD_TITLE),
+    });
+    // The runtime rule holds without the router too.
+    await expect(runtime.threads.rename(alice, "t-checks", "a\u0000b")).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    await expect(runtime.threads.rename(alice, "t-checks", "y".repeat(MAX_THREAD_TITLE + 1))).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+    });
+  });
+
+  it("searches the owner's threads by title and by message text, case-insensitively, wildcards literal", async () => {
+    await finished("t-search-1", "Tell me about Zanzibar beaches");
+    await finished("t-search-2", "hello");
+    await as(alice).rename({ threadId: "t-search-2", title: "100% Quokka plans" });
+    const ids = async (identity: Identity, search?: string) =>
+      (await as(identity).list(search === undefined ? undefined : { search })).map((t) => t.id);
+    expect(await ids(alice, "zanzibar")).toEqual(["t-search-1"]);
+    expect(await ids(alice, "QUOKKA")).toEqual(["t-search-2"]);
+    expect(await ids(alice, "100%")).toEqual(["t-search-2"]);
+    expect(await ids(alice, "%")).toEqual(["t-search-2"]);
+    expect(await ids(alice, "nothing-like-this")).toEqual([]);
+    // Another user's search never sees alice's threads.
+    expect(await ids(bob, "zanzibar")).toEqual([]);
+    expect(await ids(mallory, "zanzibar")).toEqual([]);
+    expect(await codeOf(as(alice).list({ search: "a\u0000" }))).toBe("BAD_REQUEST");
+  });
+
+  it("lists a helper's thread with its parent's thread; deleting the parent removes the helpers' threads", async () => {
+    const parent = started(await runtime.startRun(alice, request("t-family", "count slowly to 3 with helpers")));
+    const spawned = await watchUntil(runtime, parent.runId, (e) => e.type === "children.started");
+    const children = spawned.flatMap((e) => (e.type === "children.started" ? e.runIds : []));
+    expect(children.length).toBeGreaterThan(0);
+    await watchUntil(runtime, parent.runId, (e) => e.type === "run.completed");
+    for (const child of children) await watchUntil(runtime, child, (e) => e.type === "run.completed");
+    const childThreads = await Promise.all(children.map(async (id) => (await findRun(database.db, id))!.threadId));
+    const listed = await as(alice).list();
+    for (const threadId of childThreads) expect(listed.find((t) => t.id === threadId)).toMatchObject({ parentThreadId: "t-family" });
+
+    expect(await as(alice).delete({ threadId: "t-family" })).toEqual({ deleted: 1 + childThreads.length });
+    for (const threadId of ["t-family", ...childThreads]) expect(await findThread(database.db, threadId)).toBeUndefined();
+    expect(await findRun(database.db, parent.runId)).toBeUndefined();
+  });
+
+  it("deletes only for the owner: another user FORBIDDEN, another tenant NOT_FOUND", async () => {
+    await finished("t-delete", "hello");
+    expect(await codeOf(as(bob).delete({ threadId: "t-delete" }))).toBe("FORBIDDEN");
+    expect(await codeOf(as(carol).delete({ threadId: "t-delete" }))).toBe("FORBIDDEN");
+    expect(await codeOf(as(mallory).delete({ threadId: "t-delete" }))).toBe("NOT_FOUND");
+    expect(await codeOf(as(alice).delete({ threadId: "t-gone" }))).toBe("NOT_FOUND");
+    expect(await findThread(database.db, "t-delete")).toBeDefined();
+    expect(await as(alice).delete({ threadId: "t-delete" })).toEqual({ deleted: 1 });
+    expect(await codeOf(as(alice).get({ threadId: "t-delete" }))).toBe("NOT_FOUND");
+  });
+
+  it("refuses to delete a thread whose run is running or paused (CONFLICT); after a cancel it goes", async () => {
+    const run = started(await runtime.startRun(alice, request("t-busy", "count slowly to 200")));
+    await watchUntil(runtime, run.runId, (e) => e.type === "text.delta");
+    expect(await codeOf(as(alice).delete({ threadId: "t-busy" }))).toBe("CONFLICT");
+    await runtime.runs.steer(alice, run.runId, { type: "CANCEL" });
+    await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
+    expect(await as(alice).delete({ threadId: "t-busy" })).toEqual({ deleted: 1 });
+
+    const paused = started(await runtime.startRun(alice, request("t-paused", "send an email to bob@acme.test saying hi")));
+    await watchUntil(runtime, paused.runId, (e) => e.type === "run.paused");
+    expect(await codeOf(as(alice).delete({ threadId: "t-paused" }))).toBe("CONFLICT");
+    expect(await findThread(database.db, "t-paused")).toBeDefined();
+  });
+});
