@@ -168,7 +168,11 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
   it("takes steering into the next model request: injected context and a redirect as instructions, a user message as a user message", async () => {
     model.script((_, i) =>
       i === 0
-        ? { text: "Let me draft that for you now.", chunkMs: 150, toolCalls: [{ name: "send_email", args: { to: "bob@example.com", body: "draft" } }] }
+        ? {
+            text: "Let me draft that for you now.",
+            chunkMs: 150,
+            toolCalls: [{ name: "send_email", args: { to: "bob@example.com", body: "draft" } }],
+          }
         : { text: "Done, in French." },
     );
     const run = started(await runtime.startRun(alice, request("m-steer", "email bob a draft")));
@@ -186,7 +190,10 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     const resumed = started(await runtime.startRun(alice, request("m-steer", undefined, approve(parked.interrupts[0]!.id))));
     expect(lastOf(await drain(resumed.events)).type).toBe("run.completed");
     const next = model.requests[1]!;
-    const system = next.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n");
+    const system = next.messages
+      .filter((m) => m.role === "system")
+      .map((m) => m.content)
+      .join("\n");
     expect(system).toContain("Bob reads only French.");
     expect(system).toContain("Write the email in French.");
     expect(next.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["email bob a draft", "and sign it Alice"]);
