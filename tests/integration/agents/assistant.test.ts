@@ -170,7 +170,7 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
       i === 0
         ? {
             text: "Let me draft that for you now.",
-            chunkMs: 150,
+            chunkMs: 500,
             toolCalls: [{ name: "send_email", args: { to: "bob@example.com", body: "draft" } }],
           }
         : { text: "Done, in French." },
