@@ -258,7 +258,12 @@ export function createDriver(deps: DriveDeps) {
         const cancel = late.find((q) => q.instruction.type === "CANCEL");
         try {
           if (cancel) await deps.coordinator.cancel(final.runId, cancel.actorRole);
-          else for (const q of late.filter((l) => l.instruction.type !== "PAUSE")) await holdSteering(deps.db, final.runId, q, Infinity);
+          else {
+            for (const q of late.filter((l) => l.instruction.type !== "PAUSE")) {
+              // Answered at once, the run already went on here: its next safe point takes the instruction.
+              if (!(await holdSteering(deps.db, final.runId, q, Infinity)).held) deps.mailboxes.post(final.runId, q, { force: true });
+            }
+          }
         } catch (error) {
           // The run is parked and stays answerable; only the late steering is lost, loudly.
           log.error({ err: error }, "could not apply steering that reached a run as it parked");

@@ -170,7 +170,7 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
       i === 0
         ? {
             text: "Let me draft that for you now.",
-            chunkMs: 500,
+            chunkMs: 150,
             toolCalls: [{ name: "send_email", args: { to: "bob@example.com", body: "draft" } }],
           }
         : { text: "Done, in French." },
