@@ -24,7 +24,7 @@ import {
   setKnownValues,
   type JsonSchema,
 } from "../helpers/fuzz";
-import { authHeaders, createToken, readSse, signInAll, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
+import { authHeaders, createToken, readSse, runOnThread, signInAll, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
 import { OWN_ENGINES, startOwnServer, type OwnServer } from "../helpers/own-server";
 
 interface Procedure {
@@ -533,14 +533,13 @@ describe.each(OWN_ENGINES)("fuzzing the edges of a server on $name", ({ name }) 
   });
 
   it("still serves afterwards: a chat turn completes and a finished run's events stream to their end", async () => {
-    const turn = await runTurn(AGUI_CLIENTS[0]!, {
-      baseUrl: server.url,
-      auth: auths[1]!.auth!,
-      threadId: randomUUID(),
-      messages: [userMessage("hello")],
-    });
+    const threadId = randomUUID();
+    const auth = auths[1]!.auth!;
+    const turn = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: server.url, auth, threadId, messages: [userMessage("hello")] });
     expect(turn.events.at(-1)?.type).toBe("RUN_FINISHED");
-    const frames = await readSse(await trpcSubscribe(server.url, finishedRun.auth, "runs.events", { runId: finishedRun.runId }));
+    // A run of its own: the fuzzing may have deleted (threads.delete) the threads it was given.
+    const runId = await runOnThread(server.url, auth, threadId, "completed");
+    const frames = await readSse(await trpcSubscribe(server.url, auth, "runs.events", { runId }));
     expect(frames.filter((f) => f.data.includes('"seq"')).at(-1)?.data).toContain('"run.completed"');
     expect((await postRun(server.url, auths[1]!.auth, "{")).status).toBe(400);
     await healthy();
