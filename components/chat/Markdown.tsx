@@ -64,8 +64,27 @@ const components: Components = {
  */
 export function Markdown({ children }: { children: string }) {
   return (
-    <ReactMarkdown skipHtml urlTransform={safeUrl} components={components}>
+    <ReactMarkdown remarkPlugins={[htmlAsText]} urlTransform={safeUrl} components={components}>
       {children}
     </ReactMarkdown>
   );
+}
+
+/** A node of the Markdown tree, as far as `htmlAsText` needs it. */
+interface MdNode {
+  type: string;
+  value?: string;
+  children?: MdNode[];
+}
+
+/**
+ * Raw HTML in a reply is shown as the text it is, never rendered: `send an email to <address>`
+ * keeps its `<address>`, and `<script>` stays visible words.
+ */
+function htmlAsText() {
+  const walk = (node: MdNode): void => {
+    if (node.type === "html") node.type = "text";
+    node.children?.forEach(walk);
+  };
+  return walk;
 }
