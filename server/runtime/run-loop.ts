@@ -165,29 +165,34 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
           break;
         }
         state = { ...state, refusedSteps: 0 };
-        const planned = await announceCalls(state, agent, turn.calls as { name: string; args: Record<string, unknown> }[], deps);
-        state = planned.state;
-        if (planned.requests.length > 0) {
-          return { type: "paused", state, parking: { requests: planned.requests, calls: planned.calls, handles: new Map() } };
-        }
-        const result = await runCalls(state, agent, deps, planned.calls, new Map());
+        // Checked just above: every call names a tool and matches its input schema.
+        const result = await callTools(state, agent, turn.calls as { name: string; args: Record<string, unknown> }[], deps);
         if (result.type === "paused") return result;
         state = result.state;
         break;
       }
       case "call_tools": {
-        const planned = await announceCalls(state, agent, decision.calls, deps);
-        state = planned.state;
-        if (planned.requests.length > 0) {
-          return { type: "paused", state, parking: { requests: planned.requests, calls: planned.calls, handles: new Map() } };
-        }
-        const result = await runCalls(state, agent, deps, planned.calls, new Map());
+        const result = await callTools(state, agent, decision.calls, deps);
         if (result.type === "paused") return result;
         state = result.state;
         break;
       }
     }
   }
+}
+
+/** Announces the calls; parks when any needs an answer first, else runs them in order. */
+async function callTools(
+  state: RunState,
+  agent: AgentDefinition,
+  calls: readonly { name: string; args: Record<string, unknown> }[],
+  deps: RunLoopDeps,
+): Promise<LoopResult> {
+  const planned = await announceCalls(state, agent, calls, deps);
+  if (planned.requests.length > 0) {
+    return { type: "paused", state: planned.state, parking: { requests: planned.requests, calls: planned.calls, handles: new Map() } };
+  }
+  return runCalls(planned.state, agent, deps, planned.calls, new Map());
 }
 
 async function say(state: RunState, text: string, deps: RunLoopDeps): Promise<RunState> {
