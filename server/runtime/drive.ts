@@ -16,7 +16,7 @@ import type { Scheduler } from "./scheduler";
 import { asHarborError, HarborError, NotFoundError } from "./errors";
 import type { RunJournal } from "./journal";
 import type { AgentRegistry } from "./planner";
-import { runLoop, type ResumeInput, type SafePoint } from "./run-loop";
+import { runLoop, type ResumeInput, type RunLoopDeps, type SafePoint } from "./run-loop";
 import type { RunEvent } from "./events";
 import type { CredentialBroker } from "./credentials";
 import type { Mailboxes } from "./steering";
@@ -79,8 +79,20 @@ function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void
 }
 
 export function createDriver(deps: DriveDeps) {
-  /** Runs this process is executing right now, or waiting to (their steering goes through the mailbox). */
-  const executing = new Set<string>();
+  /**
+   * Runs this process is executing right now, or waiting to (their steering goes through the
+   * mailbox), each with how many drives hold it: a run answered as it parks is driven on while the
+   * drive that parked it still finishes, and that one leaving must not unmark the other.
+   */
+  const executing = new Map<string, number>();
+  /** Runs whose loop is done and that are being ended: no longer steerable. */
+  const closing = new Set<string>();
+  const enter = (runId: string) => executing.set(runId, (executing.get(runId) ?? 0) + 1);
+  const leave = (runId: string) => {
+    const left = (executing.get(runId) ?? 1) - 1;
+    if (left > 0) executing.set(runId, left);
+    else executing.delete(runId);
+  };
   /** Runs waiting for their turn, each with the way to cancel that wait. */
   const waiting = new Map<string, AbortController>();
   const lanes = new ThreadLanes();
@@ -197,7 +209,7 @@ export function createDriver(deps: DriveDeps) {
   ): Promise<void> {
     let parked = false;
     let takenElsewhere = false;
-    executing.add(base.runId);
+    enter(base.runId);
     const lane = lanes.enter(base.threadId);
     const wait = new AbortController();
     waiting.set(base.runId, wait);
@@ -219,25 +231,35 @@ export function createDriver(deps: DriveDeps) {
       const initial = options.loadTranscript ? { ...base, transcript: toTranscript(await listMessages(deps.db, base.threadId)) } : base;
       const agent = deps.agents.get(initial.agentId);
       if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
-      const result = await runLoop(
-        initial,
-        agent,
-        {
-          append: async (events, append) => {
-            const alongside = append?.message ? { messages: { threadId: initial.threadId, rows: [append.message] } } : undefined;
-            if (append?.defer) journal.defer(events, alongside);
-            else await journal.append(events, { paceMs: append?.paceMs, alongside });
-          },
-          newId: randomUUID,
-          streamChunkMs: deps.streamChunkMs,
-          maxSteps: deps.maxSteps,
-          safePoint: (state, where) => safePoint(state, journal, where),
-          spawn: (state, requests) => deps.spawn(state, requests),
-          credentials: deps.credentials,
-          signal: deps.mailboxes.cancelSignal(base.runId),
+      const loopDeps: RunLoopDeps = {
+        append: async (events, append) => {
+          const alongside = append?.message ? { messages: { threadId: initial.threadId, rows: [append.message] } } : undefined;
+          if (append?.defer) journal.defer(events, alongside);
+          else await journal.append(events, { paceMs: append?.paceMs, alongside });
         },
-        options.resume,
-      );
+        newId: randomUUID,
+        streamChunkMs: deps.streamChunkMs,
+        maxSteps: deps.maxSteps,
+        safePoint: (state, where) => safePoint(state, journal, where),
+        spawn: (state, requests) => deps.spawn(state, requests),
+        credentials: deps.credentials,
+        signal: deps.mailboxes.cancelSignal(base.runId),
+      };
+      let result = await runLoop(initial, agent, loopDeps, options.resume);
+      // Done: from here on steering is refused, not dropped. Whatever came after the loop's last
+      // safe point (a message sent as the planner finished) gets its turn first.
+      for (;;) {
+        if (result.type !== "finished") break;
+        closing.add(base.runId);
+        const late = deps.mailboxes.take(base.runId).filter((q) => q.instruction.type !== "PRIORITIZE");
+        if (late.length === 0 || result.state.outcome) {
+          if (late.length > 0) log.warn({ instructions: late.map((q) => q.instruction.type) }, "steering reached a run as it ended");
+          break;
+        }
+        closing.delete(base.runId);
+        for (const q of late) deps.mailboxes.post(base.runId, q, { force: true });
+        result = await runLoop(result.state, agent, loopDeps);
+      }
       const final = result.state;
       if (result.type === "paused") {
         await deps.coordinator.park(final, journal, result.parking, {
@@ -288,7 +310,8 @@ export function createDriver(deps: DriveDeps) {
       }
     } finally {
       deps.scheduler.release(base.runId);
-      executing.delete(base.runId);
+      leave(base.runId);
+      closing.delete(base.runId);
       // A run that ended (or runs elsewhere) has nothing left to steer here.
       if (!parked) deps.mailboxes.drop(base.runId);
       if (!takenElsewhere) lane.leave();
@@ -371,10 +394,10 @@ export function createDriver(deps: DriveDeps) {
     drive,
     fail,
     cancelWaiting,
-    isExecuting: (runId: string) => executing.has(runId),
+    isExecuting: (runId: string) => executing.has(runId) && !closing.has(runId),
     /** Whether a run of the thread executes or waits for its turn in this process. */
     threadBusy: (threadId: string) => lanes.busy(threadId),
     /** Runs this process drives (or waits to), and threads with a run here. */
-    busyHere: () => ({ runIds: [...executing], threadIds: lanes.threads() }),
+    busyHere: () => ({ runIds: [...executing.keys()], threadIds: lanes.threads() }),
   };
 }

@@ -128,9 +128,15 @@ export async function claimInteractions(
     resumed as (
       update runs set status = 'running', pause_reason = null, instance_id = ${instanceId}, updated_at = now()
       where id in (select run_id from answered) and status = 'paused'
+      returning id, checkpoint
     )
+    -- The checkpoint as the update left it, not as the statement's snapshot saw it: steering held
+    -- with the parked run by a statement that committed meanwhile is in it.
     select c.id, c.run_id,
-      case when c.run_id in (select run_id from answered) then ${continuationOf(sql`c.run_id`)} end as continuation
+      case when c.run_id in (select run_id from answered)
+        then (${continuationOf(sql`c.run_id`)})::jsonb
+          || coalesce((select jsonb_build_object('checkpoint', r.checkpoint) from resumed r where r.id = c.run_id), '{}'::jsonb)
+      end as continuation
     from claimed c`);
   const rows = (result as unknown as { rows: { id: string; run_id: string; continuation: Continuation | null }[] }).rows;
   const continuations = new Map<string, Continuation>();

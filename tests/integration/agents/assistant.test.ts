@@ -196,9 +196,7 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
       .join("\n");
     expect(system).toContain("Bob reads only French.");
     expect(system).toContain("Write the email in French.");
-    // The owner's USER_MESSAGE sent as the run parks still goes missing now and then on PostgreSQL
-    // (an open race between the park and a quick answer): only its acceptance is pinned here.
-    expect(next.messages.filter((m) => m.role === "user").map((m) => m.content)[0]).toBe("email bob a draft");
+    expect(next.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["email bob a draft", "and sign it Alice"]);
   });
 
   it("never sends a private value to the model", async () => {
