@@ -3,7 +3,7 @@
  * their own runs; admins every run of their tenant; other tenants nothing.
  */
 import type { Database } from "@/server/db";
-import { listRunEvents, listRuns } from "@/server/db/queries/runs";
+import { listRunEvents, listRuns, sumUsage } from "@/server/db/queries/runs";
 import { authorizeConversationRead } from "./conversation-reads";
 import { NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
@@ -31,6 +31,8 @@ export function runAccess(
     list: (identity: Identity, filter: { status?: string; reason?: string; q?: string } = {}) =>
       listRuns(db, { ...scope(identity), ...filter }),
     get,
+    /** Tokens spent by the runs one may list (the tenant's for admins, one's own for members), since `since`. */
+    usage: (identity: Identity, since?: Date) => sumUsage(db, { ...scope(identity), since }),
     /** The run's event log after `afterSeq`, a page at a time (private values never enter it). */
     timeline: async (identity: Identity, runId: string, afterSeq = 0) => {
       const run = await get(identity, runId);

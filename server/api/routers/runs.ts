@@ -19,6 +19,11 @@ export const runsRouter = createTRPCRouter({
     )
     .query(({ ctx, input }) => ctx.harbor.runtime.runs.list(ctx.identity, input ?? {})),
 
+  /** Tokens models spent on the runs one may list: the tenant's for admins, one's own for members. */
+  usage: protectedProcedure
+    .input(z.strictObject({ since: z.iso.datetime({ offset: true }).optional() }).optional())
+    .query(({ ctx, input }) => ctx.harbor.runtime.runs.usage(ctx.identity, input?.since ? new Date(input.since) : undefined)),
+
   get: protectedProcedure
     .input(z.strictObject({ runId: id }))
     .query(({ ctx, input }) => ctx.harbor.runtime.runs.get(ctx.identity, input.runId)),

@@ -204,6 +204,20 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
   }));
 }
 
+/** Tokens models spent on a tenant's runs (one owner's, when given) since a moment (all time without). */
+export async function sumUsage(db: Executor, filter: { tenantId: string; ownerId?: string; since?: Date }) {
+  const result = await db.execute(sql`
+    select coalesce(sum(input_tokens), 0)::bigint as input_tokens, coalesce(sum(output_tokens), 0)::bigint as output_tokens,
+      count(*) filter (where input_tokens + output_tokens > 0)::int as runs
+    from runs
+    where tenant_id = ${filter.tenantId}
+      and (${filter.ownerId ?? null}::text is null or owner_id = ${filter.ownerId ?? null})
+      and (${filter.since?.toISOString() ?? null}::timestamptz is null or created_at >= ${filter.since?.toISOString() ?? null}::timestamptz)`);
+  const [row] = (result as unknown as { rows: { input_tokens: string | number; output_tokens: string | number; runs: number }[] }).rows;
+  // bigint sums arrive as strings from node-postgres; token counts stay far below 2^53.
+  return { inputTokens: Number(row?.input_tokens ?? 0), outputTokens: Number(row?.output_tokens ?? 0), runs: row?.runs ?? 0 };
+}
+
 /**
  * A queued run's turn came: its held-back messages join the thread, in the same statement that
  * marks it running — unless the thread now waits on an open interaction (then nothing is written

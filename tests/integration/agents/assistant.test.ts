@@ -8,6 +8,7 @@ import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime"
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
+const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
 
 let counter = 0;
 const request = (threadId: string, text?: string, resume?: StartRunRequest["resume"]): StartRunRequest => ({
@@ -57,6 +58,17 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     expect(model.requests[0]!.tools?.map((t) => t.function.name)).toContain("send_email");
     // The scripted server reports 10 prompt tokens and one completion token per word.
     expect((await runtime.runs.get(alice, run.runId)).usage).toEqual({ inputTokens: 10, outputTokens: 7 });
+  });
+
+  it("sums the tokens per tenant for its admins and per owner for members; other tenants see none of it", async () => {
+    const since = new Date();
+    model.script(() => ({ text: "one two three", usage: { prompt: 100, completion: 3 } }));
+    await drain(started(await runtime.startRun(alice, request("m-usage-a", "hi"))).events);
+    await drain(started(await runtime.startRun(carol, request("m-usage-c", "hi"))).events);
+    expect(await runtime.runs.usage(alice, since)).toEqual({ inputTokens: 100, outputTokens: 3, runs: 1 });
+    expect(await runtime.runs.usage(carol, since)).toEqual({ inputTokens: 200, outputTokens: 6, runs: 2 });
+    expect(await runtime.runs.usage(mallory, since)).toEqual({ inputTokens: 0, outputTokens: 0, runs: 0 });
+    expect((await runtime.runs.usage(carol)).inputTokens).toBeGreaterThanOrEqual(200);
   });
 
   it("puts a model's tool call through its tool's gate; after approval the model continues from the tool's result", async () => {
