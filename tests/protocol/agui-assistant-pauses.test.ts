@@ -113,7 +113,8 @@ describe("the assistant's pauses over AG-UI", () => {
         auth: alice,
         threadId: asked.threadId,
         messages: [],
-        resume: [{ interruptId: form!.id, status: "resolved", payload: { apiKey: secret } }],
+        // The stock client's own resume[] for its pending interrupt, sent without the transcript.
+        resume: client.resumeArray(asked.agent.pendingInterrupts, { [form!.id]: { status: "resolved", payload: { apiKey: secret } } }),
       });
       expect(done.events.find((e) => e.type === "TOOL_CALL_RESULT")).toMatchObject({ content: '{"connected":true}' });
       expect(streamedText(done.events)).toBe('Connected ({"connected":true}).');
@@ -159,6 +160,22 @@ describe("the assistant's pauses over AG-UI", () => {
       expect(streamedText(done.events)).toBe(`Your browser says {"timeZone":"${zone}"}.`);
       expect(model.requests).toHaveLength(2);
       expect(toolResultOf(model.requests[1])).toMatchObject({ content: JSON.stringify({ timeZone: zone }) });
+    });
+
+    it("browser tool answered by a resume[] entry naming the request: the model gets the output", async () => {
+      model.script(callsThenSays("get_browser_timezone", {}, (result) => `Resumed with ${result}.`));
+      const asked = await start(client, alice, "what is my time zone?");
+      const [request] = customEvents(asked.events, "harnest.client_tool") as { requestId: string }[];
+      const done = await runTurn(client, {
+        baseUrl: server.url,
+        auth: alice,
+        threadId: asked.threadId,
+        messages: [],
+        resume: [{ interruptId: request!.requestId, status: "resolved", payload: { timeZone: "America/Lima" } }],
+      });
+      expect(streamedText(done.events)).toBe('Resumed with {"timeZone":"America/Lima"}.');
+      expect(model.requests).toHaveLength(2);
+      expect(toolResultOf(model.requests[1])).toMatchObject({ content: '{"timeZone":"America/Lima"}' });
     });
 
     it("OAuth: the consent interrupt opens, the owner consents at the provider, and the model reads the calendar's result", async () => {
