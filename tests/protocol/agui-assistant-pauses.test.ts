@@ -214,6 +214,13 @@ describe("the assistant's pauses over AG-UI", () => {
       expect(said).toContain(`Lunch with ${name}`);
       expect(model.requests).toHaveLength(2);
       expect(toolResultOf(model.requests[1])?.content).toContain(`Lunch with ${name}`);
+
+      // Connected now: the next call reads the calendar at once, in the same run, without a pause.
+      model.requests.length = 0;
+      const again = await start(client, owner, "and now?");
+      expect(interruptsOf(again.events)).toEqual([]);
+      expect(streamedText(again.events)).toContain(`Lunch with ${name}`);
+      expect(model.requests).toHaveLength(2);
     });
 
     it("remote agent: its question is an interrupt, the owner's answer goes to it, and the model gets its reply", async () => {
@@ -245,6 +252,22 @@ describe("the assistant's pauses over AG-UI", () => {
       expect(streamedText(done.events)).toMatch(/^The travel agent says: .*Booked a trip to Lisbon/);
       expect(model.requests).toHaveLength(2);
       expect(toolResultOf(model.requests[1])?.content).toContain("Booked a trip to Lisbon");
+    });
+
+    it("a cancelled pause is terminal: the run ends cancelled and the model is not asked again", async () => {
+      model.script(callsThenSays("ask_travel_agent", { request: "book a trip" }, () => "should not be asked"));
+      const asked = await start(client, alice, "book me a trip");
+      const [question] = interruptsOf(asked.events);
+      const cancelled = await runTurn(client, {
+        baseUrl: server.url,
+        auth: alice,
+        threadId: asked.threadId,
+        messages: [],
+        resume: client.resumeArray(asked.agent.pendingInterrupts, { [question!.id]: { status: "cancelled" } }),
+      });
+      expect(cancelled.events.at(-1)).toMatchObject({ result: { status: "cancelled" } });
+      expect(streamedText(cancelled.events)).not.toContain("should not be asked");
+      expect(model.requests).toHaveLength(1);
     });
 
     it("remote agent asking for a credential: sent once to the remote task, never to the model nor the wire", async () => {
