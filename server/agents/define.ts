@@ -112,6 +112,8 @@ export function agentRegistry(specs: readonly AgentSpec[], model?: ModelSettings
       planner,
       tools,
       ...(spec.multitask ? { multitask: spec.multitask } : {}),
+      // A model goes on from what background work found; a planner of one's own gets the tool's report.
+      afterWork: spec.planner ? "report" : "continue",
     });
   }
   return agents;

@@ -97,6 +97,7 @@ export function createRuntime(deps: RuntimeDeps) {
     leaseMs: deps.jobLeaseMs ?? 10_000,
     pollMs: deps.jobPollMs ?? 1_000,
     maxConcurrent: 50,
+    goOn: (runId) => runs.continueAfterWork(runId),
   });
   // Concurrent runs share their event writes (see group-commit.ts).
   const writeEvents = groupCommit((entries: readonly RunEventsEntry[]) => appendRunEvents(deps.db, entries));

@@ -31,6 +31,8 @@ export interface JobRunnerDeps {
   /** How often due jobs are looked for (new jobs of this process are picked up at once). */
   pollMs: number;
   maxConcurrent: number;
+  /** Drives a run on here whose background work finished (its agent's `afterWork` is `continue`). */
+  goOn?(runId: string): void;
 }
 
 export function createJobRunner(deps: JobRunnerDeps) {
@@ -77,6 +79,8 @@ export function createJobRunner(deps: JobRunnerDeps) {
   }
 
   async function run(job: ClaimedJob): Promise<void> {
+    // The run goes on here from the result when its agent plans on from background work.
+    const goesOnAt = () => (deps.goOn && deps.agents.get(job.agentId)?.afterWork === "continue" ? deps.instanceId : undefined);
     const log = deps.log.child({ jobId: job.id, runId: job.runId, tool: job.toolName, attempt: job.attempts });
     const lease = { id: job.id, owner: deps.instanceId, leaseMs: deps.leaseMs };
     let lost = false;
@@ -106,7 +110,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
         }
       });
       const output = tool.output.parse(produced);
-      outcome = finished(job, { status: "completed", output }, tool.report(output, args));
+      outcome = finished(job, { status: "completed", output }, tool.report(output, args), goesOnAt());
     } catch (thrown) {
       const error = asHarborError(thrown);
       if (!HarborError.is(thrown)) log.error({ err: thrown }, "job failed");
@@ -115,6 +119,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
         job,
         { status: "failed", error: failure },
         `The ${job.toolName.replaceAll("_", " ")} did not finish: ${failure.message}`,
+        goesOnAt(),
       );
     } finally {
       clearInterval(keepAlive);
@@ -124,6 +129,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
     if (firstSeq === undefined) return;
     const at = Date.now();
     outcome.events.forEach((event, index) => deps.bus.publish({ runId: job.runId, seq: firstSeq + index, at, event: event.data }));
+    if (outcome.goesOnAt) deps.goOn?.(job.runId);
   }
 
   return {
@@ -147,11 +153,15 @@ export function createJobRunner(deps: JobRunnerDeps) {
   };
 }
 
-/** The thread's new messages and the run's closing events for a finished job. */
+/**
+ * The thread's new messages and the run's events for a finished job: the tool's result, then —
+ * unless the run goes on from it (`goesOnAt`) — the tool's report and the run's end.
+ */
 function finished(
   job: ClaimedJob,
   result: { status: "completed"; output: unknown } | { status: "failed"; error: { code: string; message: string } },
   report: string,
+  goesOnAt?: string,
 ): JobOutcome {
   const toolMessage = {
     id: randomUUID(),
@@ -159,17 +169,19 @@ function finished(
     toolCallId: job.toolCallId,
     content: JSON.stringify(result.status === "completed" ? result.output : { error: result.error }),
   };
+  const toolResult: RunEvent = { type: "tool.result", messageId: toolMessage.id, toolCallId: job.toolCallId, content: toolMessage.content };
+  const outcome = { status: result.status, ...(result.status === "completed" ? { output: result.output } : { error: result.error }) };
+  if (goesOnAt) return { ...outcome, messages: [toolMessage], events: [{ type: toolResult.type, data: toolResult }], goesOnAt };
   const reply = { id: randomUUID(), role: "assistant" as const, content: report };
   const events: RunEvent[] = [
-    { type: "tool.result", messageId: toolMessage.id, toolCallId: job.toolCallId, content: toolMessage.content },
+    toolResult,
     { type: "text.started", messageId: reply.id },
     ...chunkText(report).map((delta): RunEvent => ({ type: "text.delta", messageId: reply.id, delta })),
     { type: "text.ended", messageId: reply.id },
     result.status === "completed" ? { type: "run.completed" } : { type: "run.failed", code: "TOOL_FAILED", message: result.error.message },
   ];
   return {
-    status: result.status,
-    ...(result.status === "completed" ? { output: result.output } : { error: result.error }),
+    ...outcome,
     messages: [toolMessage, reply],
     events: events.map((event) => ({ type: event.type, data: event })),
   };

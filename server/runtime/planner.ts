@@ -54,6 +54,12 @@ export interface AgentDefinition {
   readonly tools: ToolRegistry;
   /** What a new message does while a run of the thread still executes (default `enqueue`). */
   readonly multitask?: MultitaskPolicy;
+  /**
+   * When background work (an external tool's job) finishes: `report` ends the run with the tool's
+   * report (default); `continue` hands the result back to the planner, which goes on from it (a
+   * model summarizes what the work found).
+   */
+  readonly afterWork?: "report" | "continue";
 }
 
 export type AgentRegistry = ReadonlyMap<string, AgentDefinition>;

@@ -417,6 +417,11 @@ async function runCalls(
     }
     const definition = agent.tools.get(call.name);
     if (!definition) throw new HarborError("TOOL_FAILED", `The tool "${call.name}" is no longer available.`);
+    if (definition.kind === "external" && state.transcript.some((m) => m.role === "tool" && m.toolCallId === call.toolCallId)) {
+      // Background work its job finished: the result is in the conversation already.
+      remaining.shift();
+      continue;
+    }
     if (definition.kind === "client" || definition.kind === "external") {
       throw new HarborError("INTERNAL", `Tool call ${call.toolCallId} of ${call.name} cannot run in the loop.`);
     }

@@ -524,6 +524,16 @@ export function runService(deps: RunsDeps) {
     });
   }
 
+  /** A run whose background work finished here, its agent going on from the result: driven on from its checkpoint. */
+  function continueAfterWork(runId: string): void {
+    track(
+      (async () => {
+        const journal = new RunJournal(runId, store, deps.bus, await lastSeq(deps.db, runId));
+        await continueRun({ runId, parked: { journal, waitingOn: [], expiresAt: 0 } }, {});
+      })(),
+    );
+  }
+
   /**
    * Remote waits that closed unanswered (the run cancelled or expired): their remote tasks are
    * cancelled in the background, from the runs' checkpoints.
@@ -547,6 +557,7 @@ export function runService(deps: RunsDeps) {
       stopping = true;
     },
     remoteWaitsClosed,
+    continueAfterWork,
     /** Resolves once every run executing in this process has finished (tests, shutdown). */
     idle: async () => {
       while (active.size > 0) await Promise.allSettled([...active]);

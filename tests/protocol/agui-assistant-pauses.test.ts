@@ -293,7 +293,7 @@ describe("the assistant's pauses over AG-UI", () => {
       expect(JSON.stringify([asked.events, done.events])).not.toContain(MEMBER_TOKEN);
     });
 
-    it("background work: the research runs after the stream ends, its result lands once, and the model's next request carries it", async () => {
+    it("background work: the research runs after the stream ends, and the model goes on from its result once it is done", async () => {
       const topic = `tide pools ${client.version}`;
       model.script(callsThenSays("deep_research", { topic }, (result) => `Noted: ${result}`));
       const asked = await start(client, alice, `research ${topic}`);
@@ -314,8 +314,22 @@ describe("the assistant's pauses over AG-UI", () => {
           { timeout: 15_000, interval: 100 },
         )
         .toBe("completed");
-      const report = await reply(alice, asked.threadId, new RegExp(`^Research on ${topic} is done\\.`));
-      expect(report).toContain("Sources:");
+      // The model is asked again with the work's result, and its answer ends the run.
+      const summary = await reply(alice, asked.threadId, /^Noted: /);
+      expect(summary).toContain(`Three findings on ${topic}`);
+      const continued = model.requests.find((r) => toolResultOf(r)?.content?.includes(`Three findings on ${topic}`));
+      expect(continued).toBeDefined();
+      const runs = await trpcQuery<{ runId: string; threadId: string; status: string }[]>(server.url, alice, "runs.list");
+      await expect
+        .poll(
+          async () =>
+            (
+              await trpcQuery<{ status: string }>(server.url, alice, "runs.get", {
+                runId: runs.data!.find((r) => r.threadId === asked.threadId)!.runId,
+              })
+            ).data?.status,
+        )
+        .toBe("completed");
 
       // The conversation goes on: the model's next request has the call and its result.
       model.script((request) => ({ text: toolResultOf(request) ? "unexpected" : "Here is what the research found." }));

@@ -97,12 +97,14 @@ export interface JobOutcome {
   messages: MessageInsert[];
   /** The run's closing events, numbered after its last one by the statement. */
   events: Omit<EventRow, "seq">[];
+  /** The run goes on from the result on this instance (its planner continues) instead of ending. */
+  goesOnAt?: string;
 }
 
 /**
  * Finishes a job once: only while `owner` still holds it. In the same statement it resolves the
  * job's interaction (with its audit entry), appends the messages to the thread and the events to
- * the run's log, and ends the run — only if the interaction was still waiting: a run that ended
+ * the run's log, and ends the run (or, with `goesOnAt`, marks it running there) — only if the interaction was still waiting: a run that ended
  * meanwhile (its wait closed as expired) gets nothing appended, and the job is `cancelled`.
  * Returns the seq of the first appended event, or undefined when nothing was appended.
  */
@@ -152,8 +154,13 @@ export async function finishJob(db: Executor, job: { id: string; owner: string }
       ) with ordinality as e(type, data, ord)
     ),
     ended as (
-      update runs set status = ${outcome.status === "completed" ? "completed" : "failed"}, pause_reason = null,
-        error = ${outcome.error ? JSON.stringify(outcome.error) : null}::jsonb, finished_at = now(), updated_at = now()
+      update runs set pause_reason = null, updated_at = now(),
+        ${
+          outcome.goesOnAt
+            ? sql`status = 'running', instance_id = ${outcome.goesOnAt}`
+            : sql`status = ${outcome.status === "completed" ? "completed" : "failed"},
+                error = ${outcome.error ? JSON.stringify(outcome.error) : null}::jsonb, finished_at = now()`
+        }
       where id in (select run_id from done where appended) and status = 'paused'
     )
     select (select seq from base) + 1 as first_seq from done where appended`);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createAgents } from "@/server/agents";
 import { findRun } from "@/server/db/queries/runs";
+import { listMessages } from "@/server/db/queries/threads";
 import type { Identity, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
 import { startModelServer, type ModelServer } from "../../helpers/model-server";
@@ -33,8 +34,11 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     runtime = testRuntime(database.db, {
       agents: createAgents(database.db, TEST_SECRET, {
         model: { baseUrl: model.baseUrl, model: "scripted", maxRetries: 2, timeoutMs: 10_000 },
+        researchMs: 30,
       }),
     });
+    // The job runner works on background work.
+    await runtime.start();
   });
   beforeEach(() => {
     model.requests.length = 0;
@@ -209,6 +213,22 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     expect(system).toContain("Bob reads only French.");
     expect(system).toContain("Write the email in French.");
     expect(next.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["email bob a draft", "and sign it Alice"]);
+  });
+
+  it("goes on from background work's result: the model is asked again with it, and its answer ends the run", async () => {
+    model.script((req) =>
+      req.messages.at(-1)?.role === "tool"
+        ? { text: "The research found three things." }
+        : { toolCalls: [{ name: "deep_research", args: { topic: "kelp" } }] },
+    );
+    const run = started(await runtime.startRun(alice, request("m-research", "research kelp")));
+    expect(lastOf(await drain(run.events)).type).toBe("run.paused");
+    await expect.poll(async () => (await findRun(database.db, run.runId))?.status, { timeout: 10_000 }).toBe("completed");
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("Three findings on kelp") });
+    const said = (await listMessages(database.db, "m-research")).filter((m) => m.role === "assistant").map((m) => m.content);
+    expect(said.at(-1)).toBe("The research found three things.");
+    expect(said.join(" ")).not.toContain("Research on kelp is done");
   });
 
   it("never sends a private value to the model", async () => {
