@@ -34,7 +34,8 @@ function assistantModel(request: ChatRequest): ScriptedTurn {
   const email = /email (\S+@\S+)/i.exec(asked);
   if (email) return { toolCalls: [{ name: "send_email", args: { to: email[1], body: "The deck is ready." } }] };
   if (/api key/i.test(asked)) return { toolCalls: [{ name: "connect_api_key", args: {} }] };
-  return { text: MARKDOWN_REPLY };
+  // Word by word, slowly enough for the browser to show the words arriving.
+  return { text: MARKDOWN_REPLY, chunkMs: 120 };
 }
 
 describe("the assistant agent in Chromium", () => {
@@ -82,6 +83,14 @@ describe("the assistant agent in Chromium", () => {
       // 1. Streamed Markdown.
       const first = model.requests.length;
       await say(page, `What is the plan today? (${size})`);
+      // The words arrive as the model sends them: a live bubble holds the first ones before the last is sent.
+      const live = page.locator('[data-testid="message-assistant"].streaming');
+      await expect
+        .poll(async () => {
+          const text = (await live.evaluateAll((nodes) => nodes.map((n) => n.textContent ?? "").join(""))) || "";
+          return text.includes("plan") && !text.includes("Ship it");
+        }, PATIENCE)
+        .toBe(true);
       const reply = page.getByTestId("message-assistant").last();
       await expect.poll(() => reply.locator("li").allTextContents(), PATIENCE).toEqual(["Review the deck", "Email the team", "Ship it"]);
       expect(await reply.locator("strong", { hasText: "plan" }).count()).toBe(1);
