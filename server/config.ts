@@ -106,6 +106,34 @@ const settingsSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.enum(["approvals", "client_tools"]))),
+  /** Lets webhooks reach loopback addresses (127.0.0.1, ::1, localhost), over http too: tests and local trials only. */
+  HARBOR_WEBHOOKS_ALLOW_LOCAL: flag,
+  /** How often each instance looks for due webhook deliveries (changes made on the instance wake it at once). */
+  HARBOR_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  /** How long one webhook POST may take before it counts as failed. */
+  HARBOR_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** The waits before each webhook retry (comma-separated ms); a delivery fails after that many retries. */
+  HARBOR_WEBHOOK_RETRY_MS: z
+    .string()
+    .default("5000,30000,120000,600000,3600000,21600000")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((w) => w.trim())
+        .filter(Boolean)
+        .map(Number),
+    )
+    .pipe(
+      z
+        .array(
+          z
+            .number()
+            .int()
+            .min(0)
+            .max(7 * 24 * 3600_000),
+        )
+        .max(20),
+    ),
 });
 
 export type Settings = Readonly<{
@@ -139,6 +167,7 @@ export type Settings = Readonly<{
   instanceHeartbeatMs: number;
   instanceTtlMs: number;
   durableWaits: readonly ("approvals" | "client_tools")[];
+  webhooks: { allowLocal: boolean; pollMs: number; timeoutMs: number; retryScheduleMs: readonly number[] };
 }>;
 
 /** Parses settings from an environment; throws a readable error naming each bad variable. */
@@ -212,6 +241,12 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     instanceHeartbeatMs: s.HARBOR_INSTANCE_HEARTBEAT_MS,
     instanceTtlMs: s.HARBOR_INSTANCE_TTL_MS,
     durableWaits: s.HARBOR_DURABLE_WAITS,
+    webhooks: {
+      allowLocal: s.HARBOR_WEBHOOKS_ALLOW_LOCAL ?? false,
+      pollMs: s.HARBOR_WEBHOOK_POLL_MS,
+      timeoutMs: s.HARBOR_WEBHOOK_TIMEOUT_MS,
+      retryScheduleMs: s.HARBOR_WEBHOOK_RETRY_MS,
+    },
   };
 }
 

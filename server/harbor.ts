@@ -122,6 +122,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     alone: handle.engine === "pglite",
     durableWaits: config.durableWaits.map((w) => (w === "approvals" ? "approval" : "client_tool")),
     signals,
+    webhooks: config.webhooks,
   });
   // Join the other instances (reclaiming what dead ones held) before serving anyone.
   await runtime.start();

@@ -7,6 +7,7 @@ import { responsesRouter } from "./routers/responses";
 import { runsRouter } from "./routers/runs";
 import { threadsRouter } from "./routers/threads";
 import { tokensRouter } from "./routers/tokens";
+import { webhooksRouter } from "./routers/webhooks";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -19,6 +20,7 @@ export const appRouter = createTRPCRouter({
   runs: runsRouter,
   threads: threadsRouter,
   tokens: tokensRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

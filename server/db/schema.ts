@@ -20,6 +20,8 @@ import {
   type RunEvent,
   type RunStatus,
   type StoredToolCall,
+  type WebhookDeliveryStatus,
+  type WebhookEvent,
   CREDENTIAL_KINDS,
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
@@ -27,6 +29,7 @@ import {
   OUTBOX_KINDS,
   PAUSE_REASONS,
   RESOLVER_POLICIES,
+  WEBHOOK_DELIVERY_STATUSES,
 } from "@/server/domain";
 
 const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
@@ -414,3 +417,81 @@ export const signInFailures = pgTable("sign_in_failures", {
   points: integer("points").notNull().default(0),
   expire: bigint("expire", { mode: "number" }),
 });
+
+/**
+ * A tenant's outgoing webhook: where `pause.*` events are POSTed, signed the Standard Webhooks way.
+ * The signing secret is kept sealed with a key derived from the server secret (it must be usable
+ * to sign, so it cannot be hashed); it is shown once, when the webhook is created.
+ */
+export const webhooks = pgTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    /** The events it receives: a non-empty subset of `WEBHOOK_EVENTS`. */
+    events: text("events").array().$type<WebhookEvent[]>().notNull(),
+    /** AES-256-GCM of the `whsec_…` secret, bound to the webhook's id. */
+    secretSealed: text("secret_sealed").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhooks_tenant_idx").on(t.tenantId)],
+);
+
+/**
+ * The durable outbox of webhook messages: one row per (event, webhook), written by a trigger on
+ * `interactions` in the same transaction as the change it describes, delivered by any serving
+ * process under a lease (`FOR UPDATE SKIP LOCKED`), retried with backoff until `failed`.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    /** The `webhook-id` header: the same for every attempt, so receivers can drop repeats. */
+    id: text("id").primaryKey(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    tenantId: text("tenant_id").notNull(),
+    event: text("event").$type<WebhookEvent>().notNull(),
+    /** The JSON body: `{ type, timestamp, data }` — ids, kind, status and tool name, never arguments or values. */
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    status: text("status").$type<WebhookDeliveryStatus>().notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** Held by one process while it POSTs (longer than the request's timeout). */
+    leaseOwner: text("lease_owner"),
+    leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    index("webhook_deliveries_due_idx")
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} = 'pending'`),
+    index("webhook_deliveries_webhook_idx").on(t.webhookId, t.createdAt),
+    check("webhook_deliveries_status_check", sql`${t.status} in (${inList(WEBHOOK_DELIVERY_STATUSES)})`),
+  ],
+);
+
+/** Each POST of a delivery: the delivery log admins read. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+    instanceId: text("instance_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+);

@@ -56,6 +56,14 @@ export type ToolKind = (typeof TOOL_KINDS)[number];
 export const OUTBOX_KINDS = ["email", "transfer"] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
+/** What a tenant's outgoing webhooks can be told about (Standard Webhooks `type`). */
+export const WEBHOOK_EVENTS = ["pause.requested", "pause.resolved", "pause.expired"] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** A webhook message: waiting for (another) attempt, delivered (a 2xx), or given up after the last retry. */
+export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
 export const CREDENTIAL_KINDS = ["api_key", "oauth"] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 

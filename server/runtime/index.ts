@@ -30,6 +30,8 @@ import { runAccess } from "./run-access";
 import { runFeed } from "./run-feed";
 import { runService } from "./runs";
 import { threadService } from "./threads";
+import { createWebhookWorker } from "./webhook-delivery";
+import { webhookService, type WebhookSettings } from "./webhooks";
 
 export interface RuntimeDeps {
   db: Database;
@@ -73,6 +75,8 @@ export interface RuntimeDeps {
   durableWaits?: readonly ("approval" | "client_tool")[];
   /** What the other instances on the database say (PostgreSQL); absent when this process is alone. */
   signals?: ClusterSignals;
+  /** Outgoing webhooks: local addresses allowed (tests), poll interval, POST timeout, retry schedule. */
+  webhooks?: WebhookSettings;
 }
 
 export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
@@ -168,6 +172,15 @@ export function createRuntime(deps: RuntimeDeps) {
   signals?.onQueued(() => void runs.takeFromQueue());
   if (signals)
     bridgeCluster({ db: deps.db, log: deps.log, bus, signals, announce: coordinator.announce, watchingInboxes: coordinator.watching });
+  const webhookWorker = createWebhookWorker({
+    db: deps.db,
+    log: deps.log,
+    instanceId,
+    serverSecret: deps.serverSecret,
+    settings: deps.webhooks,
+  });
+  // A pause changed here (its webhook messages are committed with it): deliver them now, not at the next poll.
+  coordinator.onChange(() => webhookWorker.kick());
   const sweep = setInterval(() => {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
   }, deps.sweepIntervalMs ?? 5_000);
@@ -207,6 +220,7 @@ export function createRuntime(deps: RuntimeDeps) {
     startRun: runs.startRun,
     runs: runAccess(deps.db, runs.steer),
     responses: responseService(deps.db),
+    webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks),
     /**
      * Joins the instances on the database — reclaiming what dead ones (or, alone, earlier processes)
      * left — and starts working on background jobs; call once at start-up, before serving.
@@ -214,6 +228,7 @@ export function createRuntime(deps: RuntimeDeps) {
     start: async () => {
       await instances.start();
       jobs.start();
+      webhookWorker.start();
     },
     /** Reclaims dead instances now (the heartbeat does it every interval). */
     reclaim: () => instances.reclaim(),
@@ -227,6 +242,7 @@ export function createRuntime(deps: RuntimeDeps) {
     idle: async () => {
       await runs.idle();
       await jobs.idle();
+      await webhookWorker.idle();
     },
     /**
      * A clean stop (SIGTERM): says so to the other instances, lets runs in flight finish (up to
@@ -238,6 +254,7 @@ export function createRuntime(deps: RuntimeDeps) {
       await instances.markStopping();
       clearInterval(sweep);
       void jobs.stop();
+      void webhookWorker.stop();
       const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
       await Promise.race([runs.idle(), grace]);
       await instances.release();
@@ -247,6 +264,7 @@ export function createRuntime(deps: RuntimeDeps) {
     close: () => {
       clearInterval(sweep);
       void jobs.stop();
+      void webhookWorker.stop();
       void instances.stop();
     },
   };
@@ -287,3 +305,4 @@ export { hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
 export { MAX_THREAD_TITLE } from "./threads";
+export { WEBHOOK_EVENTS, type WebhookEvent, type WebhookSettings, type WebhookView } from "./webhooks";

@@ -1,0 +1,191 @@
+/**
+ * Outgoing webhooks: their registrations, and the delivery outbox a trigger on `interactions`
+ * fills (see migration 0013). Deliveries are taken under a lease (`FOR UPDATE SKIP LOCKED`), so
+ * several serving processes never POST one row at once; each attempt's outcome is recorded in the
+ * statement that releases the lease.
+ */
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Executor } from "../client";
+import { webhookAttempts, webhookDeliveries, webhooks } from "../schema";
+import type { WebhookDeliveryStatus, WebhookEvent } from "@/server/domain";
+
+const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+
+export interface WebhookRow {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  createdBy: string;
+  createdAt: Date;
+}
+
+const webhookColumns = {
+  id: webhooks.id,
+  url: webhooks.url,
+  events: webhooks.events,
+  createdBy: webhooks.createdBy,
+  createdAt: webhooks.createdAt,
+};
+
+export async function insertWebhook(
+  db: Executor,
+  row: { id: string; tenantId: string; url: string; events: WebhookEvent[]; secretSealed: string; createdBy: string },
+): Promise<WebhookRow> {
+  const [created] = await db.insert(webhooks).values(row).returning(webhookColumns);
+  if (!created) throw new Error("insert into webhooks returned no row");
+  return created;
+}
+
+/** A tenant's webhooks, newest first, without their secrets. */
+export async function listWebhooks(db: Executor, tenantId: string): Promise<WebhookRow[]> {
+  return db.select(webhookColumns).from(webhooks).where(eq(webhooks.tenantId, tenantId)).orderBy(desc(webhooks.createdAt));
+}
+
+export async function findWebhook(db: Executor, tenantId: string, id: string): Promise<WebhookRow | undefined> {
+  const [row] = await db
+    .select(webhookColumns)
+    .from(webhooks)
+    .where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.id, id)))
+    .limit(1);
+  return row;
+}
+
+/** Removes a tenant's webhook with its delivery log; false when the tenant has no such webhook. */
+export async function deleteWebhook(db: Executor, tenantId: string, id: string): Promise<boolean> {
+  const deleted = await db
+    .delete(webhooks)
+    .where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.id, id)))
+    .returning({ id: webhooks.id });
+  return deleted.length > 0;
+}
+
+export interface DeliveryLogRow {
+  id: string;
+  event: WebhookEvent;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  log: { attempt: number; statusCode: number | null; error: string | null; durationMs: number; at: Date }[];
+}
+
+/** A webhook's latest deliveries (newest first) with every attempt of each. */
+export async function listDeliveries(db: Executor, webhookId: string, limit: number): Promise<DeliveryLogRow[]> {
+  const rows = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.webhookId, webhookId))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(limit);
+  const ids = rows.map((r) => r.id);
+  const attempts =
+    ids.length === 0
+      ? []
+      : await db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)).orderBy(webhookAttempts.attempt);
+  return rows.map((r) => ({
+    id: r.id,
+    event: r.event,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.status === "pending" ? r.nextAttemptAt : null,
+    lastStatusCode: r.lastStatusCode,
+    lastError: r.lastError,
+    createdAt: r.createdAt,
+    deliveredAt: r.deliveredAt,
+    log: attempts
+      .filter((a) => a.deliveryId === r.id)
+      .map((a) => ({ attempt: a.attempt, statusCode: a.statusCode, error: a.error, durationMs: a.durationMs, at: a.createdAt })),
+  }));
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  url: string;
+  secretSealed: string;
+  payload: Record<string, unknown>;
+  /** This attempt's number (1 = the first). */
+  attempt: number;
+}
+
+interface RawClaim {
+  id: string;
+  webhook_id: string;
+  url: string;
+  secret_sealed: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+}
+
+/**
+ * Takes up to `limit` due deliveries nobody holds, for `owner`, under a lease of `leaseMs`, except
+ * those it is already delivering (`busy`). Rows another process is taking are skipped, not waited for.
+ */
+export async function claimDueDeliveries(
+  db: Executor,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+  busy: readonly string[] = [],
+): Promise<ClaimedDelivery[]> {
+  const result = await db.execute(sql`
+    with claimed as (
+      update webhook_deliveries set lease_owner = ${owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond',
+        attempts = attempts + 1
+      where id in (
+        select id from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
+          and id <> all(${sql.param([...busy])}::text[])
+        order by next_attempt_at
+        limit ${limit}
+        for update skip locked
+      )
+      returning id, webhook_id, payload, attempts
+    )
+    select c.id, c.webhook_id, c.payload, c.attempts, w.url, w.secret_sealed
+    from claimed c join webhooks w on w.id = c.webhook_id`);
+  return rowsOf<RawClaim>(result).map((r) => ({
+    id: r.id,
+    webhookId: r.webhook_id,
+    url: r.url,
+    secretSealed: r.secret_sealed,
+    payload: r.payload,
+    attempt: r.attempts,
+  }));
+}
+
+export interface AttemptOutcome {
+  deliveryId: string;
+  owner: string;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** `pending` with `retryInMs` for another attempt later. */
+  status: WebhookDeliveryStatus;
+  retryInMs?: number;
+}
+
+/**
+ * Records an attempt and releases the lease, in one statement; nothing happens when the lease is
+ * no longer `owner`'s (it ran out and another process took the row). Returns whether it was recorded.
+ */
+export async function recordAttempt(db: Executor, o: AttemptOutcome): Promise<boolean> {
+  const result = await db.execute(sql`
+    with released as (
+      update webhook_deliveries set status = ${o.status},
+        next_attempt_at = case when ${o.status} = 'pending' then now() + ${o.retryInMs ?? 0} * interval '1 millisecond'
+          else next_attempt_at end,
+        lease_owner = null, lease_until = null, last_status_code = ${o.statusCode}, last_error = ${o.error},
+        delivered_at = case when ${o.status} = 'delivered' then now() else null end
+      where id = ${o.deliveryId} and lease_owner = ${o.owner} and status = 'pending'
+      returning id
+    )
+    insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, instance_id)
+    select id, ${o.attempt}, ${o.statusCode}, ${o.error}, ${o.durationMs}, ${o.owner} from released
+    returning delivery_id`);
+  return rowsOf(result).length > 0;
+}
