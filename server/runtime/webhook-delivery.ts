@@ -110,10 +110,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
       again = true;
       return ticking;
     }
+    const free = MAX_CONCURRENT - running.size;
+    // Every slot busy: the first delivery to finish wakes the worker again.
+    if (free <= 0) return Promise.resolve();
+    // Always settles after an await, so `ticking` is cleared after it was set, never before.
     ticking = (async () => {
       try {
-        const free = MAX_CONCURRENT - running.size;
-        if (free <= 0) return;
         const due = await claimDueDeliveries(deps.db, deps.instanceId, leaseMs, free, [...running.keys()]);
         for (const delivery of due) {
           const work = deliver(delivery)

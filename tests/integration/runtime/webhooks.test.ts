@@ -1,0 +1,329 @@
+import { TRPCError } from "@trpc/server";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appRouter } from "@/server/api/root";
+import { createCallerFactory, type Context } from "@/server/api/trpc";
+import { openDatabase, type DatabaseHandle } from "@/server/db/client";
+import type { Harbor } from "@/server/harbor";
+import { log } from "@/server/log";
+import type { Identity, InterruptView, Runtime, StartRunRequest } from "@/server/runtime";
+import { createWebhookWorker } from "@/server/runtime/webhook-delivery";
+import { webhookService } from "@/server/runtime/webhooks";
+import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
+import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+import { eventually, startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from "../../helpers/webhook-receiver";
+
+const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
+const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
+const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
+
+const ALL = ["pause.requested", "pause.resolved", "pause.expired"] as const;
+const FAST = { allowLocal: true, pollMs: 50, timeoutMs: 2_000, retryScheduleMs: [100, 100, 100] };
+
+let counter = 0;
+const request = (threadId: string, text?: string, resume?: StartRunRequest["resume"]): StartRunRequest => ({
+  agentId: "concierge",
+  threadId,
+  transportRunId: `wh-${++counter}`,
+  messages: text ? [{ id: `whm-${counter}`, role: "user", content: text }] : [],
+  resume,
+});
+
+const createCaller = createCallerFactory(appRouter);
+
+async function codeOf(call: Promise<unknown>): Promise<string> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (error instanceof TRPCError) return error.code;
+  throw new Error(`expected a TRPCError, got ${String(error)}`);
+}
+
+describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  let runtime: Runtime;
+  let acme: WebhookReceiver;
+  let globex: WebhookReceiver;
+  let acmeHook: string;
+  const as = (identity: Identity) =>
+    createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-webhooks", log } satisfies Context).webhooks;
+
+  beforeAll(async () => {
+    runtime = testRuntime(database.db, { webhooks: FAST });
+    await runtime.start();
+    acme = await startWebhookReceiver();
+    globex = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    runtime.close();
+    await runtime.idle();
+    await acme.close();
+    await globex.close();
+  });
+
+  async function park(who: Identity, threadId: string, text: string): Promise<{ runId: string; interrupts: InterruptView[] }> {
+    const run = started(await runtime.startRun(who, request(threadId, text)));
+    const last = (await drain(run.events)).at(-1)!.event;
+    if (last.type !== "run.paused") throw new Error(`expected the run to park, it ended with ${JSON.stringify(last)}`);
+    return { runId: run.runId, interrupts: last.interrupts };
+  }
+
+  type LogEntry = Awaited<ReturnType<Runtime["webhooks"]["deliveries"]>>[number];
+  /** The delivery log entry of `webhookId` that `match`es, once there is one. */
+  async function logEntry(webhookId: string, match: (entry: LogEntry) => boolean): Promise<LogEntry> {
+    for (let i = 0; i < 200; i++) {
+      const found = (await as(carol).deliveries({ webhookId })).find(match);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error("no such delivery log entry");
+  }
+
+  const received = (receiver: WebhookReceiver, type: string, interactionId: string) =>
+    receiver.received.filter((r) => r.payload.type === type && r.payload.data.interactionId === interactionId);
+
+  it("lets only admins manage webhooks, and refuses URLs that are not https or point inside the network", async () => {
+    expect(await codeOf(as(alice).create({ url: "https://hooks.example.com/x", events: ["pause.requested"] }))).toBe("FORBIDDEN");
+    expect(await codeOf(as(bob).create({ url: "https://hooks.example.com/x", events: ["pause.requested"] }))).toBe("FORBIDDEN");
+    expect(await codeOf(as(alice).list())).toBe("FORBIDDEN");
+    for (const url of [
+      "http://hooks.example.com/x",
+      "https://10.0.0.7/x",
+      "https://192.168.1.1/x",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[fd00::1]/x",
+      "https://[::ffff:10.0.0.1]/x",
+      "https://user:pw@hooks.example.com/x",
+      "ftp://hooks.example.com/x",
+    ]) {
+      expect(await codeOf(as(carol).create({ url, events: ["pause.requested"] })), url).toBe("BAD_REQUEST");
+    }
+    expect(await codeOf(as(carol).create({ url: "https://hooks.example.com/x", events: [] }))).toBe("BAD_REQUEST");
+    expect(await codeOf(as(carol).create({ url: "https://hooks.example.com/x", events: ["run.started" as "pause.requested"] }))).toBe(
+      "BAD_REQUEST",
+    );
+    // Without the local setting, this machine is off limits too.
+    const strict = webhookService(database.db, TEST_SECRET);
+    for (const url of ["http://127.0.0.1:9/x", "https://127.0.0.1/x", "https://localhost/x", "https://[::1]/x"]) {
+      await expect(strict.create(carol, { url, events: ["pause.requested"] }), url).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    }
+    expect(await as(carol).list()).toEqual([]);
+  });
+
+  it("creates a webhook with a Standard Webhooks secret shown once", async () => {
+    const created = await as(carol).create({ url: acme.url, events: [...ALL] });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+    expect(Buffer.from(created.secret.slice(6), "base64").length).toBeGreaterThanOrEqual(24);
+    acme.secret = created.secret;
+    acmeHook = created.id;
+    const listed = await as(carol).list();
+    expect(listed).toEqual([{ id: created.id, url: acme.url, events: [...ALL], createdBy: "user-carol", createdAt: created.createdAt }]);
+    expect(JSON.stringify(listed)).not.toContain(created.secret.slice(6));
+    const stored = await queryRows<{ secret_sealed: string }>(
+      database.db,
+      sql`select secret_sealed from webhooks where id = ${created.id}`,
+    );
+    expect(stored[0]!.secret_sealed).not.toContain(created.secret.slice(6));
+
+    const other = await as(mallory).create({ url: globex.url, events: [...ALL] });
+    globex.secret = other.secret;
+    expect((await as(mallory).list()).map((w) => w.id)).toEqual([other.id]);
+    expect(await codeOf(as(carol).deliveries({ webhookId: other.id }))).toBe("NOT_FOUND");
+    expect(await codeOf(as(carol).delete({ webhookId: other.id }))).toBe("NOT_FOUND");
+  });
+
+  it("delivers pause.requested and pause.resolved for an owner's approval, signed, without the tool's arguments", async () => {
+    const { runId, interrupts } = await park(alice, "wh-email", "send an email to x@example.com saying hi");
+    const gate = interrupts[0]!;
+    const [requested] = await eventually(
+      () => received(acme, "pause.requested", gate.id).length > 0 && received(acme, "pause.requested", gate.id),
+    );
+    expect(requested!.verified).toBe(true);
+    expect(requested!.id).toMatch(/^msg_/);
+    expect(requested!.payload).toEqual({
+      type: "pause.requested",
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      data: {
+        interactionId: gate.id,
+        runId,
+        threadId: "wh-email",
+        kind: "approval",
+        reason: "hitl",
+        policy: "owner",
+        status: "pending",
+        toolName: "send_email",
+        expiresAt: new Date(gate.expiresAt).toISOString(),
+      },
+    });
+    expect(requested!.body).not.toContain("x@example.com");
+    // The verifier is real: a changed body or another secret does not pass.
+    const headers = { id: requested!.id, timestamp: requested!.timestamp, signature: requested!.signature };
+    expect(verifyStandardWebhook(acme.secret!, headers, requested!.body.replace("pending", "resolved"))).toBe(false);
+    expect(verifyStandardWebhook(globex.secret!, headers, requested!.body)).toBe(false);
+    expect(verifyStandardWebhook(acme.secret!, headers, requested!.body, Math.floor(Date.now() / 1000) + 3600)).toBe(false);
+
+    await drain(
+      started(
+        await runtime.startRun(
+          alice,
+          request("wh-email", undefined, [{ interactionId: gate.id, status: "resolved", payload: { approved: true } }]),
+        ),
+      ).events,
+    );
+    const [resolved] = await eventually(
+      () => received(acme, "pause.resolved", gate.id).length > 0 && received(acme, "pause.resolved", gate.id),
+    );
+    expect(resolved!.verified).toBe(true);
+    expect(resolved!.id).not.toBe(requested!.id);
+    expect(resolved!.payload.data).toMatchObject({ interactionId: gate.id, status: "resolved", resolvedAt: expect.any(String) });
+    // Another tenant's webhook hears nothing of this one.
+    expect(globex.received.filter((r) => r.payload.data.interactionId === gate.id)).toEqual([]);
+  });
+
+  it("delivers an approvers' gate decided by another approver, and a rejection as pause.resolved", async () => {
+    const { interrupts } = await park(alice, "wh-transfer", "transfer 9 EUR to X-9");
+    const gate = interrupts[0]!;
+    const [requested] = await eventually(
+      () => received(acme, "pause.requested", gate.id).length > 0 && received(acme, "pause.requested", gate.id),
+    );
+    expect(requested!.payload.data).toMatchObject({ kind: "approval", policy: "approvers", toolName: "transfer_funds", status: "pending" });
+    expect(requested!.body).not.toContain("X-9");
+    await runtime.interactions.resolve(bob, { interactionId: gate.id, status: "resolved", payload: { approved: false, reason: "no" } });
+    const [resolved] = await eventually(
+      () => received(acme, "pause.resolved", gate.id).length > 0 && received(acme, "pause.resolved", gate.id),
+    );
+    expect(resolved!.verified).toBe(true);
+    expect(resolved!.payload.data).toMatchObject({ status: "rejected" });
+    expect(resolved!.body).not.toContain('"no"');
+  });
+
+  it("delivers pause.expired when a gate expires", async () => {
+    const shortLived = testRuntime(database.db, { approvalTtlMs: 50, sweepIntervalMs: 30, webhooks: FAST });
+    try {
+      const run = started(await shortLived.startRun(alice, request("wh-expire", "send an email to late@example.com saying hi")));
+      const last = (await drain(run.events)).at(-1)!.event;
+      if (last.type !== "run.paused") throw new Error("expected a pause");
+      const id = last.interrupts[0]!.id;
+      const [expired] = await eventually(() => received(acme, "pause.expired", id).length > 0 && received(acme, "pause.expired", id));
+      expect(expired!.verified).toBe(true);
+      expect(expired!.payload.data).toMatchObject({ interactionId: id, runId: run.runId, status: "expired" });
+      expect(received(acme, "pause.resolved", id)).toEqual([]);
+    } finally {
+      shortLived.close();
+      await shortLived.idle();
+    }
+  });
+
+  it("never puts a private form's value in a payload", async () => {
+    const canary = "sk-live-CANARY-0042";
+    const { interrupts } = await park(alice, "wh-private", "connect my api key");
+    const form = interrupts[0]!;
+    await drain(
+      started(
+        await runtime.startRun(
+          alice,
+          request("wh-private", undefined, [{ interactionId: form.id, status: "resolved", payload: { apiKey: canary } }]),
+        ),
+      ).events,
+    );
+    const [resolved] = await eventually(
+      () => received(acme, "pause.resolved", form.id).length > 0 && received(acme, "pause.resolved", form.id),
+    );
+    expect(received(acme, "pause.requested", form.id)[0]!.payload.data).toMatchObject({
+      kind: "private_input",
+      toolName: "connect_api_key",
+    });
+    expect(resolved!.payload.data).toMatchObject({ kind: "private_input", status: "resolved" });
+    expect(acme.received.map((r) => r.body).join("\n")).not.toContain(canary);
+    const stored = await queryRows<{ payload: unknown }>(database.db, sql`select payload from webhook_deliveries`);
+    expect(JSON.stringify(stored)).not.toContain(canary);
+  });
+
+  it("retries after the receiver answers 500 twice, with the same webhook-id, and logs every attempt", async () => {
+    acme.failNext(2);
+    const { interrupts } = await park(alice, "wh-retry", "send an email to retry@example.com saying hi");
+    const gate = interrupts[0]!;
+    const tries = await eventually(
+      () => received(acme, "pause.requested", gate.id).length >= 3 && received(acme, "pause.requested", gate.id),
+    );
+    expect(tries).toHaveLength(3);
+    expect(new Set(tries.map((t) => t.id)).size).toBe(1);
+    expect(tries.every((t) => t.verified)).toBe(true);
+    const entry = await logEntry(acmeHook, (d) => d.id === tries[0]!.id && d.status !== "pending");
+    expect(entry).toMatchObject({ event: "pause.requested", status: "delivered", attempts: 3, lastStatusCode: 204, lastError: null });
+    expect(entry.log.map((a) => [a.attempt, a.statusCode])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 204],
+    ]);
+    expect(entry.log[0]!.error).toMatch(/500/);
+  });
+
+  it("gives up after the last retry and says so in the delivery log", async () => {
+    const down = await startWebhookReceiver();
+    down.failAlways(true);
+    try {
+      const hook = await as(carol).create({ url: down.url, events: ["pause.requested"] });
+      const { interrupts } = await park(alice, "wh-down", "send an email to down@example.com saying hi");
+      await eventually(() => down.received.length >= 4);
+      const failed = await logEntry(hook.id, (d) => d.status === "failed");
+      expect(failed).toMatchObject({ status: "failed", attempts: 4, nextAttemptAt: null, lastStatusCode: 500 });
+      expect(down.received.every((r) => r.payload.data.interactionId === interrupts[0]!.id)).toBe(true);
+      await as(carol).delete({ webhookId: hook.id });
+      expect(await codeOf(as(carol).deliveries({ webhookId: hook.id }))).toBe("NOT_FOUND");
+    } finally {
+      await down.close();
+    }
+  });
+});
+
+describe.each(testBackends())("webhook workers sharing a database on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+
+  it("deliver each message exactly once between two workers", async () => {
+    const receiver = await startWebhookReceiver();
+    receiver.delayMs = 20;
+    // On PostgreSQL the second worker has its own connection pool, like another serving process.
+    const second: DatabaseHandle | undefined =
+      backend.name === "postgres" && database.handle.url
+        ? await openDatabase({ engine: "postgres", url: database.handle.url, poolSize: 3 })
+        : undefined;
+    const workers = [
+      createWebhookWorker({ db: database.db, log, instanceId: "worker-1", serverSecret: TEST_SECRET, settings: FAST }),
+      createWebhookWorker({ db: (second ?? database.handle).db, log, instanceId: "worker-2", serverSecret: TEST_SECRET, settings: FAST }),
+    ];
+    try {
+      const hook = await webhookService(database.db, TEST_SECRET, FAST).create(carol, { url: receiver.url, events: ["pause.requested"] });
+      receiver.secret = hook.secret;
+      const count = 60;
+      await database.db.execute(sql`
+        insert into webhook_deliveries (id, webhook_id, tenant_id, event, payload)
+        select 'msg_race_' || n, ${hook.id}, 'tenant-acme', 'pause.requested',
+          jsonb_build_object('type', 'pause.requested', 'timestamp', '2026-12-01T00:00:00.000Z', 'data', jsonb_build_object('n', n))
+        from generate_series(1, ${count}) n`);
+      for (const worker of workers) worker.start();
+      await eventually(() => receiver.received.length >= count, 20_000);
+      for (const worker of workers) worker.kick();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.received).toHaveLength(count);
+      expect(new Set(receiver.received.map((r) => r.id)).size).toBe(count);
+      expect(receiver.received.every((r) => r.verified)).toBe(true);
+      const attempts = await queryRows<{ n: number }>(
+        database.db,
+        sql`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.webhook_id = ${hook.id}`,
+      );
+      expect(attempts[0]!.n).toBe(count);
+      const pending = await queryRows<{ n: number }>(
+        database.db,
+        sql`select count(*)::int as n from webhook_deliveries where webhook_id = ${hook.id} and status <> 'delivered'`,
+      );
+      expect(pending[0]!.n).toBe(0);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await second?.close();
+      await receiver.close();
+    }
+  });
+});
