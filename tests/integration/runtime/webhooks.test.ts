@@ -327,3 +327,34 @@ describe.each(testBackends())("webhook workers sharing a database on $name", (ba
     }
   });
 });
+
+describe.each(testBackends())("a pause its process left behind, on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+
+  it("is told as pause.expired with status lost once a restarted instance closes it", async () => {
+    const receiver = await startWebhookReceiver();
+    const earlier = testRuntime(database.db, { webhooks: FAST });
+    let restarted: Runtime | undefined;
+    try {
+      receiver.secret = (await earlier.webhooks.create(carol, { url: receiver.url, events: ["pause.expired"] })).secret;
+      const run = started(await earlier.startRun(alice, request("wh-lost", "send an email to gone@example.com saying hi")));
+      const last = (await drain(run.events)).at(-1)!.event;
+      if (last.type !== "run.paused") throw new Error("expected a pause");
+      earlier.close();
+      await earlier.idle();
+
+      restarted = testRuntime(database.db, { webhooks: FAST });
+      await restarted.start();
+      const id = last.interrupts[0]!.id;
+      const [lost] = await eventually(() => receiver.received.some((r) => r.payload.data.interactionId === id) && receiver.received);
+      expect(lost!.verified).toBe(true);
+      expect(lost!.payload).toMatchObject({ type: "pause.expired", data: { interactionId: id, runId: run.runId, status: "lost" } });
+      // Subscribed to pause.expired only: the request itself was never sent.
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      restarted?.close();
+      await restarted?.idle();
+      await receiver.close();
+    }
+  });
+});
