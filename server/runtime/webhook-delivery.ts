@@ -29,7 +29,7 @@ const MAX_CONCURRENT = 20;
 const MAX_ERROR_CHARS = 500;
 
 /** Resolves a name like the system does, refusing it when any of its addresses may not be reached. */
-function guardedLookup(allowLocal: boolean): LookupFunction {
+export function guardedLookup(allowLocal: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
