@@ -24,7 +24,12 @@ export default async function setup(project: TestProject) {
   const started: RunningServer[] = [];
   const cleanups: (() => Promise<void>)[] = [];
   const servers: ServerInfo[] = [];
-  const embedded = await startServer({ HARBOR_STREAM_CHUNK_MS: chunkMs, HARBOR_RESEARCH_MS: researchMs }, `${project.name}-pglite`);
+  // Webhook tests deliver to a receiver on 127.0.0.1.
+  const local = { HARBOR_WEBHOOKS_ALLOW_LOCAL: "1" };
+  const embedded = await startServer(
+    { HARBOR_STREAM_CHUNK_MS: chunkMs, HARBOR_RESEARCH_MS: researchMs, ...local },
+    `${project.name}-pglite`,
+  );
   started.push(embedded);
   servers.push({ name: "pglite", url: embedded.url, logFile: embedded.logFile, dataDir: embedded.dataDir });
 
@@ -39,6 +44,7 @@ export default async function setup(project: TestProject) {
         AUTH_SECRET: randomBytes(32).toString("base64url"),
         HARBOR_STREAM_CHUNK_MS: chunkMs,
         HARBOR_RESEARCH_MS: researchMs,
+        ...local,
       },
       `${project.name}-postgres`,
     );
