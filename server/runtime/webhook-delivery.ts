@@ -25,6 +25,7 @@ import {
 } from "./webhooks";
 
 const MAX_CONCURRENT = 20;
+const KICK_COALESCE_MS = 20;
 /** The most of an error's text kept in the delivery log. */
 const MAX_ERROR_CHARS = 500;
 
@@ -97,6 +98,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
   let stopped = true;
   let ticking: Promise<void> | undefined;
   let again = false;
+  let kicked: NodeJS.Timeout | undefined;
 
   function wakeIn(ms: number) {
     if (stopped) return;
@@ -199,9 +201,17 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
       stopped = false;
       wakeIn(0);
     },
-    /** Looks for due deliveries now (after a change that may have written some). */
+    /**
+     * Looks for due deliveries soon (after a change that may have written some). Kicks within
+     * `KICK_COALESCE_MS` share one look, so a burst of pauses costs one query, not one each.
+     */
     kick() {
-      if (!stopped) void tick();
+      if (stopped || kicked) return;
+      kicked = setTimeout(() => {
+        kicked = undefined;
+        if (!stopped) void tick();
+      }, KICK_COALESCE_MS);
+      kicked.unref();
     },
     /** Waits until the deliveries in flight are done. */
     async idle() {
@@ -211,6 +221,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      clearTimeout(kicked);
+      kicked = undefined;
       await ticking;
       await Promise.all(running.values());
     },

@@ -199,6 +199,8 @@ export function webhookService(db: Database, serverSecret: string, settings: Web
       return rows.map((r) => ({
         id: r.id,
         event: r.event,
+        /** The body as sent (ids, kind, status, tool name: nothing private). */
+        payload: r.payload,
         status: r.status,
         attempts: r.attempts,
         lastStatusCode: r.lastStatusCode,

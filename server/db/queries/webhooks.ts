@@ -62,6 +62,7 @@ export async function deleteWebhook(db: Executor, tenantId: string, id: string):
 export interface DeliveryLogRow {
   id: string;
   event: WebhookEvent;
+  payload: Record<string, unknown>;
   status: WebhookDeliveryStatus;
   attempts: number;
   nextAttemptAt: Date | null;
@@ -88,6 +89,7 @@ export async function listDeliveries(db: Executor, webhookId: string, limit: num
   return rows.map((r) => ({
     id: r.id,
     event: r.event,
+    payload: r.payload,
     status: r.status,
     attempts: r.attempts,
     nextAttemptAt: r.status === "pending" ? r.nextAttemptAt : null,
