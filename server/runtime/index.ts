@@ -30,7 +30,7 @@ import { runAccess } from "./run-access";
 import { runFeed } from "./run-feed";
 import { runService } from "./runs";
 import { threadService } from "./threads";
-import { createWebhookWorker } from "./webhook-delivery";
+import { countedListeners, createWebhookWorker } from "./webhook-delivery";
 import { webhookService, type WebhookSettings } from "./webhooks";
 
 export interface RuntimeDeps {
@@ -170,8 +170,11 @@ export function createRuntime(deps: RuntimeDeps) {
     signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
   });
   signals?.onQueued(() => void runs.takeFromQueue());
+  // The inboxes' view of interaction changes: the webhook worker's listener (below) is no inbox, and
+  // the cluster bridge reads other instances' changes only while an inbox watches here.
+  const inboxes = countedListeners(coordinator.onChange);
   if (signals)
-    bridgeCluster({ db: deps.db, log: deps.log, bus, signals, announce: coordinator.announce, watchingInboxes: coordinator.watching });
+    bridgeCluster({ db: deps.db, log: deps.log, bus, signals, announce: coordinator.announce, watchingInboxes: inboxes.watching });
   const webhookWorker = createWebhookWorker({
     db: deps.db,
     log: deps.log,
@@ -190,7 +193,7 @@ export function createRuntime(deps: RuntimeDeps) {
     instanceId,
     accounts: accountService(deps.db),
     threads: threadService(deps.db),
-    interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange, subscriptions),
+    interactions: interactionService(deps.db, runs.resolveInteractions, inboxes.onChange, subscriptions),
     /**
      * The OAuth legs of a consent pause: `open` when the owner starts it (its provider, scopes and
      * expiry); `hold` before the callback exchanges a code (so a refused callback changes nothing,

@@ -228,3 +228,25 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
     },
   };
 }
+
+/**
+ * `onChange` as the inboxes see it, counting their listeners, so whether an inbox watches here does
+ * not depend on the webhook worker's own listener.
+ */
+export function countedListeners<T>(onChange: (listener: (change: T) => void) => () => void) {
+  let count = 0;
+  return {
+    watching: () => count > 0,
+    onChange(listener: (change: T) => void): () => void {
+      const off = onChange(listener);
+      count += 1;
+      let on = true;
+      return () => {
+        if (!on) return;
+        on = false;
+        count -= 1;
+        off();
+      };
+    },
+  };
+}

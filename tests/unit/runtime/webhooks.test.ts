@@ -1,6 +1,6 @@
 import type { LookupAddress } from "node:dns";
 import { describe, expect, it } from "vitest";
-import { guardedLookup } from "@/server/runtime/webhook-delivery";
+import { countedListeners, guardedLookup } from "@/server/runtime/webhook-delivery";
 import { addressAllowed, checkWebhookUrl, signWebhook } from "@/server/runtime/webhooks";
 import { verifyStandardWebhook } from "../../helpers/webhook-receiver";
 
@@ -83,5 +83,27 @@ describe("webhook signatures", () => {
     const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     const body = '{"test": 2432232314}';
     expect(signWebhook(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body)).toBe("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+  });
+});
+
+describe("the inboxes' view of interaction changes", () => {
+  it("counts only its own listeners, once each however often they unsubscribe", () => {
+    const listeners = new Set<(n: number) => void>();
+    const onChange = (listener: (n: number) => void) => {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    };
+    onChange(() => undefined); // the webhook worker's
+    const inboxes = countedListeners(onChange);
+    expect(inboxes.watching()).toBe(false);
+    const seen: number[] = [];
+    const off = inboxes.onChange((n) => seen.push(n));
+    expect(inboxes.watching()).toBe(true);
+    for (const listener of listeners) listener(7);
+    expect(seen).toEqual([7]);
+    off();
+    off();
+    expect(inboxes.watching()).toBe(false);
+    expect(listeners.size).toBe(1);
   });
 });
