@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgents } from "@/server/agents";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory, type Context } from "@/server/api/trpc";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
@@ -10,7 +11,7 @@ import type { Identity, InterruptView, Runtime, StartRunRequest } from "@/server
 import { createWebhookWorker } from "@/server/runtime/webhook-delivery";
 import { webhookService } from "@/server/runtime/webhooks";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
-import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+import { drain, started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
 import { eventually, startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from "../../helpers/webhook-receiver";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
@@ -51,7 +52,7 @@ describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
     createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-webhooks", log } satisfies Context).webhooks;
 
   beforeAll(async () => {
-    runtime = testRuntime(database.db, { webhooks: FAST });
+    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 40 }), webhooks: FAST });
     await runtime.start();
     acme = await startWebhookReceiver();
     globex = await startWebhookReceiver();
@@ -239,6 +240,26 @@ describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
     expect(acme.received.map((r) => r.body).join("\n")).not.toContain(canary);
     const stored = await queryRows<{ payload: unknown }>(database.db, sql`select payload from webhook_deliveries`);
     expect(JSON.stringify(stored)).not.toContain(canary);
+  });
+
+  it("tells an operator's pause and its resumption (steering, not a tool)", async () => {
+    const run = started(await runtime.startRun(alice, request("wh-operator", "count slowly to 4")));
+    await watchUntil(runtime, run.runId, (e) => e.type === "text.delta" && e.delta === "1");
+    await runtime.runs.steer(carol, run.runId, { type: "PAUSE" });
+    const paused = await watchUntil(runtime, run.runId, (e) => e.type === "run.paused");
+    const last = paused.at(-1);
+    if (last?.type !== "run.paused") throw new Error("expected an operator pause");
+    const id = last.interrupts[0]!.id;
+    const [requested] = await eventually(() => received(acme, "pause.requested", id).length > 0 && received(acme, "pause.requested", id));
+    expect(requested!.payload.data).toEqual(
+      expect.objectContaining({ kind: "operator", reason: "operator", policy: "admins", status: "pending", runId: run.runId }),
+    );
+    expect(requested!.payload.data).not.toHaveProperty("toolName");
+    await runtime.runs.steer(carol, run.runId, { type: "RESUME" });
+    const [resolved] = await eventually(() => received(acme, "pause.resolved", id).length > 0 && received(acme, "pause.resolved", id));
+    expect(resolved!.verified).toBe(true);
+    expect(resolved!.payload.data).toMatchObject({ kind: "operator", status: "resolved" });
+    await watchUntil(runtime, run.runId, (e) => e.type === "run.completed");
   });
 
   it("retries after the receiver answers 500 twice, with the same webhook-id, and logs every attempt", async () => {
