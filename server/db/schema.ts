@@ -20,6 +20,7 @@ import {
   type RunEvent,
   type RunStatus,
   type StoredToolCall,
+  type Vote,
   CREDENTIAL_KINDS,
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
@@ -247,9 +248,15 @@ export const interactions = pgTable(
       connecting?: true;
       /** The owner's answer to a remote agent's question. */
       text?: string;
+      /** A quorum gate's votes, as they stood when it was decided. */
+      votes?: Vote[];
     }>(),
     resolvedBy: text("resolved_by"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true, mode: "date" }),
+    /** How many approvers must approve an `approvers` gate; each approval is a vote until then. */
+    quorum: integer("quorum").notNull().default(1),
+    /** The votes cast so far, in order (kept on the row, so a vote and its count are one compare-and-set). */
+    votes: jsonb("votes").$type<Vote[]>().notNull().default([]),
     createdAt: createdAt(),
   },
   (t) => [

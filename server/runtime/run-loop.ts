@@ -74,6 +74,8 @@ export interface PauseRequest {
   detail?: InteractionDetail;
   /** How long it waits before it expires, when its tool says (else the kind's default). */
   ttlMs?: number;
+  /** How many approvers must approve (an `approvers` gate; 1 when absent). */
+  quorum?: number;
 }
 
 /** The owner's answer to a remote agent's question. */
@@ -277,6 +279,14 @@ async function announceCalls(
     } else if (definition.kind !== "remote_agent" && definition.approval) {
       const id = deps.newId();
       entry.gate = { id };
+      const { quorum } = definition.approval;
+      const needed = typeof quorum === "function" ? quorum(args) : (quorum ?? 1);
+      if (!Number.isInteger(needed) || needed < 1 || (needed > 1 && definition.approval.policy !== "approvers")) {
+        throw new HarborError(
+          "TOOL_FAILED",
+          `The tool ${call.name} asks for a quorum of ${needed}: only approvers' gates take one, of at least 1.`,
+        );
+      }
       requests.push({
         id,
         kind: "approval",
@@ -286,6 +296,7 @@ async function announceCalls(
         toolCallId,
         tool: { name: call.name, args },
         ...(definition.approval.ttlMs ? { ttlMs: definition.approval.ttlMs } : {}),
+        ...(needed > 1 ? { quorum: needed } : {}),
       });
     }
     pending.push(entry);
