@@ -104,6 +104,8 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
   const lines = timelineLines(timeline, useNames(info));
   const start = timeline[0]?.at ?? (info ? Date.parse(info.createdAt) : 0);
   const why = (control: Control) => whyNot(info, control);
+  // One level under the run's own heading: h2 on the run's page (h1), h3 in the console's pane (h2).
+  const Heading = standalone ? "h2" : "h3";
   const live = feed.status === "pending" && !(info && FINISHED.has(info.status));
   return (
     <article className="grid gap-4" data-testid="run-detail">
@@ -167,7 +169,7 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
       </header>
 
       <Card className="p-4">
-        <h3 className="mb-1 text-sm font-semibold">Steer</h3>
+        <Heading className="mb-1 text-sm font-semibold">Steer</Heading>
         <p className="mb-3 text-xs text-muted-foreground" data-testid="steer-hint">
           {info && FINISHED.has(info.status)
             ? `The run has ended (${info.status}): no instruction applies any more.`
@@ -317,9 +319,9 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
 
       <section aria-labelledby={`timeline-${runId}`} className="grid gap-2">
         <div className="flex items-center justify-between gap-2">
-          <h3 id={`timeline-${runId}`} className="text-sm font-semibold">
+          <Heading id={`timeline-${runId}`} className="text-sm font-semibold">
             Timeline
-          </h3>
+          </Heading>
           <span className="flex items-center gap-1.5 text-xs text-muted-foreground" data-testid="live-tail">
             <span
               className={cn("size-2 rounded-full", live ? "animate-pulse-soft bg-success-fg" : "bg-muted-foreground")}
