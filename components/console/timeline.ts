@@ -77,6 +77,8 @@ function rest(event: RunEvent): Record<string, unknown> | null {
 export function timelineLines(events: readonly { seq: number; at: number; event: RunEvent }[], names: Names): TimelineLine[] {
   const said = new Map<string, string>();
   const tools = new Map<string, string>();
+  // Why each pause was asked for: an operator's pause ends "Resumed by …", a request "Approved by …".
+  const pauses = new Map<string, string | null>();
   const lines: TimelineLine[] = [];
   for (const { seq, at, event } of events) {
     const line = (label: string, payload: unknown, tone: Tone = "neutral") =>
@@ -105,6 +107,7 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
         break;
       }
       case "pause.requested": {
+        pauses.set(event.id, event.reason);
         const base = (event.reason && WAITING[event.reason]) ?? "Waiting for an answer";
         const subject = event.tool ? ` for ${event.tool.name}` : event.message ? `: ${excerpt(event.message, 70)}` : "";
         line(`${base}${subject}`, rest(event), "warning");
@@ -112,7 +115,7 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
       }
       case "pause.resumed":
         line(
-          `${DECIDED[event.decision]} by ${who(names, event.actorId)}`,
+          `${pauses.get(event.pauseId) === "operator" && event.decision === "resolved" ? "Resumed" : DECIDED[event.decision]} by ${who(names, event.actorId)}`,
           rest(event),
           event.decision === "approved" || event.decision === "resolved" ? "success" : "danger",
         );
