@@ -47,7 +47,7 @@ const WAITING: Record<string, string> = {
   hitl: "Waiting for approval",
   oauth: "Waiting for a connection",
   a2a: "Waiting for an answer to a remote agent",
-  operator: "Paused by an operator",
+  operator: "Held until an operator resumes it",
 };
 
 function excerpt(text: string, max = 90): string {
@@ -109,7 +109,12 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
       case "pause.requested": {
         pauses.set(event.id, event.reason);
         const base = (event.reason && WAITING[event.reason]) ?? "Waiting for an answer";
-        const subject = event.tool ? ` for ${event.tool.name}` : event.message ? `: ${excerpt(event.message, 70)}` : "";
+        // An operator's pause says nothing its line does not (its message is "Paused by an operator").
+        const subject = event.tool
+          ? ` for ${event.tool.name}`
+          : event.message && event.reason !== "operator"
+            ? `: ${excerpt(event.message, 70)}`
+            : "";
         line(`${base}${subject}`, rest(event), "warning");
         break;
       }

@@ -90,6 +90,7 @@ describe("the operator console: run page, payloads, instructions by state, searc
     await expect.poll(() => said.getByTestId("payload").textContent(), PATIENCE).toContain("Done counting to 10.");
     expect(await detail.getByTestId("timeline").textContent()).toMatch(/Paused by carol/i);
     expect(await detail.getByTestId("timeline").textContent()).toMatch(/Resumed by carol/i);
+    expect(await detail.getByTestId("timeline").textContent()).toContain("Held until an operator resumes it");
     // Lines read as words, never as the log's event names.
     for (const summary of await detail.locator('[data-testid="timeline-entry"] > :is(span, details > summary)').allInnerTexts())
       expect(summary).not.toMatch(/\b(text|tool|run|pause|steer|snapshot)\.[a-z_]+\b|[A-Z]+_[A-Z_]+/);
