@@ -2,7 +2,7 @@
 
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { AlertTriangleIcon, ArrowLeftIcon, InboxIcon, MousePointerClickIcon, UserIcon } from "lucide-react";
+import { AlertTriangleIcon, ArrowLeftIcon, InboxIcon, MousePointerClickIcon, SlidersHorizontalIcon, UserIcon, XIcon } from "lucide-react";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Countdown } from "@/components/interactions/Countdown";
 import { ArgList, InteractionCard } from "@/components/interactions/InteractionCard";
@@ -68,6 +68,8 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
   const [tool, setTool] = useState("");
   const [requester, setRequester] = useState("");
   const [reason, setReason] = useState<Reason | "">("");
+  // The filters fold behind one button: three selects side by side do not fit a narrow list.
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   // Decided from this page: kept in the pending list, where they were, with their new status.
   const [decidedHere, setDecidedHere] = useState<ReadonlySet<string>>(new Set());
@@ -99,6 +101,7 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
   if (pendingIds.some((id) => !seenPending.has(id))) setSeenPending(new Set([...seenPending, ...pendingIds]));
 
   const current = tab === "pending" ? pending : history;
+  const activeFilters = [reason, tool, requester].filter(Boolean).length;
   const rows = useMemo(() => {
     const matches = (i: InteractionView): i is Pause =>
       isPause(i) &&
@@ -291,55 +294,99 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
               </TabsTrigger>
               <TabsTrigger value="decided">Decided</TabsTrigger>
             </TabsList>
-            <div className="grid grid-cols-3 gap-2">
-              <Select
-                aria-label="Filter by reason"
-                value={reason}
-                className="h-8 px-1.5 text-xs sm:text-xs"
-                onChange={(e) => {
-                  setReason(e.target.value as Reason | "");
-                  moveOn();
-                }}
+            <div className="flex flex-wrap items-center gap-2">
+              <Button
+                size="sm"
+                variant="ghost"
+                className="-ml-2"
+                aria-expanded={filtersOpen}
+                aria-controls="inbox-filters"
+                onClick={() => setFiltersOpen((open) => !open)}
+                data-testid="filters-toggle"
               >
-                <option value="">All reasons</option>
-                {PAUSE_REASON_LIST.map((r) => (
-                  <option key={r} value={r}>
-                    {REASON_LABELS[r]}
-                  </option>
-                ))}
-              </Select>
-              <Select
-                aria-label="Filter by tool"
-                value={tool}
-                className="h-8 px-1.5 text-xs sm:text-xs"
-                onChange={(e) => {
-                  setTool(e.target.value);
-                  moveOn();
-                }}
-              >
-                <option value="">All tools</option>
-                {tools.map((t) => (
-                  <option key={t} value={t}>
-                    {catalog.title(t)}
-                  </option>
-                ))}
-              </Select>
-              <Select
-                aria-label="Filter by requester"
-                value={requester}
-                className="h-8 px-1.5 text-xs sm:text-xs"
-                onChange={(e) => {
-                  setRequester(e.target.value);
-                  moveOn();
-                }}
-              >
-                <option value="">Everyone</option>
-                {requesters.map(([id, name]) => (
-                  <option key={id} value={id}>
-                    {name}
-                  </option>
-                ))}
-              </Select>
+                <SlidersHorizontalIcon aria-hidden="true" />
+                Filters
+                {activeFilters > 0 ? (
+                  <span className="rounded-full bg-primary px-1.5 text-xs leading-5 text-primary-foreground tabular-nums">
+                    {activeFilters}
+                    <span className="sr-only"> active</span>
+                  </span>
+                ) : null}
+              </Button>
+              {activeFilters > 0 ? (
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  onClick={() => {
+                    setReason("");
+                    setTool("");
+                    setRequester("");
+                    moveOn();
+                  }}
+                >
+                  <XIcon aria-hidden="true" />
+                  Clear filters
+                </Button>
+              ) : null}
+            </div>
+            <div id="inbox-filters" className={cn("gap-2", filtersOpen ? "grid" : "hidden")} data-testid="inbox-filters">
+              <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
+                Reason
+                <Select
+                  aria-label="Filter by reason"
+                  value={reason}
+                  className="h-8 px-2 text-sm text-foreground sm:text-sm"
+                  onChange={(e) => {
+                    setReason(e.target.value as Reason | "");
+                    moveOn();
+                  }}
+                >
+                  <option value="">All reasons</option>
+                  {PAUSE_REASON_LIST.map((r) => (
+                    <option key={r} value={r}>
+                      {REASON_LABELS[r]}
+                    </option>
+                  ))}
+                </Select>
+              </label>
+              <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
+                Tool
+                <Select
+                  aria-label="Filter by tool"
+                  value={tool}
+                  className="h-8 px-2 text-sm text-foreground sm:text-sm"
+                  onChange={(e) => {
+                    setTool(e.target.value);
+                    moveOn();
+                  }}
+                >
+                  <option value="">All tools</option>
+                  {tools.map((t) => (
+                    <option key={t} value={t}>
+                      {catalog.title(t)}
+                    </option>
+                  ))}
+                </Select>
+              </label>
+              <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
+                Requester
+                <Select
+                  aria-label="Filter by requester"
+                  value={requester}
+                  className="h-8 px-2 text-sm text-foreground sm:text-sm"
+                  onChange={(e) => {
+                    setRequester(e.target.value);
+                    moveOn();
+                  }}
+                >
+                  <option value="">Everyone</option>
+                  {requesters.map(([id, name]) => (
+                    <option key={id} value={id}>
+                      {name}
+                    </option>
+                  ))}
+                </Select>
+              </label>
             </div>
           </div>
           <TabsContent value="pending" className="min-h-0 flex-1 overflow-y-auto">

@@ -210,7 +210,10 @@ export function Console() {
                         {run.runId.slice(0, 8)}
                         {depth > 0 ? <span className="sr-only"> (helper of {run.parentRunId?.slice(0, 8)})</span> : null}
                       </button>
-                      <span className="block max-w-28 truncate text-xs text-muted-foreground sm:max-w-44 2xl:hidden">
+                      <span
+                        className="line-clamp-2 max-w-32 text-xs text-muted-foreground [overflow-wrap:anywhere] sm:max-w-52 2xl:hidden"
+                        title={run.goal ?? run.threadTitle ?? undefined}
+                      >
                         {run.goal ?? run.threadTitle}
                       </span>
                     </td>

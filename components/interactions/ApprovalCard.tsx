@@ -60,7 +60,8 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
             <p className="flex flex-wrap items-center gap-x-3 gap-y-0.5 text-sm">
               <span>
                 {routed ? "An approver of your organisation must decide" : "Your approval is needed"}
-                <span className="text-muted-foreground"> · </span>
+                {/* The separator only while both fit on one line: on a phone the countdown wraps below. */}
+                <span className="hidden text-muted-foreground sm:inline"> · </span>
               </span>
               <Countdown until={interaction.expiresAt} />
             </p>

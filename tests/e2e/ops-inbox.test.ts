@@ -193,6 +193,42 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
     }
   }, 90_000);
 
+  it("shows a request lost when Harbor restarted under Decided, with a note, instead of dropping it", async () => {
+    const first = await startServer({ HARBOR_STREAM_CHUNK_MS: "0" }, "e2e-inbox-lost");
+    let second: Awaited<ReturnType<typeof startServer>> | undefined;
+    try {
+      const alice = await (await browser.newContext()).newPage();
+      await signInAs(alice, first.url, "alice@acme.test");
+      await say(alice, "transfer 43 EUR to LOSTREQ");
+      await alice.locator('[data-testid="approval-card"][data-status="pending"]').waitFor(PATIENCE);
+      await alice.context().close();
+      await first.stop();
+
+      second = await startServer({ HARBOR_DATA_DIR: first.dataDir, HARBOR_STREAM_CHUNK_MS: "0" }, "e2e-inbox-lost-restarted");
+      const bob = await (await browser.newContext()).newPage();
+      await signInAs(bob, second.url, "bob@acme.test");
+      const statusOf = async () => {
+        const listed = await bob.request.get(`${second!.url}/api/trpc/interactions.list`);
+        const rows = ((await listed.json()) as { result: { data: { message: string | null; status: string }[] } }).result.data;
+        return rows.find((r) => r.message?.includes("LOSTREQ"))?.status;
+      };
+      await expect.poll(statusOf, { timeout: 30_000 }).toBe("lost");
+      await bob.goto(`${second.url}/approvals`);
+      await bob.getByRole("tab", { name: "Decided" }).click();
+      const lost = row(bob, "LOSTREQ");
+      await expect.poll(() => lost.getAttribute("data-status"), PATIENCE).toBe("lost");
+      expect(await lost.getByTestId("vanished-note").textContent()).toContain("Lost when Harbor restarted");
+      await lost.click();
+      await expect.poll(() => bob.getByTestId("vanished-detail").textContent(), PATIENCE).toContain("This request was lost");
+      await bob.context().close();
+    } finally {
+      await first.stop();
+      await second?.stop();
+      fs.rmSync(first.dataDir, { recursive: true, force: true });
+      if (second) fs.rmSync(second.dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   for (const [size, viewport] of Object.entries(SIZES))
     for (const scheme of ["light", "dark"] as const)
       it(`is accessible and fits at ${size} size, ${scheme}`, async () => {
