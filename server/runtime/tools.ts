@@ -55,6 +55,11 @@ export interface ToolPauseRequest {
 export interface ServerToolDefinition<Input = unknown, Output = unknown> {
   readonly kind?: "server";
   readonly name: string;
+  /**
+   * The tool's version, as its approvals bind it: bump it when what the tool does changes (by
+   * default, a digest of its name, description, input schema and gate).
+   */
+  readonly version?: string;
   /** How people read the tool's name (the UI shows it; a model never sees it). */
   readonly title?: string;
   readonly description: string;

@@ -96,18 +96,16 @@ describe.each(testBackends())("approval quorums on $name", (backend) => {
       userId: `user-approver-${i}`,
       roles: ["member", "approver"],
     }));
-    await database.db
-      .insert(users)
-      .values(
-        approvers.map((a, i) => ({
-          id: a.userId,
-          tenantId: a.tenantId,
-          email: `approver-${i}@acme.test`,
-          name: `Approver ${i}`,
-          role: "approver" as const,
-          passwordHash: "x",
-        })),
-      );
+    await database.db.insert(users).values(
+      approvers.map((a, i) => ({
+        id: a.userId,
+        tenantId: a.tenantId,
+        email: `approver-${i}@acme.test`,
+        name: `Approver ${i}`,
+        role: "approver" as const,
+        passwordHash: "x",
+      })),
+    );
     const { runId, gate } = await transfer(20_000);
     const answers = await Promise.allSettled(approvers.map((a) => decide(a, gate.id, true)));
     const continued = answers.filter((a) => a.status === "fulfilled" && a.value.continued.length > 0);
