@@ -2,7 +2,16 @@
 
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { AlertTriangleIcon, ArrowLeftIcon, InboxIcon, MousePointerClickIcon, SlidersHorizontalIcon, UserIcon, XIcon } from "lucide-react";
+import {
+  AlertTriangleIcon,
+  ArrowLeftIcon,
+  CheckIcon,
+  InboxIcon,
+  MousePointerClickIcon,
+  SlidersHorizontalIcon,
+  UserIcon,
+  XIcon,
+} from "lucide-react";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Countdown } from "@/components/interactions/Countdown";
 import { ArgList, InteractionCard } from "@/components/interactions/InteractionCard";
@@ -44,10 +53,14 @@ const vanished = (i: InteractionView) => i.status === "lost" || i.status === "ex
  */
 function needsViewer(i: InteractionView, viewerId: string, viewerIsAdmin: boolean): boolean {
   const own = i.requester.id === viewerId;
-  if (i.policy === "approvers") return !own;
+  // A vote already cast on a gate that needs several approvers leaves it to the others.
+  if (i.policy === "approvers") return !own && !votedBy(i, viewerId);
   if (i.policy === "admins") return viewerIsAdmin;
   return own;
 }
+
+const votedBy = (i: InteractionView, viewerId: string) => i.votes.some((v) => v.by === viewerId);
+const approvalsOf = (i: InteractionView) => i.votes.filter((v) => v.approved).length;
 
 /** Newest first, as the server lists them. */
 const newestFirst = (a: InteractionView, b: InteractionView) => b.createdAt.localeCompare(a.createdAt);
@@ -238,6 +251,11 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
                     <span className="truncate">
                       {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
                     </span>
+                    {i.quorum > 1 && i.status === "pending" ? (
+                      <span className="font-medium text-foreground" data-testid="row-votes">
+                        {approvalsOf(i)} of {i.quorum} approvals
+                      </span>
+                    ) : null}
                   </span>
                   {vanished(i) ? (
                     <span className="flex items-center gap-1 text-xs text-warning-fg" data-testid="vanished-note">
@@ -457,14 +475,20 @@ function Detail({
   const own = interaction.requester.id === viewerId && interaction.policy === "approvers";
   const decide = async (approved: boolean, reason?: string) => {
     const input = { interactionId: interaction.interactionId, ...(reason ? { reason } : {}) };
+    let continued: string[];
     try {
-      await (approved ? approve : reject).mutateAsync(input);
+      ({ continued } = await (approved ? approve : reject).mutateAsync(input));
     } catch (error) {
       toast({ tone: "error", title: `Could not ${approved ? "approve" : "reject"}`, detail: interaction.message ?? title });
       throw error;
     }
     onDecided(interaction.interactionId);
-    toast({ tone: "success", title: approved ? "Approved" : "Rejected", detail: interaction.message ?? title });
+    const voteOnly = approved && interaction.quorum > 1 && continued.length === 0;
+    toast({
+      tone: "success",
+      title: voteOnly ? "Vote recorded" : approved ? "Approved" : "Rejected",
+      detail: voteOnly ? `${interaction.message ?? title} needs the other approvers too.` : (interaction.message ?? title),
+    });
   };
 
   return (
@@ -509,11 +533,18 @@ function Detail({
           {interaction.kind === "oauth"
             ? "The requester, by connecting at the provider"
             : interaction.policy === "approvers"
-              ? "Any approver except the requester"
+              ? interaction.quorum > 1
+                ? `${interaction.quorum} approvers, not the requester; one rejection rejects`
+                : "Any approver except the requester"
               : interaction.policy === "admins"
                 ? "An admin (resume from the console)"
                 : "The requester"}
         </MetaItem>
+        {interaction.quorum > 1 ? (
+          <MetaItem label={`Votes (${approvalsOf(interaction)} of ${interaction.quorum} approvals)`} testId="votes" wide>
+            <Votes interaction={interaction} viewerId={viewerId} />
+          </MetaItem>
+        ) : null}
         {interaction.status === "pending" ? (
           <MetaItem label="Expires">
             <Countdown until={interaction.expiresAt} />
@@ -558,9 +589,11 @@ function Detail({
             disabledReason={
               own
                 ? "You requested this, so another approver must decide (four-eyes rule)."
-                : interaction.policy === "owner" && interaction.requester.id !== viewerId
-                  ? "Only the requester can answer this one."
-                  : undefined
+                : votedBy(interaction, viewerId)
+                  ? `You approved; it waits for ${interaction.quorum - approvalsOf(interaction)} more approval${interaction.quorum - approvalsOf(interaction) === 1 ? "" : "s"}.`
+                  : interaction.policy === "owner" && interaction.requester.id !== viewerId
+                    ? "Only the requester can answer this one."
+                    : undefined
             }
             onDecide={decide}
           />
@@ -568,6 +601,36 @@ function Detail({
         </footer>
       ) : null}
     </InteractionCard>
+  );
+}
+
+/** A quorum gate's votes so far, and who may still vote while it is open. */
+function Votes({ interaction, viewerId }: { interaction: InteractionView; viewerId: string }) {
+  const name = (id: string, fallback: string | null) => (id === viewerId ? "you" : (fallback ?? id));
+  return (
+    <div className="grid gap-1">
+      {interaction.votes.length === 0 ? <span className="text-muted-foreground">No votes yet.</span> : null}
+      <ul className="grid gap-1">
+        {interaction.votes.map((v) => (
+          <li key={v.by} className="flex flex-wrap items-center gap-x-1.5">
+            {v.approved ? (
+              <CheckIcon className="size-3.5 text-success-fg" aria-hidden="true" />
+            ) : (
+              <XIcon className="size-3.5 text-danger-fg" aria-hidden="true" />
+            )}
+            <span>
+              {v.approved ? "Approved" : "Rejected"} by {name(v.by, v.name)} {when(v.at)}
+              {v.reason ? ` — “${v.reason}”` : ""}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {interaction.mayVote.length > 0 ? (
+        <span className="text-xs text-muted-foreground">
+          May still vote: {interaction.mayVote.map((u) => name(u.id, u.name)).join(", ")}
+        </span>
+      ) : null}
+    </div>
   );
 }
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { ArrowLeftIcon, ListTreeIcon, SearchIcon, ServerCogIcon } from "lucide-react";
+import { ArrowLeftIcon, CoinsIcon, ListTreeIcon, SearchIcon, ServerCogIcon } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
@@ -78,6 +78,9 @@ export function Console() {
   );
   const rows = useMemo(() => nested(runs.data ?? []), [runs.data]);
   const queue = useQuery(trpc.runs.queue.queryOptions(undefined, { refetchInterval: 3000 }));
+  // Tokens models spent on the tenant's runs in the last 30 days (fixed per page load, so the query key stays put).
+  const [usageSince] = useState(() => new Date(Date.now() - 30 * 24 * 3600_000).toISOString());
+  const usage = useQuery(trpc.runs.usage.queryOptions({ since: usageSince }, { refetchInterval: 15_000 }));
   // Phones show the runs or one run: picking a run opens it, Back returns to the list.
   const [phoneDetail, setPhoneDetail] = useState(false);
   const detailPane = useRef<HTMLElement>(null);
@@ -105,6 +108,14 @@ export function Console() {
                   ? ` — next: ${queue.data.queue.map((q) => `${q.runId.slice(0, 8)} (p${q.priority})`).join(", ")}`
                   : ""}
               </span>
+            </p>
+            <p className="flex min-w-0 items-center gap-1.5 text-xs text-muted-foreground" data-testid="tenant-usage">
+              <CoinsIcon className="size-3.5 shrink-0" aria-hidden="true" />
+              {usage.data
+                ? `Model tokens, last 30 days: ${usage.data.inputTokens.toLocaleString("en")} in · ${usage.data.outputTokens.toLocaleString("en")} out (${usage.data.runs} run${usage.data.runs === 1 ? "" : "s"})`
+                : usage.isError
+                  ? "Model tokens: unavailable"
+                  : "Model tokens: …"}
             </p>
           </div>
           <div className="grid grid-cols-2 gap-2 sm:flex">
