@@ -15,6 +15,8 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditDownload } from "@/server/api/audit-download";
+import { httpStatusOf } from "@/server/api/errors";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory, type Context } from "@/server/api/trpc";
 import type { Database } from "@/server/db";
@@ -260,6 +262,35 @@ describe.each(testBackends())("the audit log's hash chain on $name", (backend) =
       sql`select count(*)::int as n from audit_log where tenant_id = 'tenant-acme' and action = 'audit.export'`,
     );
     expect(exports[0]?.n).toBe(1); // one export, several pages: recorded once
+
+    // The console's download: an attachment streamed in pages, the same chain.
+    const params = (q: Record<string, string>) => new URLSearchParams(q);
+    const response = await auditDownload(
+      auditService(db),
+      carol,
+      params({ from: from.slice(0, 10), to: to.slice(0, 10), format: "csv" }),
+      {},
+      log,
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(response.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="harbor-audit-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
+    const downloaded = await response.text();
+    expect(downloaded).toContain("acme-only");
+    expect(await verify(downloaded, "download.csv")).toMatchObject({ status: 0 });
+    const refused = async (identity: Identity, q: Record<string, string>) => {
+      const error = await auditDownload(auditService(db), identity, params(q), {}, log).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      return HarborError.is(error) ? httpStatusOf(error.code) : error;
+    };
+    expect(await refused(alice, { from, to })).toBe(403);
+    expect(await refused(carol, { from, to, format: "xml" })).toBe(400);
+    expect(await refused(carol, { from: "yesterday", to })).toBe(400);
+    expect(await refused(carol, { to })).toBe(400);
 
     // A range before any row exports nothing.
     const empty = await as(carol).export({ from: "2020-01-01", to: "2020-12-31", format: "csv" });
