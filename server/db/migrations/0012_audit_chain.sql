@@ -52,6 +52,8 @@ CREATE UNIQUE INDEX "audit_log_chain_idx" ON "audit_log" USING btree ("tenant_id
 -- Every insert, however it is written (appendAudit or a CTE inside a larger statement), is chained
 -- here: one writer per tenant at a time (a transaction-scoped advisory lock), after the tenant's
 -- last row. Whatever the insert said for seq, prev_hash and hash is overwritten.
+-- The lock is held until commit; a statement inserting rows of several tenants orders them by
+-- tenant_id, so that such locks are always taken in one order.
 CREATE FUNCTION audit_log_chain() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   last_seq bigint;

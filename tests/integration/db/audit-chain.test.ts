@@ -138,11 +138,16 @@ describe.each(testBackends())("the audit log's hash chain on $name", (backend) =
         select t, null, 'cte', 'test', t, 'ok', '{"via": "cte"}'::jsonb from unnest(array['tenant-chain', 'tenant-chain']) t
         returning id
       ) select count(*) from audited`);
+    // Rows of several tenants in one statement (as a reclaim or an expiry sweep writes them).
+    await addTenant(db, "tenant-chain-2");
+    await db.execute(sql`insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome)
+      select t, null, 'mixed', 'test', t, 'ok' from unnest(array['tenant-chain-2', 'tenant-chain', 'tenant-chain-2']) t order by t`);
+    expect(await chainProblems(db, "tenant-chain-2")).toEqual([]);
     const rows = await queryRows<{ seq: string; prev_hash: string; hash: string; action: string }>(
       db,
       sql`select seq::text, prev_hash, hash, action from audit_log where tenant_id = 'tenant-chain' order by audit_log.seq`,
     );
-    expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     expect(rows[0]?.prev_hash).toBe(GENESIS);
     expect(rows[3]).toMatchObject({ action: "forged" });
     expect(rows[3]?.hash).toMatch(/^[0-9a-f]{64}$/);
