@@ -16,6 +16,9 @@ export const AUDIT_EXPORT_MAX_DAYS = 366;
 export const AUDIT_EXPORT_PAGE_ROWS = 1000;
 
 const DAY_MS = 86_400_000;
+/** Instants an export may name (PostgreSQL has no year 0, and neither side needs the far future). */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9000, 0, 1);
 
 /** A UTC day (`2026-12-01`: its start; as `to`, its end) or an exact moment with an offset. */
 const moment = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
@@ -61,6 +64,8 @@ export function exportRange(request: Pick<AuditExportRequest, "from" | "to">): {
   const to = startOf(request.to, true);
   if (Number.isNaN(from.getTime())) throw new InvalidInputError("from", "not a valid date");
   if (Number.isNaN(to.getTime())) throw new InvalidInputError("to", "not a valid date");
+  if (from.getTime() < EARLIEST || from.getTime() > LATEST) throw new InvalidInputError("from", "must be between 1970 and 9000");
+  if (to.getTime() < EARLIEST || to.getTime() > LATEST) throw new InvalidInputError("to", "must be between 1970 and 9000");
   if (to.getTime() <= from.getTime()) throw new InvalidInputError("to", "must be after from");
   if (to.getTime() - from.getTime() > AUDIT_EXPORT_MAX_DAYS * DAY_MS)
     throw new InvalidInputError("to", `an export covers at most ${AUDIT_EXPORT_MAX_DAYS} days`);

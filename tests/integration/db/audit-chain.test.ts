@@ -243,6 +243,8 @@ describe.each(testBackends())("the audit log's hash chain on $name", (backend) =
     await expect(auditService(db).openExport(alice, { from, to, format: "jsonl" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await codeOf(as(carol).export({ from: "2025-01-01", to: "2026-12-31", format: "jsonl" }))).toBe("BAD_REQUEST");
     expect(await codeOf(as(carol).export({ from: to, to: from, format: "jsonl" }))).toBe("BAD_REQUEST");
+    expect(await codeOf(as(carol).export({ from: "0000-01-01", to: "0000-02-01", format: "jsonl" }))).toBe("BAD_REQUEST");
+    expect(await codeOf(as(carol).export({ from: "9999-12-01", to: "9999-12-31", format: "jsonl" }))).toBe("BAD_REQUEST");
     expect(await codeOf(as(carol).export({ from, to, format: "xml" as "csv" }))).toBe("BAD_REQUEST");
 
     const globex = await as(mallory).export({ from, to, format: "jsonl" });
