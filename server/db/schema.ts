@@ -198,8 +198,17 @@ export const auditLog = pgTable(
     outcome: text("outcome").notNull(),
     details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
+    /**
+     * The hash chain, set by the database's insert trigger whatever the insert says (see the
+     * migration `0012_audit_chain.sql` and the README's "Audit"): the row's place in its tenant's
+     * chain (from 1, without gaps), the previous row's hash (64 zeros for the first), and
+     * `sha256(prev_hash || canonical content)` in hex. Rows are append-only.
+     */
+    seq: bigint("seq", { mode: "number" }).notNull().default(0),
+    prevHash: text("prev_hash").notNull().default(""),
+    hash: text("hash").notNull().default(""),
   },
-  (t) => [index("audit_log_tenant_idx").on(t.tenantId, t.createdAt)],
+  (t) => [index("audit_log_tenant_idx").on(t.tenantId, t.createdAt), uniqueIndex("audit_log_chain_idx").on(t.tenantId, t.seq)],
 );
 
 /** One wait of a run on the coordinator: the record every resolution rule is checked against. */

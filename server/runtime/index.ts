@@ -8,6 +8,7 @@ import type { Database } from "@/server/db";
 import { appendRunEvents, type RunEventsEntry } from "@/server/db/queries/run-writes";
 import { lastSeq } from "@/server/db/queries/runs";
 import { accountService } from "./api-tokens";
+import { auditService } from "./audit";
 import { groupCommit } from "./group-commit";
 import { RunJournal, type EventStore } from "./journal";
 import type { Identity } from "./identity";
@@ -176,6 +177,8 @@ export function createRuntime(deps: RuntimeDeps) {
   return {
     instanceId,
     accounts: accountService(deps.db),
+    /** The hash-chained audit log's export (admins). */
+    audit: auditService(deps.db),
     threads: threadService(deps.db),
     interactions: interactionService(deps.db, runs.resolveInteractions, coordinator.onChange, subscriptions),
     /**
@@ -287,3 +290,4 @@ export { hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./api-tokens";
 export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
 export { MAX_THREAD_TITLE } from "./threads";
+export { AUDIT_EXPORT_MAX_DAYS, AUDIT_EXPORT_PAGE_ROWS, AuditExportFormat, AuditExportRequest } from "./audit";

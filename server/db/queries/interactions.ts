@@ -220,6 +220,8 @@ export async function closeInteractions(
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
       select tenant_id, null, 'interaction.close', 'interaction', id, ${to}, jsonb_build_object('runId', run_id)
       from closed
+      -- Tenant by tenant: the chain's per-tenant locks are always taken in one order (no deadlock).
+      order by tenant_id
     )
     select c.id, c.run_id, c.tenant_id, c.owner_id, c.policy, c.kind, (select min(f.seq) from final_events f where f.run_id = c.run_id) as final_seq
     from closed c`);
