@@ -132,3 +132,26 @@ export function Header({ profile, signOutAction }: { profile: HeaderProfile; sig
     </header>
   );
 }
+
+/** The header of a page a signed-out visitor may see (not found): the brand and Sign in. */
+export function PublicHeader() {
+  return (
+    <header className="sticky top-0 z-30 flex h-14 shrink-0 items-center gap-2 border-b bg-background/90 px-3 backdrop-blur sm:px-4">
+      <a
+        href="#main"
+        className="sr-only rounded-md bg-primary px-3 py-2 text-sm font-medium text-primary-foreground focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50"
+      >
+        Skip to content
+      </a>
+      <Link href="/" className="flex items-center gap-2 rounded-md px-1 text-base font-semibold tracking-tight no-underline">
+        <span className="grid size-7 place-items-center rounded-lg bg-primary text-primary-foreground">
+          <AnchorIcon className="size-4" aria-hidden="true" />
+        </span>
+        Harbor
+      </Link>
+      <Button asChild variant="ghost" size="sm" className="ml-auto no-underline">
+        <Link href="/signin">Sign in</Link>
+      </Button>
+    </header>
+  );
+}

@@ -10,11 +10,14 @@ export function PageMessage({
   title,
   children,
   testId,
+  back = { href: "/chat", label: "Back to your conversations" },
 }: {
   icon: LucideIcon;
   title: string;
   children: ReactNode;
   testId?: string;
+  /** Where the page's one button leads. */
+  back?: { href: string; label: string };
 }) {
   return (
     <div className="grid flex-1 place-items-center overflow-y-auto p-4">
@@ -25,9 +28,9 @@ export function PageMessage({
         <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
         <p className="mt-2 text-sm text-muted-foreground">{children}</p>
         <Button asChild variant="primary" className="mt-6 no-underline">
-          <Link href="/chat">
+          <Link href={back.href}>
             <ArrowLeftIcon aria-hidden="true" />
-            Back to your conversations
+            {back.label}
           </Link>
         </Button>
       </Card>

@@ -2,7 +2,16 @@
 
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { AlertTriangleIcon, ArrowLeftIcon, InboxIcon, MousePointerClickIcon, UserIcon } from "lucide-react";
+import {
+  AlertTriangleIcon,
+  ArrowLeftIcon,
+  CheckIcon,
+  InboxIcon,
+  MousePointerClickIcon,
+  SlidersHorizontalIcon,
+  UserIcon,
+  XIcon,
+} from "lucide-react";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Countdown } from "@/components/interactions/Countdown";
 import { ArgList, InteractionCard } from "@/components/interactions/InteractionCard";
@@ -44,10 +53,14 @@ const vanished = (i: InteractionView) => i.status === "lost" || i.status === "ex
  */
 function needsViewer(i: InteractionView, viewerId: string, viewerIsAdmin: boolean): boolean {
   const own = i.requester.id === viewerId;
-  if (i.policy === "approvers") return !own;
+  // A vote already cast on a gate that needs several approvers leaves it to the others.
+  if (i.policy === "approvers") return !own && !votedBy(i, viewerId);
   if (i.policy === "admins") return viewerIsAdmin;
   return own;
 }
+
+const votedBy = (i: InteractionView, viewerId: string) => i.votes.some((v) => v.by === viewerId);
+const approvalsOf = (i: InteractionView) => i.votes.filter((v) => v.approved).length;
 
 /** Newest first, as the server lists them. */
 const newestFirst = (a: InteractionView, b: InteractionView) => b.createdAt.localeCompare(a.createdAt);
@@ -68,6 +81,8 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
   const [tool, setTool] = useState("");
   const [requester, setRequester] = useState("");
   const [reason, setReason] = useState<Reason | "">("");
+  // The filters fold behind one button: three selects side by side do not fit a narrow list.
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   // Decided from this page: kept in the pending list, where they were, with their new status.
   const [decidedHere, setDecidedHere] = useState<ReadonlySet<string>>(new Set());
@@ -99,6 +114,7 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
   if (pendingIds.some((id) => !seenPending.has(id))) setSeenPending(new Set([...seenPending, ...pendingIds]));
 
   const current = tab === "pending" ? pending : history;
+  const activeFilters = [reason, tool, requester].filter(Boolean).length;
   const rows = useMemo(() => {
     const matches = (i: InteractionView): i is Pause =>
       isPause(i) &&
@@ -235,6 +251,11 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
                     <span className="truncate">
                       {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
                     </span>
+                    {i.quorum > 1 && i.status === "pending" ? (
+                      <span className="font-medium text-foreground" data-testid="row-votes">
+                        {approvalsOf(i)} of {i.quorum} approvals
+                      </span>
+                    ) : null}
                   </span>
                   {vanished(i) ? (
                     <span className="flex items-center gap-1 text-xs text-warning-fg" data-testid="vanished-note">
@@ -291,55 +312,99 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
               </TabsTrigger>
               <TabsTrigger value="decided">Decided</TabsTrigger>
             </TabsList>
-            <div className="grid grid-cols-3 gap-2">
-              <Select
-                aria-label="Filter by reason"
-                value={reason}
-                className="h-8 px-1.5 text-xs sm:text-xs"
-                onChange={(e) => {
-                  setReason(e.target.value as Reason | "");
-                  moveOn();
-                }}
+            <div className="flex flex-wrap items-center gap-2">
+              <Button
+                size="sm"
+                variant="ghost"
+                className="-ml-2"
+                aria-expanded={filtersOpen}
+                aria-controls="inbox-filters"
+                onClick={() => setFiltersOpen((open) => !open)}
+                data-testid="filters-toggle"
               >
-                <option value="">All reasons</option>
-                {PAUSE_REASON_LIST.map((r) => (
-                  <option key={r} value={r}>
-                    {REASON_LABELS[r]}
-                  </option>
-                ))}
-              </Select>
-              <Select
-                aria-label="Filter by tool"
-                value={tool}
-                className="h-8 px-1.5 text-xs sm:text-xs"
-                onChange={(e) => {
-                  setTool(e.target.value);
-                  moveOn();
-                }}
-              >
-                <option value="">All tools</option>
-                {tools.map((t) => (
-                  <option key={t} value={t}>
-                    {catalog.title(t)}
-                  </option>
-                ))}
-              </Select>
-              <Select
-                aria-label="Filter by requester"
-                value={requester}
-                className="h-8 px-1.5 text-xs sm:text-xs"
-                onChange={(e) => {
-                  setRequester(e.target.value);
-                  moveOn();
-                }}
-              >
-                <option value="">Everyone</option>
-                {requesters.map(([id, name]) => (
-                  <option key={id} value={id}>
-                    {name}
-                  </option>
-                ))}
-              </Select>
+                <SlidersHorizontalIcon aria-hidden="true" />
+                Filters
+                {activeFilters > 0 ? (
+                  <span className="rounded-full bg-primary px-1.5 text-xs leading-5 text-primary-foreground tabular-nums">
+                    {activeFilters}
+                    <span className="sr-only"> active</span>
+                  </span>
+                ) : null}
+              </Button>
+              {activeFilters > 0 ? (
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  onClick={() => {
+                    setReason("");
+                    setTool("");
+                    setRequester("");
+                    moveOn();
+                  }}
+                >
+                  <XIcon aria-hidden="true" />
+                  Clear filters
+                </Button>
+              ) : null}
+            </div>
+            <div id="inbox-filters" className={cn("gap-2", filtersOpen ? "grid" : "hidden")} data-testid="inbox-filters">
+              <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
+                Reason
+                <Select
+                  aria-label="Filter by reason"
+                  value={reason}
+                  className="h-8 px-2 text-sm text-foreground sm:text-sm"
+                  onChange={(e) => {
+                    setReason(e.target.value as Reason | "");
+                    moveOn();
+                  }}
+                >
+                  <option value="">All reasons</option>
+                  {PAUSE_REASON_LIST.map((r) => (
+                    <option key={r} value={r}>
+                      {REASON_LABELS[r]}
+                    </option>
+                  ))}
+                </Select>
+              </label>
+              <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
+                Tool
+                <Select
+                  aria-label="Filter by tool"
+                  value={tool}
+                  className="h-8 px-2 text-sm text-foreground sm:text-sm"
+                  onChange={(e) => {
+                    setTool(e.target.value);
+                    moveOn();
+                  }}
+                >
+                  <option value="">All tools</option>
+                  {tools.map((t) => (
+                    <option key={t} value={t}>
+                      {catalog.title(t)}
+                    </option>
+                  ))}
+                </Select>
+              </label>
+              <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
+                Requester
+                <Select
+                  aria-label="Filter by requester"
+                  value={requester}
+                  className="h-8 px-2 text-sm text-foreground sm:text-sm"
+                  onChange={(e) => {
+                    setRequester(e.target.value);
+                    moveOn();
+                  }}
+                >
+                  <option value="">Everyone</option>
+                  {requesters.map(([id, name]) => (
+                    <option key={id} value={id}>
+                      {name}
+                    </option>
+                  ))}
+                </Select>
+              </label>
             </div>
           </div>
           <TabsContent value="pending" className="min-h-0 flex-1 overflow-y-auto">
@@ -410,14 +475,20 @@ function Detail({
   const own = interaction.requester.id === viewerId && interaction.policy === "approvers";
   const decide = async (approved: boolean, reason?: string) => {
     const input = { interactionId: interaction.interactionId, ...(reason ? { reason } : {}) };
+    let continued: string[];
     try {
-      await (approved ? approve : reject).mutateAsync(input);
+      ({ continued } = await (approved ? approve : reject).mutateAsync(input));
     } catch (error) {
       toast({ tone: "error", title: `Could not ${approved ? "approve" : "reject"}`, detail: interaction.message ?? title });
       throw error;
     }
     onDecided(interaction.interactionId);
-    toast({ tone: "success", title: approved ? "Approved" : "Rejected", detail: interaction.message ?? title });
+    const voteOnly = approved && interaction.quorum > 1 && continued.length === 0;
+    toast({
+      tone: "success",
+      title: voteOnly ? "Vote recorded" : approved ? "Approved" : "Rejected",
+      detail: voteOnly ? `${interaction.message ?? title} needs the other approvers too.` : (interaction.message ?? title),
+    });
   };
 
   return (
@@ -462,11 +533,18 @@ function Detail({
           {interaction.kind === "oauth"
             ? "The requester, by connecting at the provider"
             : interaction.policy === "approvers"
-              ? "Any approver except the requester"
+              ? interaction.quorum > 1
+                ? `${interaction.quorum} approvers, not the requester; one rejection rejects`
+                : "Any approver except the requester"
               : interaction.policy === "admins"
                 ? "An admin (resume from the console)"
                 : "The requester"}
         </MetaItem>
+        {interaction.quorum > 1 ? (
+          <MetaItem label={`Votes (${approvalsOf(interaction)} of ${interaction.quorum} approvals)`} testId="votes" wide>
+            <Votes interaction={interaction} viewerId={viewerId} />
+          </MetaItem>
+        ) : null}
         {interaction.status === "pending" ? (
           <MetaItem label="Expires">
             <Countdown until={interaction.expiresAt} />
@@ -511,9 +589,11 @@ function Detail({
             disabledReason={
               own
                 ? "You requested this, so another approver must decide (four-eyes rule)."
-                : interaction.policy === "owner" && interaction.requester.id !== viewerId
-                  ? "Only the requester can answer this one."
-                  : undefined
+                : votedBy(interaction, viewerId)
+                  ? `You approved; it waits for ${interaction.quorum - approvalsOf(interaction)} more approval${interaction.quorum - approvalsOf(interaction) === 1 ? "" : "s"}.`
+                  : interaction.policy === "owner" && interaction.requester.id !== viewerId
+                    ? "Only the requester can answer this one."
+                    : undefined
             }
             onDecide={decide}
           />
@@ -521,6 +601,36 @@ function Detail({
         </footer>
       ) : null}
     </InteractionCard>
+  );
+}
+
+/** A quorum gate's votes so far, and who may still vote while it is open. */
+function Votes({ interaction, viewerId }: { interaction: InteractionView; viewerId: string }) {
+  const name = (id: string, fallback: string | null) => (id === viewerId ? "you" : (fallback ?? id));
+  return (
+    <div className="grid gap-1">
+      {interaction.votes.length === 0 ? <span className="text-muted-foreground">No votes yet.</span> : null}
+      <ul className="grid gap-1">
+        {interaction.votes.map((v) => (
+          <li key={v.by} className="flex flex-wrap items-center gap-x-1.5">
+            {v.approved ? (
+              <CheckIcon className="size-3.5 text-success-fg" aria-hidden="true" />
+            ) : (
+              <XIcon className="size-3.5 text-danger-fg" aria-hidden="true" />
+            )}
+            <span>
+              {v.approved ? "Approved" : "Rejected"} by {name(v.by, v.name)} {when(v.at)}
+              {v.reason ? ` — “${v.reason}”` : ""}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {interaction.mayVote.length > 0 ? (
+        <span className="text-xs text-muted-foreground">
+          May still vote: {interaction.mayVote.map((u) => name(u.id, u.name)).join(", ")}
+        </span>
+      ) : null}
+    </div>
   );
 }
 

@@ -481,7 +481,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                 type="submit"
                 variant="primary"
                 size="icon"
-                className="rounded-xl"
+                className="rounded-xl disabled:border-transparent"
                 aria-label="Send"
                 disabled={disabled || draft.trim() === ""}
               >

@@ -1,7 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { ArrowLeftIcon, ListTreeIcon, SearchIcon, ServerCogIcon } from "lucide-react";
+import { ArrowLeftIcon, CoinsIcon, ListTreeIcon, SearchIcon, ServerCogIcon } from "lucide-react";
+import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
@@ -78,6 +79,9 @@ export function Console() {
   );
   const rows = useMemo(() => nested(runs.data ?? []), [runs.data]);
   const queue = useQuery(trpc.runs.queue.queryOptions(undefined, { refetchInterval: 3000 }));
+  // Tokens models spent on the tenant's runs in the last 30 days (fixed per page load, so the query key stays put).
+  const [usageSince] = useState(() => new Date(Date.now() - 30 * 24 * 3600_000).toISOString());
+  const usage = useQuery(trpc.runs.usage.queryOptions({ since: usageSince }, { refetchInterval: 15_000 }));
   // Phones show the runs or one run: picking a run opens it, Back returns to the list.
   const [phoneDetail, setPhoneDetail] = useState(false);
   const detailPane = useRef<HTMLElement>(null);
@@ -97,6 +101,9 @@ export function Console() {
         <div className="grid gap-3 border-b p-3 sm:p-4">
           <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
             <h1 className="text-base font-semibold tracking-tight">Runs</h1>
+            <Link href="/console/audit" className="text-xs text-primary underline underline-offset-2 hover:no-underline">
+              Export audit
+            </Link>
             <p className="flex min-w-0 items-center gap-1.5 text-xs text-muted-foreground" data-testid="scheduler">
               <ServerCogIcon className="size-3.5 shrink-0" aria-hidden="true" />
               <span className="min-w-0 [overflow-wrap:anywhere]">
@@ -105,6 +112,14 @@ export function Console() {
                   ? ` — next: ${queue.data.queue.map((q) => `${q.runId.slice(0, 8)} (p${q.priority})`).join(", ")}`
                   : ""}
               </span>
+            </p>
+            <p className="flex min-w-0 items-center gap-1.5 text-xs text-muted-foreground" data-testid="tenant-usage">
+              <CoinsIcon className="size-3.5 shrink-0" aria-hidden="true" />
+              {usage.data
+                ? `Model tokens, last 30 days: ${usage.data.inputTokens.toLocaleString("en")} in · ${usage.data.outputTokens.toLocaleString("en")} out (${usage.data.runs} run${usage.data.runs === 1 ? "" : "s"})`
+                : usage.isError
+                  ? "Model tokens: unavailable"
+                  : "Model tokens: …"}
             </p>
           </div>
           <div className="grid grid-cols-2 gap-2 sm:flex">
@@ -210,7 +225,10 @@ export function Console() {
                         {run.runId.slice(0, 8)}
                         {depth > 0 ? <span className="sr-only"> (helper of {run.parentRunId?.slice(0, 8)})</span> : null}
                       </button>
-                      <span className="block max-w-28 truncate text-xs text-muted-foreground sm:max-w-44 2xl:hidden">
+                      <span
+                        className="line-clamp-2 max-w-32 text-xs text-muted-foreground [overflow-wrap:anywhere] sm:max-w-52 2xl:hidden"
+                        title={run.goal ?? run.threadTitle ?? undefined}
+                      >
                         {run.goal ?? run.threadTitle}
                       </span>
                     </td>

@@ -16,45 +16,11 @@ import { Skeleton } from "@/components/ui/Skeleton";
 import { Tooltip } from "@/components/ui/Tooltip";
 import type { RouterOutputs } from "@/components/trpc/types";
 import type { RunEvent, SteeringInstruction } from "@/server/domain";
+import { HIDDEN_KEYS, timelineLines, type Names, type Tone } from "./timeline";
 import { duration, relative, tokens } from "./format";
 import { RunStatusBadge } from "./RunStatusBadge";
 
 type Instruction = SteeringInstruction;
-
-/** One line of the timeline: what happened, in a few words (text streams are folded together). */
-function describe(event: RunEvent): string | null {
-  switch (event.type) {
-    case "text.delta":
-    case "text.started":
-      return null;
-    case "text.ended":
-      return "said a message";
-    case "steer.applied":
-      return `steered: ${event.instruction}${event.detail ? ` — ${event.detail}` : ""}`;
-    case "pause.requested":
-      return `paused (${event.reason}): ${event.message}`;
-    case "pause.resumed":
-      return `resumed: ${event.decision}`;
-    case "tool.call":
-      return `called ${event.name}`;
-    case "tool.result":
-      return "tool result";
-    case "snapshot":
-      return "state snapshot";
-    case "run.failed":
-      return `failed: ${event.code}`;
-    case "run.completed":
-      return event.status ? `ended ${event.status}` : "completed";
-    case "run.queued":
-      return `queued: ${event.position} ahead`;
-    case "run.cancelled":
-      return `cancelled by ${event.by === "owner" ? "its owner" : event.by === "operator" ? "an operator" : "Harbor"}`;
-    case "children.started":
-      return `started ${event.runIds.length} helper run(s)`;
-    default:
-      return event.type;
-  }
-}
 
 type RunInfo = RouterOutputs["runs"]["get"];
 type Control = "PAUSE" | "RESUME" | "GATE" | "CANCEL" | "TALK";
@@ -87,36 +53,16 @@ function Gated({ why, children }: { why: string | null; children: (disabled: boo
   return (
     <Tooltip content={why}>
       {/* A disabled button gets no pointer or focus: the wrapper carries the hint. */}
-      <span tabIndex={0} className="inline-flex rounded-lg outline-none focus-visible:ring-2 focus-visible:ring-ring" data-why={why}>
+      <span
+        tabIndex={0}
+        title={why}
+        className="inline-flex cursor-not-allowed rounded-lg outline-none focus-visible:ring-2 focus-visible:ring-ring"
+        data-why={why}
+      >
         {children(true)}
       </span>
     </Tooltip>
   );
-}
-
-/** Keys that never show in a payload (a resume token is a bearer credential). */
-const HIDDEN_KEYS = new Set(["resumeToken"]);
-
-function payloadOf(event: RunEvent, text: Map<string, string>): unknown {
-  switch (event.type) {
-    case "text.ended":
-      return { message: text.get(event.messageId) ?? "" };
-    case "tool.call":
-      return { tool: event.name, arguments: event.args };
-    case "tool.result": {
-      try {
-        return { result: JSON.parse(event.content) as unknown };
-      } catch {
-        return { result: event.content };
-      }
-    }
-    case "snapshot":
-      return { messages: event.messages.length, state: event.state };
-    default: {
-      const { type: _type, ...rest } = event;
-      return Object.keys(rest).length ? rest : null;
-    }
-  }
 }
 
 export function RunDetail({ runId, standalone = false }: { runId: string; standalone?: boolean }) {
@@ -134,6 +80,8 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
         onData: ({ data }) => {
           setTimeline((t) => (t.some((e) => e.seq === data.seq) ? t : [...t, data]));
           if (data.event.type !== "text.delta") void queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ runId }) });
+          // A decision names who made it: the run's requests say who that was.
+          if (data.event.type === "pause.resumed") void queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
         },
       },
     ),
@@ -152,15 +100,12 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
     if (text.trim()) send(build(text.trim()));
   };
 
-  const said = new Map<string, string>();
-  const lines = timeline.flatMap((e) => {
-    if (e.event.type === "text.delta") said.set(e.event.messageId, (said.get(e.event.messageId) ?? "") + e.event.delta);
-    const line = describe(e.event);
-    return line ? [{ seq: e.seq, at: e.at, line, payload: payloadOf(e.event, said) }] : [];
-  });
   const info = run.data;
+  const lines = timelineLines(timeline, useNames(info));
   const start = timeline[0]?.at ?? (info ? Date.parse(info.createdAt) : 0);
   const why = (control: Control) => whyNot(info, control);
+  // One level under the run's own heading: h2 on the run's page (h1), h3 in the console's pane (h2).
+  const Heading = standalone ? "h2" : "h3";
   const live = feed.status === "pending" && !(info && FINISHED.has(info.status));
   return (
     <article className="grid gap-4" data-testid="run-detail">
@@ -224,7 +169,12 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
       </header>
 
       <Card className="p-4">
-        <h3 className="mb-3 text-sm font-semibold">Steer</h3>
+        <Heading className="mb-1 text-sm font-semibold">Steer</Heading>
+        <p className="mb-3 text-xs text-muted-foreground" data-testid="steer-hint">
+          {info && FINISHED.has(info.status)
+            ? `The run has ended (${info.status}): no instruction applies any more.`
+            : "Greyed-out instructions do not apply to the run as it is now; hover or focus one to see why."}
+        </p>
         <fieldset className="grid gap-4" aria-label="Steering" disabled={steer.isPending}>
           <ControlGroup label="Say something to the run">
             <Input
@@ -369,9 +319,9 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
 
       <section aria-labelledby={`timeline-${runId}`} className="grid gap-2">
         <div className="flex items-center justify-between gap-2">
-          <h3 id={`timeline-${runId}`} className="text-sm font-semibold">
+          <Heading id={`timeline-${runId}`} className="text-sm font-semibold">
             Timeline
-          </h3>
+          </Heading>
           <span className="flex items-center gap-1.5 text-xs text-muted-foreground" data-testid="live-tail">
             <span
               className={cn("size-2 rounded-full", live ? "animate-pulse-soft bg-success-fg" : "bg-muted-foreground")}
@@ -382,12 +332,12 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
         </div>
         <ol className="grid" data-testid="timeline">
           {lines.map((l) => (
-            <li key={l.seq} className="relative flex gap-3 pb-3 last:pb-0" data-testid="timeline-entry">
+            <li key={l.seq} className="relative flex gap-3 pb-3 last:pb-0" data-testid="timeline-entry" data-event={l.type}>
               <span className="absolute top-5 bottom-0 left-[7px] w-px bg-border" aria-hidden="true" />
-              <CircleDotIcon className="relative mt-0.5 size-[15px] shrink-0 text-muted-foreground" aria-hidden="true" />
+              <CircleDotIcon className={cn("relative mt-0.5 size-[15px] shrink-0", TONES[l.tone])} aria-hidden="true" />
               {l.payload === null ? (
                 <span className="min-w-0 text-sm [overflow-wrap:anywhere]">
-                  <Stamp seq={l.seq} at={l.at} start={start} /> {l.line}
+                  <Stamp seq={l.seq} at={l.at} start={start} /> {l.label}
                 </span>
               ) : (
                 <details className="group min-w-0 flex-1 text-sm">
@@ -397,11 +347,12 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
                       aria-hidden="true"
                     />
                     <span className="min-w-0">
-                      <Stamp seq={l.seq} at={l.at} start={start} /> {l.line}
+                      <Stamp seq={l.seq} at={l.at} start={start} /> {l.label}
                     </span>
                   </summary>
+                  <p className="mt-1.5 font-mono text-[0.6875rem] text-muted-foreground">{l.type}</p>
                   <pre
-                    className="mt-1.5 max-h-72 overflow-auto rounded-md bg-muted p-2 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere]"
+                    className="mt-1 max-h-72 overflow-auto rounded-md bg-muted p-2 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere]"
                     data-testid="payload"
                   >
                     {JSON.stringify(l.payload, (key, value: unknown) => (HIDDEN_KEYS.has(key) ? undefined : value), 2)}
@@ -415,6 +366,32 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
       </section>
     </article>
   );
+}
+
+const TONES: Record<Tone, string> = {
+  neutral: "text-muted-foreground",
+  info: "text-primary",
+  success: "text-success-fg",
+  warning: "text-warning-fg",
+  danger: "text-destructive",
+};
+
+/**
+ * Names for the people a timeline mentions, by user id: the signed-in user, the run's owner, and
+ * whoever requested or answered the run's requests this user can see.
+ */
+function useNames(info: RunInfo | undefined): Names {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.me.get.queryOptions());
+  const requests = useQuery(trpc.interactions.list.queryOptions({ threadId: info?.threadId ?? "" }, { enabled: Boolean(info?.threadId) }));
+  const names = new Map<string, string>();
+  for (const r of requests.data ?? []) {
+    if (r.requester.name) names.set(r.requester.id, r.requester.name);
+    if (r.resolvedBy?.name) names.set(r.resolvedBy.id, r.resolvedBy.name);
+  }
+  if (info?.ownerName) names.set(info.ownerId, info.ownerName);
+  if (me.data) names.set(me.data.id, `${me.data.name} (you)`);
+  return names;
 }
 
 function Stamp({ seq, at, start }: { seq: number; at: number; start: number }) {

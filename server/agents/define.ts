@@ -74,6 +74,8 @@ export type AgentSpec = {
   tools: readonly ToolDefinition[];
   /** What a new message does while a run of the thread still executes (default `enqueue`). */
   multitask?: MultitaskPolicy;
+  /** Bump it when the agent changes in a way its pending approvals must see again (default: a digest of its tools). */
+  version?: string;
 } & ({ planner: Planner; model?: never } | { model: { instructions: string }; planner?: never });
 
 export function defineAgent(spec: AgentSpec): AgentSpec {
@@ -112,6 +114,7 @@ export function agentRegistry(specs: readonly AgentSpec[], model?: ModelSettings
       planner,
       tools,
       ...(spec.multitask ? { multitask: spec.multitask } : {}),
+      ...(spec.version ? { version: spec.version } : {}),
       // A model goes on from what background work found; a planner of one's own gets the tool's report.
       afterWork: spec.planner ? "report" : "continue",
     });

@@ -1,4 +1,5 @@
 import { agentsRouter } from "./routers/agents";
+import { auditRouter } from "./routers/audit";
 import { connectionsRouter } from "./routers/connections";
 import { interactionsRouter } from "./routers/interactions";
 import { meRouter } from "./routers/me";
@@ -13,6 +14,7 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 export const appRouter = createTRPCRouter({
   me: meRouter,
   agents: agentsRouter,
+  audit: auditRouter,
   connections: connectionsRouter,
   interactions: interactionsRouter,
   outbox: outboxRouter,

@@ -22,6 +22,7 @@ import {
   type StoredToolCall,
   type WebhookDeliveryStatus,
   type WebhookEvent,
+  type Vote,
   CREDENTIAL_KINDS,
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
@@ -200,8 +201,17 @@ export const auditLog = pgTable(
     outcome: text("outcome").notNull(),
     details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
+    /**
+     * The hash chain, set by the database's insert trigger whatever the insert says (see the
+     * migration `0012_audit_chain.sql` and the README's "Audit"): the row's place in its tenant's
+     * chain (from 1, without gaps), the previous row's hash (64 zeros for the first), and
+     * `sha256(prev_hash || canonical content)` in hex. Rows are append-only.
+     */
+    seq: bigint("seq", { mode: "number" }).notNull().default(0),
+    prevHash: text("prev_hash").notNull().default(""),
+    hash: text("hash").notNull().default(""),
   },
-  (t) => [index("audit_log_tenant_idx").on(t.tenantId, t.createdAt)],
+  (t) => [index("audit_log_tenant_idx").on(t.tenantId, t.createdAt), uniqueIndex("audit_log_chain_idx").on(t.tenantId, t.seq)],
 );
 
 /** One wait of a run on the coordinator: the record every resolution rule is checked against. */
@@ -250,9 +260,15 @@ export const interactions = pgTable(
       connecting?: true;
       /** The owner's answer to a remote agent's question. */
       text?: string;
+      /** A quorum gate's votes, as they stood when it was decided. */
+      votes?: Vote[];
     }>(),
     resolvedBy: text("resolved_by"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true, mode: "date" }),
+    /** How many approvers must approve an `approvers` gate; each approval is a vote until then. */
+    quorum: integer("quorum").notNull().default(1),
+    /** The votes cast so far, in order (kept on the row, so a vote and its count are one compare-and-set). */
+    votes: jsonb("votes").$type<Vote[]>().notNull().default([]),
     createdAt: createdAt(),
   },
   (t) => [

@@ -13,7 +13,12 @@ export interface PendingCall {
   name: string;
   args: Record<string, unknown>;
   /** The approval gate in front of the call, and its decision once made. */
-  gate?: { id: string; decision?: { approved: boolean; by: string; reason?: string; status: "resolved" | "rejected" | "cancelled" } };
+  gate?: {
+    id: string;
+    /** The digest of the arguments, tool version and agent version the approver was shown. */
+    binding?: string;
+    decision?: { approved: boolean; by: string; reason?: string; status: "resolved" | "rejected" | "cancelled" };
+  };
   /** The call paused itself: the interaction it waits on, its `ctx.state` and its handle keys. */
   paused?: { on: string; state: Record<string, unknown>; handleKeys: string[] };
   /** A browser tool's call: the request its output answers. */

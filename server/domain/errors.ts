@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   "UNKNOWN_INTERRUPT",
   /** The interaction was already decided; the action is not repeated. */
   "ALREADY_RESOLVED",
+  /** This approver already voted on a gate that needs several approvers; it waits for the others. */
+  "ALREADY_VOTED",
   /** The interaction passed its `expiresAt`; its run ended `expired`. */
   "EXPIRED",
   /** A resume must answer every open interrupt of the thread at once. */

@@ -45,6 +45,8 @@ export interface InterruptView {
   tool?: { name: string; args: Record<string, unknown> };
   /** An OAuth pause's provider and consent URL; a remote agent's name and kind of question. */
   detail?: InteractionDetail;
+  /** How many of the tenant's approvers must approve (present when more than one). */
+  quorum?: number;
 }
 
 export type RunEvent =

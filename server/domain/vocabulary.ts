@@ -95,6 +95,15 @@ export interface InteractionDetail {
   agent?: string;
 }
 
+/** One approver's vote on a gate that needs several (a quorum); the gate resolves once enough approve. */
+export interface Vote {
+  by: string;
+  approved: boolean;
+  reason?: string;
+  /** ISO time the vote was cast. */
+  at: string;
+}
+
 /** Who ended a run by cancelling it, as the thread's note and `run.cancelled` say. */
 export type CancelledBy = "owner" | "operator" | "system";
 

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { Database } from "@/server/db";
 import {
+  castVote,
   claimInteractions,
   closeInteractions,
   findInteractions,
@@ -23,7 +24,7 @@ import {
   type RunEnding,
 } from "@/server/db/queries/interactions";
 import type { Continuation } from "@/server/db/queries/runs";
-import type { CancelledBy, Checkpoint, InteractionKind, InteractionStatus, ResolverPolicy } from "@/server/domain";
+import type { CancelledBy, Checkpoint, InteractionKind, InteractionStatus, ResolverPolicy, Vote } from "@/server/domain";
 
 export type { Checkpoint } from "@/server/domain";
 import { HarborError, ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
@@ -190,6 +191,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         ...(r.toolCallId ? { toolCallId: r.toolCallId } : {}),
         ...(r.tool ? { tool: r.tool } : {}),
         ...(r.detail ? { detail: r.detail } : {}),
+        ...(r.quorum ? { quorum: r.quorum } : {}),
       })),
     );
     const events: RunEvent[] = [
@@ -238,6 +240,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
             message: r.message,
             responseSchema: responseSchemaOf(r),
             detail: r.detail,
+            quorum: r.quorum,
             instanceId: deps.instanceId,
             expiresAt: expiryOf(r),
           })),
@@ -367,6 +370,34 @@ export function createCoordinator(deps: CoordinatorDeps) {
   }
 
   /**
+   * One approver's vote on a quorum gate. An approval that leaves the quorum short is recorded and
+   * the gate stays open (undefined); otherwise the votes the decision keeps (a rejection's with it).
+   */
+  async function vote(identity: Identity, row: InteractionRow, claim: Claim): Promise<Vote[] | undefined> {
+    const reason = typeof claim.decision.reason === "string" ? claim.decision.reason : undefined;
+    const cast: Vote = {
+      by: identity.userId,
+      approved: claim.status === "resolved",
+      ...(reason && claim.status !== "cancelled" ? { reason } : {}),
+      at: new Date().toISOString(),
+    };
+    if (claim.status !== "resolved") return [...row.votes, cast];
+    const tally = await castVote(deps.db, { id: row.id, tenantId: identity.tenantId }, cast);
+    if (!tally) {
+      const [now] = await findInteractions(deps.db, [row.id]);
+      if (now) assertOpen(now);
+      throw new HarborError("ALREADY_VOTED", "You already approved this request; it waits for the other approvers.", {
+        interactionId: row.id,
+      });
+    }
+    if (tally.approvals >= tally.quorum) return tally.votes;
+    notify([
+      { tenantId: row.tenantId, interactionId: row.id, runId: row.runId, ownerId: row.ownerId, policy: row.policy, status: "pending" },
+    ]);
+    return undefined;
+  }
+
+  /**
    * Ends pending interactions that can no longer be answered, with their runs; tells live readers
    * (the run's final event) and inboxes.
    */
@@ -487,6 +518,16 @@ export function createCoordinator(deps: CoordinatorDeps) {
           userId: row.policy === "owner" ? identity.userId : undefined,
         });
       }
+    }
+
+    // A quorum: an approval is a vote until enough approvers agree; the vote that completes it
+    // claims the gate like any answer, and one rejection decides at once.
+    const ballot = ordered.findIndex((row) => row.quorum > 1);
+    if (ballot !== -1) {
+      if (claims.length > 1) throw new InvalidInputError("resume", "a gate that needs several approvers is answered on its own");
+      const tally = await vote(identity, ordered[0]!, claims[0]!);
+      if (!tally) return [];
+      claims[0]!.decision = { ...claims[0]!.decision, votes: tally };
     }
 
     // Rule 3, once: the compare-and-set decides; whoever loses the race changes nothing.

@@ -8,6 +8,7 @@ import type { Database } from "@/server/db";
 import { appendRunEvents, type RunEventsEntry } from "@/server/db/queries/run-writes";
 import { lastSeq } from "@/server/db/queries/runs";
 import { accountService } from "./api-tokens";
+import { auditService } from "./audit";
 import { groupCommit } from "./group-commit";
 import { RunJournal, type EventStore } from "./journal";
 import type { Identity } from "./identity";
@@ -192,6 +193,8 @@ export function createRuntime(deps: RuntimeDeps) {
   return {
     instanceId,
     accounts: accountService(deps.db),
+    /** The hash-chained audit log's export (admins). */
+    audit: auditService(deps.db),
     threads: threadService(deps.db),
     interactions: interactionService(deps.db, runs.resolveInteractions, inboxes.onChange, subscriptions),
     /**
@@ -309,3 +312,4 @@ export { chunkText } from "./run-loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
 export { MAX_THREAD_TITLE } from "./threads";
 export { WEBHOOK_EVENTS, type WebhookEvent, type WebhookSettings, type WebhookView } from "./webhooks";
+export { AUDIT_EXPORT_MAX_DAYS, AUDIT_EXPORT_PAGE_ROWS, AuditExportFormat, AuditExportRequest } from "./audit";

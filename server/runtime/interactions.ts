@@ -41,6 +41,12 @@ export function interactionView(row: InteractionListRow) {
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
     responseSchema: row.responseSchema ?? (row.kind === "approval" ? APPROVAL_RESPONSE_SCHEMA : null),
+    /** Approvals needed (1: any one approver decides). */
+    quorum: row.quorum,
+    /** The votes cast so far on a quorum gate, with the voter's name. */
+    votes: (row.decision?.votes ?? row.votes).map((v) => ({ ...v, name: row.voters?.find((u) => u.id === v.by)?.name ?? null })),
+    /** Who may still vote on an open quorum gate: the tenant's approvers but its requester and those who voted. */
+    mayVote: row.status === "pending" && row.voters ? row.voters.filter((u) => !row.votes.some((v) => v.by === u.id)) : [],
   };
 }
 

@@ -52,6 +52,8 @@ export interface AgentDefinition {
   readonly description: string;
   readonly planner: Planner;
   readonly tools: ToolRegistry;
+  /** The agent's version, as approvals bind it (by default, a digest of its id and its tools' versions). */
+  readonly version?: string;
   /** What a new message does while a run of the thread still executes (default `enqueue`). */
   readonly multitask?: MultitaskPolicy;
   /**

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy } from "@/server/domain";
 import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
+import { bindingOf } from "./binding";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
 import { streamModelTurn } from "./model-turn";
@@ -24,6 +25,7 @@ import {
   type Resolution,
   type ServerToolDefinition,
   type ToolContext,
+  type ToolDefinition,
 } from "./tools";
 
 export interface RunLoopDeps {
@@ -74,6 +76,8 @@ export interface PauseRequest {
   detail?: InteractionDetail;
   /** How long it waits before it expires, when its tool says (else the kind's default). */
   ttlMs?: number;
+  /** How many approvers must approve (an `approvers` gate; 1 when absent). */
+  quorum?: number;
 }
 
 /** The owner's answer to a remote agent's question. */
@@ -275,18 +279,9 @@ async function announceCalls(
         answer: definition.form,
       });
     } else if (definition.kind !== "remote_agent" && definition.approval) {
-      const id = deps.newId();
-      entry.gate = { id };
-      requests.push({
-        id,
-        kind: "approval",
-        reason: "hitl",
-        policy: definition.approval.policy,
-        message: definition.approval.describe(args),
-        toolCallId,
-        tool: { name: call.name, args },
-        ...(definition.approval.ttlMs ? { ttlMs: definition.approval.ttlMs } : {}),
-      });
+      const gate = gateFor(agent, definition, entry, deps);
+      entry.gate = gate.gate;
+      requests.push(gate.request);
     }
     pending.push(entry);
   }
@@ -374,6 +369,41 @@ function waitConflict(agent: AgentDefinition, calls: readonly { name: string }[]
   return undefined;
 }
 
+/** The approval gate in front of a call: its request, bound to the call's arguments and versions. */
+function gateFor(
+  agent: AgentDefinition,
+  definition: ToolDefinition,
+  call: Pick<PendingCall, "toolCallId" | "name" | "args">,
+  deps: Pick<RunLoopDeps, "newId">,
+  note?: string,
+): { gate: NonNullable<PendingCall["gate"]>; request: PauseRequest } {
+  const approval = "approval" in definition ? definition.approval : undefined;
+  if (!approval) throw new HarborError("INTERNAL", `The tool ${call.name} has no gate.`);
+  const needed = typeof approval.quorum === "function" ? approval.quorum(call.args) : (approval.quorum ?? 1);
+  if (!Number.isInteger(needed) || needed < 1 || (needed > 1 && approval.policy !== "approvers")) {
+    throw new HarborError(
+      "TOOL_FAILED",
+      `The tool ${call.name} asks for a quorum of ${needed}: only approvers' gates take one, of at least 1.`,
+    );
+  }
+  const id = deps.newId();
+  const described = approval.describe(call.args);
+  return {
+    gate: { id, binding: bindingOf(agent, definition, call.args) },
+    request: {
+      id,
+      kind: "approval",
+      reason: "hitl",
+      policy: approval.policy,
+      message: note ? `${described} (${note})` : described,
+      toolCallId: call.toolCallId,
+      tool: { name: call.name, args: call.args },
+      ...(approval.ttlMs ? { ttlMs: approval.ttlMs } : {}),
+      ...(needed > 1 ? { quorum: needed } : {}),
+    },
+  };
+}
+
 /** Runs pending calls in order; a call that pauses itself parks the run with the calls after it. */
 async function runCalls(
   initial: RunState,
@@ -396,6 +426,16 @@ async function runCalls(
       state = await refuse(state, call, decision.status === "cancelled" ? "cancelled" : "rejected", decision.reason, deps);
       remaining.shift();
       continue;
+    }
+    const gated = call.gate?.binding ? agent.tools.get(call.name) : undefined;
+    if (gated && call.gate?.binding !== bindingOf(agent, gated, call.args)) {
+      // What was approved is not what would run (the tool, the agent or the arguments changed): ask again.
+      const again = gateFor(agent, gated, call, deps, "changed since it was approved: please decide again");
+      return {
+        type: "paused",
+        state,
+        parking: { requests: [again.request], calls: [{ ...call, gate: again.gate }, ...remaining.slice(1)], handles: new Map() },
+      };
     }
     if (call.browser) {
       state = await recordBrowserResult(state, call, call.browser.requestId, resolutions, deps);
@@ -673,7 +713,7 @@ function withDecision(call: PendingCall, resolutions: ReadonlyMap<string, Resolu
   if (!resolution) return call;
   const approved = resolution.status === "resolved" && resolution.payload?.approved === true;
   const reason = typeof resolution.payload?.reason === "string" ? resolution.payload.reason : undefined;
-  return { ...call, gate: { id: call.gate.id, decision: { approved, by: resolution.actorId, reason, status: resolution.status } } };
+  return { ...call, gate: { ...call.gate, decision: { approved, by: resolution.actorId, reason, status: resolution.status } } };
 }
 
 /**

@@ -55,16 +55,27 @@ export interface ToolPauseRequest {
 export interface ServerToolDefinition<Input = unknown, Output = unknown> {
   readonly kind?: "server";
   readonly name: string;
+  /**
+   * The tool's version, as its approvals bind it: bump it when what the tool does changes (by
+   * default, a digest of its name, description, input schema and gate).
+   */
+  readonly version?: string;
   /** How people read the tool's name (the UI shows it; a model never sees it). */
   readonly title?: string;
   readonly description: string;
   readonly input: z.ZodType<Input>;
   readonly output: z.ZodType<Output>;
   /**
-   * Gate every call behind a human decision before it runs: who decides, how the request reads, and
-   * how long it waits before it expires (default HARBOR_APPROVAL_TTL_MS).
+   * Gate every call behind a human decision before it runs: who decides, how the request reads,
+   * how long it waits before it expires (default HARBOR_APPROVAL_TTL_MS), and — for `approvers` —
+   * how many of them must approve (a quorum, fixed or by the call's arguments; default 1).
    */
-  readonly approval?: { policy: ResolverPolicy; describe(args: Input): string; ttlMs?: number };
+  readonly approval?: {
+    policy: ResolverPolicy;
+    describe(args: Input): string;
+    ttlMs?: number;
+    quorum?: number | ((args: Input) => number);
+  };
   /**
    * The call needs the owner's OAuth credential for `provider`: without a usable one the run parks
    * (reason `oauth`) until the owner connects at the provider; then the tool runs with `ctx.accessToken`.

@@ -97,6 +97,7 @@ export function toInterrupt(view: InterruptView): Interrupt {
         ...(view.tool ? { tool: view.tool } : {}),
         ...(view.detail?.authorizationUrl ? { authorizationUrl: view.detail.authorizationUrl, provider: view.detail.provider } : {}),
         ...(view.detail?.agent ? { agent: view.detail.agent } : {}),
+        ...(view.quorum ? { quorum: view.quorum } : {}),
       },
     },
   };

@@ -133,6 +133,15 @@ describe("every page at desktop and phone size, light and dark", () => {
         const row = page.getByTestId("inbox-row").filter({ hasText: IBAN });
         await expect.poll(() => row.count(), PATIENCE).toBe(1);
         await check(page, "approvals", size, scheme);
+        // The filters fold behind one button and stack, one labelled select a line, when opened.
+        await page.getByTestId("filters-toggle").click();
+        await page.getByLabel("Filter by requester").waitFor();
+        const boxes = await Promise.all(
+          ["Filter by reason", "Filter by tool", "Filter by requester"].map(async (l) => (await page.getByLabel(l).boundingBox())!),
+        );
+        for (const box of boxes) expect(box.width, "a filter is cramped").toBeGreaterThanOrEqual(200);
+        await check(page, "approvals-filters", size, scheme);
+        await page.getByTestId("filters-toggle").click();
         await row.click();
         const detail = page.getByTestId("inbox-detail");
         await expect.poll(() => detail.textContent(), PATIENCE).toContain(IBAN);
@@ -158,9 +167,27 @@ describe("every page at desktop and phone size, light and dark", () => {
           await page.getByRole("button", { name: "Back to runs" }).click();
           await rows.first().waitFor();
         }
+        // The run's own page, with a payload open.
+        await page.goto(`${server.url}/console/runs/${await rows.first().getAttribute("data-run-id")}`);
+        const entry = page.locator('[data-testid="timeline-entry"]:has(details)').first();
+        await entry.waitFor(PATIENCE);
+        await entry.locator("summary").click();
+        await check(page, "console-run-page", size, scheme);
+
         await page.goto(`${server.url}/chat/not-a-thread-of-anyone`);
         await page.getByRole("heading", { name: "Not found" }).waitFor();
         await check(page, "not-found", size, scheme);
+        // Any unknown address: the app's header and a main landmark around the message.
+        await page.goto(`${server.url}/no/such/page`);
+        await page.getByRole("heading", { name: "Not found" }).waitFor();
+        expect(await page.getByRole("banner").count()).toBe(1);
+        expect(await page.getByRole("main").count()).toBe(1);
+        expect(await page.getByRole("main").getByRole("heading", { name: "Not found" }).count()).toBe(1);
+        const landmarks = (await expectAccessible(page, `not found (${size}, ${scheme})`)).filter(
+          (v) => v.id === "region" || v.id.startsWith("landmark"),
+        );
+        expect(landmarks.map((v) => v.id)).toEqual([]);
+        await check(page, "not-found-unknown-url", size, scheme);
         await page.context().close();
       });
     }

@@ -84,10 +84,18 @@ describe("the operator console: run page, payloads, instructions by state, searc
     await expect.poll(() => detail.getByTestId("live-tail").textContent(), PATIENCE).toBe("Ended");
 
     // A message's payload opens from the timeline; the steering appears too; token usage shows.
-    const said = detail.getByTestId("timeline-entry").filter({ hasText: "said a message" }).last();
+    const said = detail.getByTestId("timeline-entry").filter({ hasText: "Assistant said" }).last();
+    expect(await said.locator("summary").innerText()).toContain("“Done counting to 10.”");
     await said.locator("summary").click();
     await expect.poll(() => said.getByTestId("payload").textContent(), PATIENCE).toContain("Done counting to 10.");
-    expect(await detail.getByTestId("timeline").textContent()).toContain("steered: PAUSE");
+    expect(await detail.getByTestId("timeline").textContent()).toMatch(/Paused by carol/i);
+    expect(await detail.getByTestId("timeline").textContent()).toMatch(/Resumed by carol/i);
+    expect(await detail.getByTestId("timeline").textContent()).toContain("Held until an operator resumes it");
+    // Lines read as words, never as the log's event names.
+    for (const summary of await detail.locator('[data-testid="timeline-entry"] > :is(span, details > summary)').allInnerTexts())
+      expect(summary).not.toMatch(/\b(text|tool|run|pause|steer|snapshot)\.[a-z_]+\b|[A-Z]+_[A-Z_]+/);
+    // Why a control is off is also written on the card, readable without hovering.
+    expect(await detail.getByTestId("steer-hint").textContent()).toMatch(/has ended/);
     expect(await detail.getByTestId("run-tokens").textContent()).toMatch(/\d+ in · \d+ out/);
     // Times are relative to the run's start.
     expect(await detail.getByTestId("timeline").textContent()).toMatch(/#1 · \+\d/);

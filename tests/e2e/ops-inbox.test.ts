@@ -169,6 +169,53 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
     await bob.context().close();
   });
 
+  it.each(Object.entries(SIZES))("collects two approvers' votes on a transfer from 10,000 on, at %s size", async (size, viewport) => {
+    const tag = randomUUID().slice(0, 8).toUpperCase();
+    const alice = await (await browser.newContext({ viewport })).newPage();
+    await signInAs(alice, server.url, "alice@acme.test");
+    await askTransfer(alice, `transfer 12000 EUR to QUORUM-${tag}`);
+    const card = alice.locator('[data-testid="approval-card"]').last();
+    await expect.poll(() => card.textContent(), PATIENCE).toContain("2 approvers of your organisation must approve (0 so far)");
+
+    /** Opens the request in `who`'s inbox and approves it, typing the amount as a large transfer asks. */
+    const approveAs = async (who: Page) => {
+      await who.goto(`${server.url}/approvals`);
+      const request = row(who, `QUORUM-${tag}`);
+      await expect.poll(() => request.count(), PATIENCE).toBe(1);
+      await request.click();
+      const detail = who.getByTestId("inbox-detail");
+      await expect.poll(() => detail.textContent(), PATIENCE).toContain(`QUORUM-${tag}`);
+      await detail.getByRole("button", { name: "Approve" }).click();
+      await detail.getByLabel("Type the amount or approve to confirm").fill("12,000");
+      await detail.getByRole("button", { name: "Confirm approve" }).click();
+      return detail;
+    };
+
+    const bob = await (await browser.newContext({ viewport })).newPage();
+    await signInAs(bob, server.url, "bob@acme.test");
+    const bobs = await approveAs(bob);
+    // Bob's approval is a vote: the request stays open, says who voted and who may still.
+    await expect.poll(() => bobs.getByTestId("votes").textContent(), PATIENCE).toContain("Approved by you");
+    expect(await bobs.getByTestId("votes").textContent()).toContain("May still vote: Carol");
+    expect(await bobs.getAttribute("data-status")).toBe("pending");
+    await expect.poll(() => bobs.textContent(), PATIENCE).toContain("it waits for 1 more approval");
+    await expect.poll(() => row(bob.getByTestId("inbox-group-waiting"), `QUORUM-${tag}`).count(), PATIENCE).toBe(1);
+    await expect.poll(() => card.textContent(), PATIENCE).toContain("(1 so far)");
+    await expectAccessible(bob, `inbox with a vote (${size})`);
+    expect((await horizontalOverflow(bob)).scrollWidth).toBeLessThanOrEqual(viewport.width);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await bob.screenshot({ path: path.join(SHOTS, `quorum-vote-${size}.png`), fullPage: true });
+
+    const carol = await (await browser.newContext({ viewport })).newPage();
+    await signInAs(carol, server.url, "carol@acme.test");
+    const carols = await approveAs(carol);
+    await expect.poll(() => carols.getAttribute("data-status"), PATIENCE).toBe("resolved");
+    expect(await carols.getByTestId("votes").textContent()).toMatch(/Approved by Bob.*Approved by you/s);
+    await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("resolved");
+    await carol.screenshot({ path: path.join(SHOTS, `quorum-decided-${size}.png`), fullPage: true });
+    for (const p of [alice, bob, carol]) await p.context().close();
+  });
+
   it("keeps an expired request in the list with a note instead of dropping it", async () => {
     const own = await startServer({ HARBOR_APPROVAL_TTL_MS: "6000", HARBOR_STREAM_CHUNK_MS: "0" }, "e2e-inbox-expiry");
     try {
@@ -192,6 +239,42 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
       fs.rmSync(own.dataDir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it("shows a request lost when Harbor restarted under Decided, with a note, instead of dropping it", async () => {
+    const first = await startServer({ HARBOR_STREAM_CHUNK_MS: "0" }, "e2e-inbox-lost");
+    let second: Awaited<ReturnType<typeof startServer>> | undefined;
+    try {
+      const alice = await (await browser.newContext()).newPage();
+      await signInAs(alice, first.url, "alice@acme.test");
+      await say(alice, "transfer 43 EUR to LOSTREQ");
+      await alice.locator('[data-testid="approval-card"][data-status="pending"]').waitFor(PATIENCE);
+      await alice.context().close();
+      await first.stop();
+
+      second = await startServer({ HARBOR_DATA_DIR: first.dataDir, HARBOR_STREAM_CHUNK_MS: "0" }, "e2e-inbox-lost-restarted");
+      const bob = await (await browser.newContext()).newPage();
+      await signInAs(bob, second.url, "bob@acme.test");
+      const statusOf = async () => {
+        const listed = await bob.request.get(`${second!.url}/api/trpc/interactions.list`);
+        const rows = ((await listed.json()) as { result: { data: { message: string | null; status: string }[] } }).result.data;
+        return rows.find((r) => r.message?.includes("LOSTREQ"))?.status;
+      };
+      await expect.poll(statusOf, { timeout: 30_000 }).toBe("lost");
+      await bob.goto(`${second.url}/approvals`);
+      await bob.getByRole("tab", { name: "Decided" }).click();
+      const lost = row(bob, "LOSTREQ");
+      await expect.poll(() => lost.getAttribute("data-status"), PATIENCE).toBe("lost");
+      expect(await lost.getByTestId("vanished-note").textContent()).toContain("Lost when Harbor restarted");
+      await lost.click();
+      await expect.poll(() => bob.getByTestId("vanished-detail").textContent(), PATIENCE).toContain("This request was lost");
+      await bob.context().close();
+    } finally {
+      await first.stop();
+      await second?.stop();
+      fs.rmSync(first.dataDir, { recursive: true, force: true });
+      if (second) fs.rmSync(second.dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   for (const [size, viewport] of Object.entries(SIZES))
     for (const scheme of ["light", "dark"] as const)

@@ -18,6 +18,8 @@ const TransferInput = z.strictObject({
   currency: z.string().regex(/^[A-Z]{3}$/),
   to: z.string().min(1).max(64),
 });
+/** From this amount on, a transfer needs two approvers. */
+export const LARGE_TRANSFER = 10_000;
 const Sent = z.strictObject({ sent: z.literal(true), outboxId: z.string() });
 const Transferred = z.strictObject({ transferred: z.literal(true), outboxId: z.string() });
 
@@ -76,10 +78,15 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
   const transferFunds = defineTool({
     name: "transfer_funds",
     title: "Transfer funds",
-    description: "Transfers money; one of the tenant's approvers other than the requester must approve.",
+    description: `Transfers money; one of the tenant's approvers other than the requester must approve (two from ${LARGE_TRANSFER.toLocaleString("en")} on).`,
     input: TransferInput,
     output: Transferred,
-    approval: { policy: "approvers", describe: (args) => `Transfer ${formatAmount(args)} to ${args.to}` },
+    approval: {
+      policy: "approvers",
+      describe: (args) => `Transfer ${formatAmount(args)} to ${args.to}`,
+      // Four eyes become six for a large amount.
+      quorum: (args) => (args.amount >= LARGE_TRANSFER ? 2 : 1),
+    },
     async run(args, ctx) {
       const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "transfer", details: { ...args } });
       return { transferred: true as const, outboxId: row.id };

@@ -123,6 +123,8 @@ export async function failRunsOf(
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
       select tenant_id, null, 'run.reclaim', 'run', id, 'failed', jsonb_build_object('instance', instance_id, 'code', ${failure.code}::text)
       from ended
+      -- Tenant by tenant: the chain's per-tenant locks are always taken in one order (no deadlock).
+      order by tenant_id
     )
     select e.id, e.tenant_id, f.seq from ended e join final f on f.run_id = e.id`);
   return (result as unknown as { rows: { id: string; tenant_id: string; seq: number | string }[] }).rows.map((r) => ({

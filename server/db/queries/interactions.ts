@@ -15,6 +15,7 @@ import {
   type InteractionStatus,
   type ResolverPolicy,
   type RunEvent,
+  type Vote,
 } from "@/server/domain";
 
 export type InteractionRow = typeof interactions.$inferSelect;
@@ -219,6 +220,8 @@ export async function closeInteractions(
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
       select tenant_id, null, 'interaction.close', 'interaction', id, ${to}, jsonb_build_object('runId', run_id)
       from closed
+      -- Tenant by tenant: the chain's per-tenant locks are always taken in one order (no deadlock).
+      order by tenant_id
     )
     select c.id, c.run_id, c.tenant_id, c.owner_id, c.policy, c.kind, (select min(f.seq) from final_events f where f.run_id = c.run_id) as final_seq
     from closed c`);
@@ -273,6 +276,8 @@ export type InteractionListRow = InteractionRow & {
   requesterName: string | null;
   requesterEmail: string | null;
   resolverName: string | null;
+  /** A quorum gate's possible voters — the tenant's approvers but its requester — by name. */
+  voters: { id: string; name: string }[] | null;
 };
 
 /** The inbox: newest first. A caller sees their own interactions, and approvers the tenant's routed ones. */
@@ -292,6 +297,11 @@ export async function listInteractions(db: Executor, filter: InteractionFilter &
       requesterName: requester.name,
       requesterEmail: requester.email,
       resolverName: resolver.name,
+      voters: sql<{ id: string; name: string }[] | null>`case when ${interactions.quorum} > 1 then (
+        select coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'name', u.name) order by u.name), '[]'::jsonb)
+        from users u
+        where u.tenant_id = ${interactions.tenantId} and u.role in ('approver', 'admin') and u.id <> ${interactions.ownerId}
+      ) end`,
     })
     .from(interactions)
     .leftJoin(requester, eq(requester.id, interactions.ownerId))
@@ -299,6 +309,35 @@ export async function listInteractions(db: Executor, filter: InteractionFilter &
     .where(and(...conditions))
     .orderBy(desc(interactions.createdAt))
     .limit(filter.limit ?? 200);
+}
+
+/**
+ * Casts one approver's vote on a gate that needs several, as one compare-and-set on the gate's row
+ * (only while it is pending and unexpired, once per voter), audited in the same statement. Returns
+ * the votes after it, or undefined when it was not cast: the voter already voted, or the gate is closed.
+ */
+export async function castVote(
+  db: Executor,
+  gate: { id: string; tenantId: string },
+  vote: Vote,
+): Promise<{ votes: Vote[]; approvals: number; quorum: number } | undefined> {
+  const result = await db.execute(sql`
+    with voted as (
+      update interactions set votes = votes || ${JSON.stringify([vote])}::jsonb
+      where id = ${gate.id} and tenant_id = ${gate.tenantId} and status = 'pending' and expires_at > now()
+        and not exists (select 1 from jsonb_array_elements(votes) v where v->>'by' = ${vote.by})
+      returning id, tenant_id, run_id, quorum, votes
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, ${vote.by}, 'interaction.vote', 'interaction', id, ${vote.approved ? "approved" : "rejected"},
+        jsonb_build_object('runId', run_id, 'quorum', quorum, 'votes', jsonb_array_length(votes))
+      from voted
+    )
+    select votes, quorum from voted`);
+  const [row] = (result as unknown as { rows: { votes: Vote[]; quorum: number }[] }).rows;
+  if (!row) return undefined;
+  return { votes: row.votes, approvals: row.votes.filter((v) => v.approved).length, quorum: row.quorum };
 }
 
 /**

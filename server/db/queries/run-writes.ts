@@ -49,6 +49,8 @@ export interface InteractionInsert {
   detail?: InteractionDetail;
   instanceId: string;
   expiresAt: Date;
+  /** Approvals needed (an approvers' gate); 1 when absent. */
+  quorum?: number;
 }
 
 /** Array parameters keep the statement's size fixed however many rows it writes. */
@@ -258,9 +260,9 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
   if (waits.length > 0) {
     ctes.push(sql`new_interactions as (
       insert into interactions (id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy,
-        tool_call_id, tool_name, tool_args, message, response_schema, detail, status, instance_id, expires_at)
+        tool_call_id, tool_name, tool_args, message, response_schema, detail, status, instance_id, expires_at, quorum)
       select w.id, w.tenant_id, w.run_id, w.thread_id, w.owner_id, w.kind, w.pause_reason, w.policy,
-        w.tool_call_id, w.tool_name, w.tool_args, w.message, w.response_schema, w.detail, 'pending', w.instance_id, w.expires_at
+        w.tool_call_id, w.tool_name, w.tool_args, w.message, w.response_schema, w.detail, 'pending', w.instance_id, w.expires_at, w.quorum
       from unnest(
         ${textArray(waits.map((w) => w.id))},
         ${textArray(waits.map((w) => w.tenantId))},
@@ -277,9 +279,10 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         ${sql.param(waits.map((w) => json(w.responseSchema)))}::jsonb[],
         ${sql.param(waits.map((w) => json(w.detail)))}::jsonb[],
         ${textArray(waits.map((w) => w.instanceId))},
-        ${sql.param(waits.map((w) => w.expiresAt.toISOString()))}::timestamptz[]
+        ${sql.param(waits.map((w) => w.expiresAt.toISOString()))}::timestamptz[],
+        ${sql.param(waits.map((w) => w.quorum ?? 1))}::int[]
       ) as w(id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy, tool_call_id, tool_name,
-        tool_args, message, response_schema, detail, instance_id, expires_at))`);
+        tool_args, message, response_schema, detail, instance_id, expires_at, quorum))`);
   }
   if (work.length > 0) {
     ctes.push(sql`new_jobs as (

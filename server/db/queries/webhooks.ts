@@ -1,6 +1,6 @@
 /**
  * Outgoing webhooks: their registrations, and the delivery outbox a trigger on `interactions`
- * fills (see migration 0013). Deliveries are taken under a lease (`FOR UPDATE SKIP LOCKED`), so
+ * fills (see migration 0014). Deliveries are taken under a lease (`FOR UPDATE SKIP LOCKED`), so
  * several serving processes never POST one row at once; each attempt's outcome is recorded in the
  * statement that releases the lease.
  */
