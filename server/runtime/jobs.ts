@@ -50,6 +50,9 @@ export function createJobRunner(deps: JobRunnerDeps) {
 
   function tick(): Promise<void> {
     ticking ??= (async () => {
+      // Past the first turn before anything else: a pass that ends at once (every slot busy) must
+      // not clear `ticking` in its finally before `??=` stores it, or no pass would ever run again.
+      await Promise.resolve();
       try {
         const free = deps.maxConcurrent - running.size;
         if (free <= 0) return;
