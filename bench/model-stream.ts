@@ -13,7 +13,7 @@ export interface StreamResult {
   chats: number;
   firstTokenP50: number;
   firstTokenP99: number;
-  /** Content deltas per second, summed over the concurrent chats. */
+  /** The model's words (its tokens) per second, summed over the concurrent chats. */
   tokensPerSecond: number;
   turns: number;
   failures: number;
@@ -67,10 +67,14 @@ async function oneTurn(path: StreamResult["path"], url: string, bearer: string):
       ok = true;
       return;
     }
-    const parsed = JSON.parse(data) as { type?: string; choices?: { delta?: { content?: string } }[] };
-    const isToken = path === "direct" ? Boolean(parsed.choices?.[0]?.delta?.content) : parsed.type === "TEXT_MESSAGE_CONTENT";
-    if (isToken) {
-      tokens++;
+    const parsed = JSON.parse(data) as { type?: string; delta?: string; choices?: { delta?: { content?: string } }[] };
+    // Tokens are the model's words (the scripted model streams one per chunk); Harbor may carry
+    // several in one delta when they arrive while it writes.
+    const text =
+      path === "direct" ? parsed.choices?.[0]?.delta?.content : parsed.type === "TEXT_MESSAGE_CONTENT" ? parsed.delta : undefined;
+    const words = text?.match(/\S+/g)?.length ?? 0;
+    if (words > 0) {
+      tokens += words;
       if (!first) first = performance.now();
     }
     if (parsed.type === "RUN_FINISHED") ok = true;

@@ -425,7 +425,14 @@ async function modelStream(): Promise<void> {
   let chunkMs = paced;
   const model = await startModelServer(() => ({ text: words, chunkMs }));
   const server = await startServer(
-    { HARBOR_MODEL_BASE_URL: model.baseUrl, HARBOR_MODEL: "scripted", HARBOR_STREAM_CHUNK_MS: "0", LOG_LEVEL: "warn" },
+    {
+      HARBOR_MODEL_BASE_URL: model.baseUrl,
+      HARBOR_MODEL: "scripted",
+      HARBOR_STREAM_CHUNK_MS: "0",
+      // One user drives all 50 chats here: the per-user fairness cap (10 by default) is not what is measured.
+      HARBOR_MAX_ACTIVE_RUNS_PER_USER: "100",
+      LOG_LEVEL: "warn",
+    },
     "bench-model",
   );
   try {

@@ -1,7 +1,8 @@
 /**
  * A streaming model's turn in the run loop: its text is written to the run's log as it arrives —
- * whatever came while the previous write was in flight goes in the next one, so a fast model costs
- * few writes and a slow one shows each word at once — and its tool calls are collected for the loop.
+ * whatever came while the previous write was in flight goes in the next one, as one delta, so a
+ * fast model costs few writes and events and a slow one shows each word at once — and its tool
+ * calls are collected for the loop.
  */
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
@@ -76,7 +77,7 @@ class BatchedWriter {
 
   private async drain(): Promise<void> {
     try {
-      while (this.pending.length > 0) await this.deps.append(this.pending.splice(0));
+      while (this.pending.length > 0) await this.deps.append(coalesce(this.pending.splice(0)));
     } catch (error) {
       this.failed = error;
     }
@@ -86,7 +87,22 @@ class BatchedWriter {
   async finish(closing: readonly RunEvent[], message: TranscriptMessage | undefined): Promise<void> {
     while (this.writing) await this.writing;
     if (this.failed !== undefined) throw this.failed;
-    const rest = [...this.pending.splice(0), ...closing];
+    const rest = [...coalesce(this.pending.splice(0)), ...closing];
     if (rest.length > 0) await this.deps.append(rest, message ? { message: { ...message } } : undefined);
   }
+}
+
+/**
+ * Text that arrived while a write was in flight goes out as one delta per message: the same words,
+ * in fewer events, rows and frames (a fast model no longer costs an event per token).
+ */
+function coalesce(events: readonly RunEvent[]): RunEvent[] {
+  const out: RunEvent[] = [];
+  for (const event of events) {
+    const last = out.at(-1);
+    if (event.type === "text.delta" && last?.type === "text.delta" && last.messageId === event.messageId) {
+      out[out.length - 1] = { ...last, delta: last.delta + event.delta };
+    } else out.push(event);
+  }
+  return out;
 }

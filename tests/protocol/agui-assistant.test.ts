@@ -41,7 +41,7 @@ describe("the assistant agent over AG-UI", () => {
 
   describe.each(AGUI_CLIENTS)("with @ag-ui/client $version", (client) => {
     it("streams the model's text as TEXT_MESSAGE_CONTENT deltas", async () => {
-      model.script(() => ({ text: "Hello from a real HTTP model, word by word." }));
+      model.script(() => ({ text: "Hello from a real HTTP model, word by word.", chunkMs: 25 }));
       const turn = await runTurn(client, {
         baseUrl: server.url,
         auth: alice,

@@ -50,7 +50,8 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
   });
 
   it("streams the model's words as they come and completes", async () => {
-    model.script(() => ({ text: "Hello there, alice. How can I help?" }));
+    // Words come slower than a write takes, so each goes out as it comes (faster ones share a delta).
+    model.script(() => ({ text: "Hello there, alice. How can I help?", chunkMs: 25 }));
     const run = started(await runtime.startRun(alice, request("m-hello", "hi")));
     const events = await drain(run.events);
     const deltas = events.flatMap((e) => (e.event.type === "text.delta" ? [e.event.delta] : []));
