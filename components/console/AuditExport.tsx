@@ -23,7 +23,7 @@ export function AuditExport({ maxDays }: { maxDays: number }) {
       </CardHeader>
       <CardContent>
         <form method="get" action="/api/audit/export" className="grid gap-4 pt-4" data-testid="audit-export">
-          <div className="grid gap-4 sm:grid-cols-2">
+          <div className="grid items-start gap-4 sm:grid-cols-2">
             <Field label="From (UTC day)">
               <Input type="date" name="from" required defaultValue={day(monthAgo)} />
             </Field>
