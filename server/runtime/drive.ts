@@ -248,8 +248,7 @@ export function createDriver(deps: DriveDeps) {
       let result = await runLoop(initial, agent, loopDeps, options.resume);
       // Done: from here on steering is refused, not dropped. Whatever came after the loop's last
       // safe point (a message sent as the planner finished) gets its turn first.
-      for (;;) {
-        if (result.type !== "finished") break;
+      while (result.type === "finished") {
         closing.add(base.runId);
         const late = deps.mailboxes.take(base.runId).filter((q) => q.instruction.type !== "PRIORITIZE");
         if (late.length === 0 || result.state.outcome) {

@@ -9,7 +9,6 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { TRPCError } from "@trpc/server";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
@@ -28,6 +27,7 @@ import { HarborError, type Identity } from "@/server/runtime";
 import { auditService } from "@/server/runtime/audit";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 import { createPostgresDatabase } from "../../helpers/postgres";
+import { codeOf } from "../../helpers/trpc-errors";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const VERIFIER = path.join(ROOT, "scripts/verify-audit.mjs");
@@ -94,16 +94,6 @@ async function chainProblems(db: Database, tenantId: string): Promise<unknown[]>
         or a.hash <> audit_log_hash(a.prev_hash, audit_log_canonical(a.id, a.seq, a.tenant_id, a.created_at, a.actor_id,
           a.action, a.subject_type, a.subject_id, a.outcome, a.details)))`,
   );
-}
-
-async function codeOf(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (error instanceof TRPCError) return error.code;
-  if (HarborError.is(error)) return error.code;
-  throw new Error(`expected an error, got ${String(error)}`);
 }
 
 beforeAll(async () => {

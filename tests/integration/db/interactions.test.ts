@@ -7,11 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgents } from "@/server/agents";
 import { claimInteractions, pendingOfRun } from "@/server/db/queries/interactions";
 import { findRun, holdSteering } from "@/server/db/queries/runs";
-import type { Identity, Runtime } from "@/server/runtime";
+import type { Runtime } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
-import { started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
-
-const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+import { ALICE as alice, started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
 
 // Only PostgreSQL runs two statements at once; PGlite has one connection and serializes them.
 const concurrent = testBackends().filter((b) => b.name === "postgres");

@@ -1,4 +1,3 @@
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgents } from "@/server/agents";
 import { appRouter } from "@/server/api/root";
@@ -10,6 +9,7 @@ import { log } from "@/server/log";
 import { MAX_THREAD_TITLE, type Identity, type Runtime, type StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
 import { started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
+import { codeOf } from "../../helpers/trpc-errors";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
@@ -25,15 +25,6 @@ const request = (threadId: string, text: string): StartRunRequest => ({
 });
 
 const createCaller = createCallerFactory(appRouter);
-
-async function codeOf(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (error instanceof TRPCError) return error.code;
-  throw new Error(`expected a TRPCError, got ${String(error)}`);
-}
 
 describe.each(testBackends())("threads: rename, delete, search on $name", (backend) => {
   const database = useSeededDatabase(backend);

@@ -1,4 +1,3 @@
-import { TRPCError } from "@trpc/server";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgents } from "@/server/agents";
@@ -13,6 +12,7 @@ import { webhookService } from "@/server/runtime/webhooks";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 import { drain, started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
 import { eventually, startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from "../../helpers/webhook-receiver";
+import { codeOf } from "../../helpers/trpc-errors";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
@@ -32,15 +32,6 @@ const request = (threadId: string, text?: string, resume?: StartRunRequest["resu
 });
 
 const createCaller = createCallerFactory(appRouter);
-
-async function codeOf(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (error instanceof TRPCError) return error.code;
-  throw new Error(`expected a TRPCError, got ${String(error)}`);
-}
 
 describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
   const database = useSeededDatabase(backend);

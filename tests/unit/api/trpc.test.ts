@@ -1,10 +1,11 @@
 import { Writable } from "node:stream";
-import { TRPCError } from "@trpc/server";
+import { type TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import type { Harbor } from "@/server/harbor";
 import { createLogger } from "@/server/log";
 import { adminProcedure, createCallerFactory, createTRPCRouter, protectedProcedure, type Context } from "@/server/api/trpc";
 import { NotFoundError, rolesOf, type Identity } from "@/server/runtime";
+import { codeOf } from "../../helpers/trpc-errors";
 
 const logged: string[] = [];
 const log = createLogger({
@@ -34,15 +35,6 @@ const as = (userId: string, role: "member" | "approver" | "admin"): Identity => 
   userId,
   roles: rolesOf(role),
 });
-
-async function codeOf(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof TRPCError)) throw new Error(`expected a TRPCError, got ${String(error)}`);
-  return error.code;
-}
 
 describe("the procedures", () => {
   it("refuse a caller without identity as UNAUTHORIZED", async () => {
