@@ -56,6 +56,19 @@ export function InboxDecision({
     if (confirming === null) return;
     (needsTyping ? typedInput.current : confirmButton.current)?.focus();
   }, [confirming, needsTyping]);
+  // Escape cancels wherever focus is: a popover that just closed may hand focus back to its trigger
+  // after the confirmation took it.
+  const open = confirming !== null;
+  useEffect(() => {
+    if (!open) return;
+    const cancel = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      e.preventDefault();
+      setConfirming(null);
+    };
+    window.addEventListener("keydown", cancel);
+    return () => window.removeEventListener("keydown", cancel);
+  }, [open]);
 
   if (disabledReason)
     return (
@@ -123,12 +136,6 @@ export function InboxDecision({
           onSubmit={(e) => {
             e.preventDefault();
             if (typedOk) void decide(confirming);
-          }}
-          onKeyDown={(e) => {
-            if (e.key === "Escape") {
-              e.preventDefault();
-              setConfirming(null);
-            }
           }}
         >
           <p className="font-medium [overflow-wrap:anywhere]">

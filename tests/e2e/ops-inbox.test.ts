@@ -112,6 +112,7 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
     await bob.keyboard.press("?");
     await expect.poll(() => bob.getByTestId("shortcuts-help").textContent(), PATIENCE).toContain("Approve the request on screen");
     await bob.keyboard.press("Escape");
+    await expect.poll(() => bob.getByTestId("shortcuts-help").count(), PATIENCE).toBe(0);
 
     // a asks; Escape cancels; a again and Enter approves.
     await bob.keyboard.press("a");
