@@ -24,6 +24,8 @@ const settingsSchema = z.object({
     .min(1000)
     .max(7 * 24 * 3600_000)
     .default(15 * 60_000),
+  /** How often each instance sweeps for deadlines that fell due (reminders, escalations, expiries). */
+  HARBOR_SWEEP_MS: z.coerce.number().int().min(10).max(60_000).default(5_000),
   /** How long a background job's lease lasts unrenewed: how soon a dead process's job is taken over. */
   HARBOR_JOB_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
   /** How many runs execute at once per process; more wait in the scheduler's queue by priority, then age. */
@@ -143,6 +145,7 @@ export type Settings = Readonly<{
   authSecret: string | undefined;
   streamChunkMs: number;
   approvalTtlMs: number;
+  sweepMs: number;
   jobLeaseMs: number;
   researchMs: number;
   stepMs: number;
@@ -197,6 +200,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     authSecret: s.AUTH_SECRET,
     streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,
     approvalTtlMs: s.HARBOR_APPROVAL_TTL_MS,
+    sweepMs: s.HARBOR_SWEEP_MS,
     jobLeaseMs: s.HARBOR_JOB_LEASE_MS,
     researchMs: s.HARBOR_RESEARCH_MS,
     stepMs: s.HARBOR_STEP_MS,

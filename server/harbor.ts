@@ -107,6 +107,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     log,
     streamChunkMs: config.streamChunkMs,
     approvalTtlMs: config.approvalTtlMs,
+    sweepIntervalMs: config.sweepMs,
     oauthTtlMs: config.oauthTtlMs,
     a2aTtlMs: config.a2aTtlMs,
     jobLeaseMs: config.jobLeaseMs,

@@ -3,6 +3,7 @@
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import {
+  AlarmClockIcon,
   AlertTriangleIcon,
   ArrowLeftIcon,
   CheckIcon,
@@ -29,6 +30,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/Tabs";
 import { useToast } from "@/components/ui/Toaster";
 import type { InteractionView } from "@/components/trpc/types";
 import { largeTransferAmount } from "./confirmation";
+import { deadlineFlag, deadlineSteps, escalatedToViewer } from "./deadline";
 import { Conversation } from "./Conversation";
 import { InboxDecision, type Ask } from "./InboxDecision";
 import { isTyping, ShortcutsHelp } from "./ShortcutsHelp";
@@ -54,6 +56,7 @@ const vanished = (i: InteractionView) => i.status === "lost" || i.status === "ex
 function needsViewer(i: InteractionView, viewerId: string, viewerIsAdmin: boolean): boolean {
   const own = i.requester.id === viewerId;
   // A vote already cast on a gate that needs several approvers leaves it to the others.
+  if (escalatedToViewer(i.deadline, viewerIsAdmin)) return !own && !votedBy(i, viewerId);
   if (i.policy === "approvers") return !own && !votedBy(i, viewerId);
   if (i.policy === "admins") return viewerIsAdmin;
   return own;
@@ -251,6 +254,12 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
                     <span className="truncate">
                       {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
                     </span>
+                    {deadlineFlag(i) ? (
+                      <span className="flex items-center gap-1 font-medium text-warning-fg" data-testid="row-deadline">
+                        <AlarmClockIcon className="size-3.5 shrink-0" aria-hidden="true" />
+                        {deadlineFlag(i)}
+                      </span>
+                    ) : null}
                     {i.quorum > 1 && i.status === "pending" ? (
                       <span className="font-medium text-foreground" data-testid="row-votes">
                         {approvalsOf(i)} of {i.quorum} approvals
@@ -539,6 +548,9 @@ function Detail({
               : interaction.policy === "admins"
                 ? "An admin (resume from the console)"
                 : "The requester"}
+          {interaction.deadline.escalatedAt && interaction.deadline.escalateTo
+            ? ` — and, since it was escalated, the tenant's ${interaction.deadline.escalateTo}`
+            : ""}
         </MetaItem>
         {interaction.quorum > 1 ? (
           <MetaItem label={`Votes (${approvalsOf(interaction)} of ${interaction.quorum} approvals)`} testId="votes" wide>
@@ -549,7 +561,17 @@ function Detail({
           <MetaItem label="Expires">
             <Countdown until={interaction.expiresAt} />
           </MetaItem>
-        ) : (
+        ) : null}
+        {interaction.kind === "approval" && (interaction.status === "pending" || interaction.status === "expired") ? (
+          <MetaItem label="Deadline" testId="deadline" wide>
+            <ul className="grid gap-0.5">
+              {deadlineSteps(interaction.deadline).map((step) => (
+                <li key={step}>{step}</li>
+              ))}
+            </ul>
+          </MetaItem>
+        ) : null}
+        {interaction.status === "pending" ? null : (
           <MetaItem label="Decision" testId="receipt" wide>
             {receipt(interaction, viewerId)}
           </MetaItem>
@@ -591,7 +613,9 @@ function Detail({
                 ? "You requested this, so another approver must decide (four-eyes rule)."
                 : votedBy(interaction, viewerId)
                   ? `You approved; it waits for ${interaction.quorum - approvalsOf(interaction)} more approval${interaction.quorum - approvalsOf(interaction) === 1 ? "" : "s"}.`
-                  : interaction.policy === "owner" && interaction.requester.id !== viewerId
+                  : interaction.policy === "owner" &&
+                      interaction.requester.id !== viewerId &&
+                      !escalatedToViewer(interaction.deadline, viewerIsAdmin)
                     ? "Only the requester can answer this one."
                     : undefined
             }

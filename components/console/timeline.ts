@@ -125,6 +125,12 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
           event.decision === "approved" || event.decision === "resolved" ? "success" : "danger",
         );
         break;
+      case "pause.reminder":
+        line(`Reminder sent: the request expires at ${new Date(event.expiresAt).toLocaleTimeString()}`, rest(event), "warning");
+        break;
+      case "pause.escalated":
+        line(`Nobody decided in time: escalated to the tenant's ${event.to}`, rest(event), "warning");
+        break;
       case "steer.applied":
         line(
           `${STEERED[event.instruction] ?? event.instruction} by ${who(names, event.actorId)}${event.detail ? ` — ${excerpt(event.detail, 70)}` : ""}`,

@@ -7,6 +7,8 @@ import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timest
 import {
   type Checkpoint,
   type CredentialKind,
+  type EscalationGroup,
+  type ExpiryDefault,
   type ErrorCode,
   type InteractionDetail,
   type InteractionKind,
@@ -24,6 +26,8 @@ import {
   type WebhookEvent,
   type Vote,
   CREDENTIAL_KINDS,
+  ESCALATION_GROUPS,
+  EXPIRY_DEFAULTS,
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
   JOB_STATUSES,
@@ -269,6 +273,17 @@ export const interactions = pgTable(
     quorum: integer("quorum").notNull().default(1),
     /** The votes cast so far, in order (kept on the row, so a vote and its count are one compare-and-set). */
     votes: jsonb("votes").$type<Vote[]>().notNull().default([]),
+    /**
+     * The gate's deadline policy, as timers that are rows (any instance acts on them, also after a
+     * restart): when to remind those who may decide, when to escalate to `escalateTo`, and the safe
+     * default applied at `expiresAt`. `remindedAt`/`escalatedAt` record that it happened (once).
+     */
+    remindAt: timestamp("remind_at", { withTimezone: true, mode: "date" }),
+    remindedAt: timestamp("reminded_at", { withTimezone: true, mode: "date" }),
+    escalateAt: timestamp("escalate_at", { withTimezone: true, mode: "date" }),
+    escalateTo: text("escalate_to").$type<EscalationGroup>(),
+    escalatedAt: timestamp("escalated_at", { withTimezone: true, mode: "date" }),
+    onExpiry: text("on_expiry").$type<ExpiryDefault>().notNull().default("reject"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -281,6 +296,14 @@ export const interactions = pgTable(
     check("interactions_reason_check", sql`${t.pauseReason} is null or ${t.pauseReason} in (${inList(PAUSE_REASONS)})`),
     check("interactions_status_check", sql`${t.status} in (${inList(INTERACTION_STATUSES)})`),
     check("interactions_policy_check", sql`${t.policy} in (${inList(RESOLVER_POLICIES)})`),
+    check("interactions_escalate_to_check", sql`${t.escalateTo} is null or ${t.escalateTo} in (${inList(ESCALATION_GROUPS)})`),
+    check("interactions_on_expiry_check", sql`${t.onExpiry} in (${inList(EXPIRY_DEFAULTS)})`),
+    index("interactions_remind_due_idx")
+      .on(t.remindAt)
+      .where(sql`${t.status} = 'pending' and ${t.remindedAt} is null`),
+    index("interactions_escalate_due_idx")
+      .on(t.escalateAt)
+      .where(sql`${t.status} = 'pending' and ${t.escalatedAt} is null`),
   ],
 );
 

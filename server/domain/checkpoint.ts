@@ -52,6 +52,11 @@ export interface Checkpoint {
   children?: string[];
   /** Tokens a model spent on the run before it parked. */
   usage?: { inputTokens: number; outputTokens: number };
+  /**
+   * The run's last log seq when something else wrote to its log while it was parked (a deadline's
+   * reminder or escalation): the journal that continues it numbers its events after it.
+   */
+  logSeq?: number;
   /** Instructions that arrived while the run was parked, oldest first. */
   steering?: StoredInstruction[];
   /**

@@ -7,6 +7,8 @@ import type { ErrorCode } from "./errors";
 import type { SteeringType } from "./steering";
 import type {
   CancelledBy,
+  EscalationGroup,
+  ExpiryDefault,
   InteractionDetail,
   InteractionKind,
   MessageRole,
@@ -47,6 +49,16 @@ export interface InterruptView {
   detail?: InteractionDetail;
   /** How many of the tenant's approvers must approve (present when more than one). */
   quorum?: number;
+  /** What its deadline does (a gate whose tool declares one): reminder, escalation, safe default. */
+  deadline?: GateDeadline;
+}
+
+/** A gate's deadline as its interrupt and inbox show it (times in milliseconds since the epoch). */
+export interface GateDeadline {
+  remindAt?: number;
+  escalateAt?: number;
+  escalateTo?: EscalationGroup;
+  onExpiry: ExpiryDefault;
 }
 
 export type RunEvent =
@@ -62,6 +74,13 @@ export type RunEvent =
   | { type: "client_tool.requested"; requestId: string; toolCallId: string; toolName: string }
   /** Durable work started; its response id is polled (AG-UI `CUSTOM harnest.external_wait`). */
   | { type: "external_wait.started"; responseId: string; toolCallId: string }
+  /**
+   * A gate's deadline acted while nobody decided (written by whichever instance's sweep saw it due,
+   * while the run is parked): a reminder to those who may decide, an escalation to another group.
+   * Log-only: the console's timeline and the audit show them; AG-UI clients are not sent them.
+   */
+  | { type: "pause.reminder"; pauseId: string; expiresAt: number }
+  | { type: "pause.escalated"; pauseId: string; to: EscalationGroup; expiresAt: number }
   | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
   /** Steering honored at a safe point (or decided on a parked run); `detail` is what it said. */
   | { type: "steer.applied"; instruction: SteeringType; actorId: string; detail?: string }

@@ -49,6 +49,17 @@ export type RemotePrompt = (typeof REMOTE_PROMPTS)[number];
 export const RESOLVER_POLICIES = ["owner", "approvers", "admins"] as const;
 export type ResolverPolicy = (typeof RESOLVER_POLICIES)[number];
 
+/** Who a gate nobody decided in time is escalated to: they may decide it from then on. */
+export const ESCALATION_GROUPS = ["approvers", "admins"] as const;
+export type EscalationGroup = (typeof ESCALATION_GROUPS)[number];
+
+/**
+ * A gate's safe default when it expires undecided: `reject` (the gated action never runs; the run
+ * ends `expired`) or `cancel` (the whole run ends `cancelled`, with its helpers).
+ */
+export const EXPIRY_DEFAULTS = ["reject", "cancel"] as const;
+export type ExpiryDefault = (typeof EXPIRY_DEFAULTS)[number];
+
 /** The five kinds of tool the runtime knows. */
 export const TOOL_KINDS = ["server", "client", "private_input", "external", "remote_agent"] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
@@ -57,7 +68,7 @@ export const OUTBOX_KINDS = ["email", "transfer"] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 /** What a tenant's outgoing webhooks can be told about (Standard Webhooks `type`). */
-export const WEBHOOK_EVENTS = ["pause.requested", "pause.resolved", "pause.expired"] as const;
+export const WEBHOOK_EVENTS = ["pause.requested", "pause.reminder", "pause.escalated", "pause.resolved", "pause.expired"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** A webhook message: waiting for (another) attempt, delivered (a 2xx), or given up after the last retry. */

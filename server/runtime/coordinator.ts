@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { Database } from "@/server/db";
 import {
+  actOnDueDeadlines,
   castVote,
   claimInteractions,
   closeInteractions,
@@ -24,18 +25,18 @@ import {
   type RunEnding,
 } from "@/server/db/queries/interactions";
 import type { Continuation } from "@/server/db/queries/runs";
-import type { CancelledBy, Checkpoint, InteractionKind, InteractionStatus, ResolverPolicy, Vote } from "@/server/domain";
+import type { CancelledBy, Checkpoint, EscalationGroup, InteractionKind, InteractionStatus, ResolverPolicy, Vote } from "@/server/domain";
 
 export type { Checkpoint } from "@/server/domain";
 import { HarborError, ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
-import type { InterruptView, RunEvent } from "./events";
+import type { GateDeadline, InterruptView, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 import type { EventBus } from "./event-bus";
 import type { RunJournal } from "./journal";
 import { RemoteAuthAnswer, RemoteInputAnswer, type Parking } from "./run-loop";
 import { signResumeToken, verifyResumeToken } from "./resume-token";
 import type { RunState } from "./state";
-import type { HandleRegistry, Resolution } from "./tools";
+import type { GateSpan, HandleRegistry, Resolution } from "./tools";
 
 /** A parked invocation, as the serving process holds it: small, because thousands may wait. */
 export interface ParkedRun {
@@ -74,6 +75,14 @@ export interface InteractionChange {
   ownerId: string;
   policy: ResolverPolicy;
   status: InteractionStatus;
+  /** The group the gate was escalated to (it may decide it too). */
+  escalatedTo?: EscalationGroup;
+}
+
+/** The group a gate was escalated to, when `identity` belongs to it. */
+export function escalatedTo(row: Pick<InteractionRow, "escalatedAt" | "escalateTo">, identity: Identity): boolean {
+  if (!row.escalatedAt || !row.escalateTo) return false;
+  return hasRole(identity, row.escalateTo === "admins" ? "admin" : "approver");
 }
 
 /** An approval is approve or reject, with an optional reason: nothing else, so arguments cannot be edited. */
@@ -93,6 +102,43 @@ function responseSchemaOf(request: Parking["requests"][number]): Record<string, 
     schemaCache.set(request.answer, schema);
   }
   return schema;
+}
+
+/**
+ * A gate's deadline from its tool's declaration: a reminder and an escalation fall strictly between
+ * the request and its expiry, or the declaration is wrong (said loudly, not ignored).
+ */
+function deadlineOf(request: Parking["requests"][number], now: number, expiresAt: Date): GateDeadline {
+  const policy = request.deadline ?? {};
+  const ttl = expiresAt.getTime() - now;
+  const within = (span: GateSpan | undefined, what: string): number | undefined => {
+    if (span === undefined) return undefined;
+    const ms = typeof span === "number" ? span : Math.round((ttl * Number.parseFloat(span)) / 100);
+    if (!Number.isFinite(ms) || ms <= 0 || ms >= ttl) {
+      throw new HarborError(
+        "TOOL_FAILED",
+        `The tool ${request.tool?.name ?? ""} declares ${what} of ${span}: it must fall within its ${ttl} ms to decide.`,
+      );
+    }
+    return ms;
+  };
+  const remindBefore = within(policy.remindBefore, "a reminder");
+  const escalateAfter = within(policy.escalate?.after, "an escalation");
+  return {
+    ...(remindBefore ? { remindAt: expiresAt.getTime() - remindBefore } : {}),
+    ...(policy.escalate && escalateAfter ? { escalateAt: now + escalateAfter, escalateTo: policy.escalate.to } : {}),
+    onExpiry: policy.onExpiry ?? "reject",
+  };
+}
+
+function deadlineColumns(deadline: GateDeadline | undefined) {
+  if (!deadline) return {};
+  return {
+    remindAt: deadline.remindAt ? new Date(deadline.remindAt) : null,
+    escalateAt: deadline.escalateAt ? new Date(deadline.escalateAt) : null,
+    escalateTo: deadline.escalateTo ?? null,
+    onExpiry: deadline.onExpiry,
+  };
 }
 
 /** External work ends by itself and an operator resumes when ready: a week bounds a forgotten one. */
@@ -171,6 +217,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
             ? deps.a2aTtlMs
             : deps.approvalTtlMs;
     const expiryOf = (r: Parking["requests"][number]) => new Date(now + (r.ttlMs ?? defaultTtl(r.kind)));
+    const deadlines = new Map(parking.requests.flatMap((r) => (r.deadline ? [[r.id, deadlineOf(r, now, expiryOf(r))] as const] : [])));
     const views: InterruptView[] = await Promise.all(
       parking.requests.map(async (r) => ({
         id: r.id,
@@ -192,6 +239,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         ...(r.tool ? { tool: r.tool } : {}),
         ...(r.detail ? { detail: r.detail } : {}),
         ...(r.quorum ? { quorum: r.quorum } : {}),
+        ...(deadlines.has(r.id) ? { deadline: deadlines.get(r.id) } : {}),
       })),
     );
     const events: RunEvent[] = [
@@ -243,6 +291,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
             quorum: r.quorum,
             instanceId: deps.instanceId,
             expiresAt: expiryOf(r),
+            ...deadlineColumns(deadlines.get(r.id)),
           })),
           jobs: parking.requests
             .filter((r) => r.kind === "external_wait")
@@ -283,6 +332,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
   function authorize(row: InteractionRow, identity: Identity, via: ResolveVia): void {
     const operator = via === "console" && hasRole(identity, "admin") && row.kind === "approval";
     if (operator && row.ownerId !== identity.userId) return;
+    // Escalated: the group it went to may decide it too (never its requester).
+    if (escalatedTo(row, identity) && row.ownerId !== identity.userId) return;
     if (row.policy === "owner" && row.ownerId !== identity.userId) {
       throw new ForbiddenError("Only the person who started this run can answer it.");
     }
@@ -419,7 +470,13 @@ export function createCoordinator(deps: CoordinatorDeps) {
       to === "expired"
         ? { code: "EXPIRED" as const, message: "The request expired before it was answered; its run ended." }
         : { code: "INTERACTION_LOST" as const, message: LOST_MESSAGE };
-    const closed = await closeWhere(to, { ids: rows.map((r) => r.id) }, { failure });
+    // An expired gate's safe default decides how its run ends: failed `expired`, or cancelled.
+    const cancelling = to === "expired" ? rows.filter((r) => r.onExpiry === "cancel") : [];
+    const failing = rows.filter((r) => !cancelling.includes(r));
+    const closed = [
+      ...(failing.length > 0 ? await closeWhere(to, { ids: failing.map((r) => r.id) }, { failure }) : []),
+      ...(cancelling.length > 0 ? await closeWhere(to, { ids: cancelling.map((r) => r.id) }, { cancelledBy: "system" }) : []),
+    ];
     // Closing changes only pending rows: one that was not closed was answered by someone else meanwhile.
     if (closed.length < rows.length) throw alreadyResolved(rows.find((r) => !closed.some((c) => c.id === r.id))!.id);
     throw new HarborError(failure.code, failure.message, { interactionId: rows[0]!.id });
@@ -619,12 +676,39 @@ export function createCoordinator(deps: CoordinatorDeps) {
    */
   let sweeps = 0;
   async function sweepExpired(): Promise<void> {
+    await actOnDeadlines();
     const durable = sweeps++ % DURABLE_SWEEP_EVERY === 0;
     if (parked.size === 0 && !durable) return;
+    const expiredOf = { expiredOf: deps.instanceId, ...(durable ? { durableKinds: DURABLE_KINDS } : {}) };
     await closeWhere(
       "expired",
-      { expiredOf: deps.instanceId, ...(durable ? { durableKinds: DURABLE_KINDS } : {}) },
+      { ...expiredOf, onExpiry: "reject" },
       { failure: { code: "EXPIRED", message: "The request expired before it was answered." } },
+    );
+    await closeWhere("expired", { ...expiredOf, onExpiry: "cancel" }, { cancelledBy: "system" });
+  }
+
+  /**
+   * Reminders and escalations that fell due, of any instance's gates (they are rows): logged,
+   * audited and told to webhooks by the statement; here, told to live readers and inboxes.
+   */
+  async function actOnDeadlines(): Promise<void> {
+    const acted = await actOnDueDeadlines(deps.db);
+    const at = Date.now();
+    for (const a of acted) {
+      if (a.logged) deps.bus.publish({ runId: a.runId, seq: a.logged.seq, at, event: a.logged.event });
+      deps.log.info({ interactionId: a.id, runId: a.runId, action: a.action, escalateTo: a.escalateTo }, "gate deadline acted");
+    }
+    notify(
+      acted.map((a) => ({
+        tenantId: a.tenantId,
+        interactionId: a.id,
+        runId: a.runId,
+        ownerId: a.ownerId,
+        policy: a.policy,
+        status: "pending" as const,
+        ...(a.escalateTo && a.action === "escalate" ? { escalatedTo: a.escalateTo } : {}),
+      })),
     );
   }
 

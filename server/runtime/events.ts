@@ -4,7 +4,7 @@
  */
 import type { RunEvent } from "@/server/domain";
 
-export type { InterruptView, LoggedEvent, RunEvent } from "@/server/domain";
+export type { GateDeadline, InterruptView, LoggedEvent, RunEvent } from "@/server/domain";
 
 /** Events after which a transport run has nothing more to say (the run itself may go on later). */
 export function endsTransport(event: RunEvent): boolean {

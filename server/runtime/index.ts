@@ -243,6 +243,8 @@ export function createRuntime(deps: RuntimeDeps) {
     /** A run's logged events after `afterSeq`, then live ones until it ends (owner or tenant admin). */
     watchRun: runFeed(deps.db, bus, subscriptions).watch,
     parkedCount: () => coordinator.parkedCount,
+    /** One sweep now, as the interval would: deadlines that fell due act, expired waits close. */
+    sweepNow: () => coordinator.sweepExpired(),
     /** The scheduler's queue, for operators. */
     schedulerQueue: (identity: Identity) => scheduler.snapshot(identity.tenantId),
     idle: async () => {
@@ -295,6 +297,8 @@ export {
   privateInputTool,
   tool,
   type ClientToolDefinition,
+  type DeadlinePolicy,
+  type GateSpan,
   type JobProgress,
   type PrivateInputToolDefinition,
   type RemoteAgentToolDefinition,

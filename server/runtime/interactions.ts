@@ -47,6 +47,15 @@ export function interactionView(row: InteractionListRow) {
     votes: (row.decision?.votes ?? row.votes).map((v) => ({ ...v, name: row.voters?.find((u) => u.id === v.by)?.name ?? null })),
     /** Who may still vote on an open quorum gate: the tenant's approvers but its requester and those who voted. */
     mayVote: row.status === "pending" && row.voters ? row.voters.filter((u) => !row.votes.some((v) => v.by === u.id)) : [],
+    /** What its deadline does and did: reminder, escalation, and the safe default on expiry. */
+    deadline: {
+      remindAt: row.remindAt?.toISOString() ?? null,
+      remindedAt: row.remindedAt?.toISOString() ?? null,
+      escalateAt: row.escalateAt?.toISOString() ?? null,
+      escalateTo: row.escalateTo,
+      escalatedAt: row.escalatedAt?.toISOString() ?? null,
+      onExpiry: row.onExpiry,
+    },
   };
 }
 
@@ -58,7 +67,11 @@ export function interactionService(
   onChange: (listener: (change: InteractionChange) => void) => () => void,
   slots: SubscriptionSlots,
 ) {
-  const visibleTo = (identity: Identity) => ({ userId: identity.userId, approver: hasRole(identity, "approver") });
+  const visibleTo = (identity: Identity) => ({
+    userId: identity.userId,
+    approver: hasRole(identity, "approver"),
+    admin: hasRole(identity, "admin"),
+  });
 
   return {
     /** The caller's own interactions, and for approvers every interaction routed to the tenant's approvers. */
@@ -91,10 +104,12 @@ export function interactionService(
       // Taken at the call, so a refusal is an error of the call, not of the stream.
       const giveBack = slots.take(identity.userId, signal);
       const approver = hasRole(identity, "approver");
+      const admin = hasRole(identity, "admin");
       const changes = new LiveQueue<InteractionChange>();
       const unsubscribe = onChange((change) => {
         if (change.tenantId !== identity.tenantId) return;
-        if (change.ownerId !== identity.userId && !(approver && change.policy === "approvers")) return;
+        const routed = change.policy === "approvers" || change.escalatedTo === "approvers" || (change.escalatedTo === "admins" && admin);
+        if (change.ownerId !== identity.userId && !(approver && routed)) return;
         changes.push(change);
       });
       // A feed never read still lets go when its request ends.

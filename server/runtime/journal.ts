@@ -53,6 +53,11 @@ export class RunJournal {
     this.nextSeq = lastSeq + 1;
   }
 
+  /** Numbers the next events after `seq`: something else wrote to the log while the run was parked. */
+  continueAfter(seq: number | undefined): void {
+    if (seq !== undefined && seq >= this.nextSeq) this.nextSeq = seq + 1;
+  }
+
   /**
    * Numbers events without storing them, for a caller that stores them in its own statement
    * (a run's first event, with the run) and calls `publish` once it committed.

@@ -16,6 +16,7 @@ import type { RunState, TranscriptMessage } from "./state";
 import {
   assertPlainJson,
   CredentialRejectedSignal,
+  type DeadlinePolicy,
   HandleRegistry,
   PauseSignal,
   type PrivateInputToolDefinition,
@@ -78,6 +79,8 @@ export interface PauseRequest {
   ttlMs?: number;
   /** How many approvers must approve (an `approvers` gate; 1 when absent). */
   quorum?: number;
+  /** What the gate's deadline does (its tool's declaration). */
+  deadline?: DeadlinePolicy;
 }
 
 /** The owner's answer to a remote agent's question. */
@@ -400,6 +403,7 @@ function gateFor(
       tool: { name: call.name, args: call.args },
       ...(approval.ttlMs ? { ttlMs: approval.ttlMs } : {}),
       ...(needed > 1 ? { quorum: needed } : {}),
+      ...(approval.deadline ? { deadline: approval.deadline } : {}),
     },
   };
 }

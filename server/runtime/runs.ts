@@ -472,6 +472,7 @@ export function runService(deps: RunsDeps) {
     }
     const log = logFor(runId, loaded.threadId, transport.requestId);
     const checkpoint = loaded.checkpoint ?? EMPTY_CHECKPOINT;
+    journal.continueAfter(checkpoint.logSeq);
     const resolutions = parked.resolutions ?? new Map();
     // Instructions that reached the run while it was parked: applied at its first safe point.
     for (const stored of checkpoint.steering ?? []) deps.mailboxes.post(runId, stored, { force: true });

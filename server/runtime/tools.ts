@@ -5,7 +5,7 @@
  * pause, a handle that cannot be re-attached fails the resume with `ERR_TOOL_CONTEXT_LOST`.
  */
 import type { z } from "zod";
-import type { InteractionKind, RemotePrompt, ResolverPolicy } from "@/server/domain";
+import type { EscalationGroup, ExpiryDefault, InteractionKind, RemotePrompt, ResolverPolicy } from "@/server/domain";
 import { HarborError, ToolContextLostError } from "./errors";
 
 /** How a gate or a tool-level pause was answered. */
@@ -52,6 +52,22 @@ export interface ToolPauseRequest {
 }
 
 /** A tool the runtime executes. */
+/** A span of a gate's time to decide: milliseconds, or a share of its TTL (`"25%"`), which settings that shorten the TTL shorten too. */
+export type GateSpan = number | `${number}%`;
+
+/**
+ * What a gate's deadline does while nobody decides: remind those who may decide `remindBefore` it
+ * expires; escalate to another group `escalate.after` it was requested (they may decide it from
+ * then on); and on expiry apply the safe default — `reject` (the default: the action never runs,
+ * the run ends `expired`) or `cancel` (the run ends `cancelled`). Each is a row's timer (it
+ * survives restarts), recorded in the run's log, the audit and webhooks.
+ */
+export interface DeadlinePolicy {
+  remindBefore?: GateSpan;
+  escalate?: { to: EscalationGroup; after: GateSpan };
+  onExpiry?: ExpiryDefault;
+}
+
 export interface ServerToolDefinition<Input = unknown, Output = unknown> {
   readonly kind?: "server";
   readonly name: string;
@@ -75,6 +91,7 @@ export interface ServerToolDefinition<Input = unknown, Output = unknown> {
     describe(args: Input): string;
     ttlMs?: number;
     quorum?: number | ((args: Input) => number);
+    deadline?: DeadlinePolicy;
   };
   /**
    * The call needs the owner's OAuth credential for `provider`: without a usable one the run parks

@@ -98,6 +98,7 @@ export function toInterrupt(view: InterruptView): Interrupt {
         ...(view.detail?.authorizationUrl ? { authorizationUrl: view.detail.authorizationUrl, provider: view.detail.provider } : {}),
         ...(view.detail?.agent ? { agent: view.detail.agent } : {}),
         ...(view.quorum ? { quorum: view.quorum } : {}),
+        ...(view.deadline ? { deadline: view.deadline } : {}),
       },
     },
   };
@@ -164,6 +165,11 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       return [custom("children.started", timestamp, { runIds: e.runIds })];
     case "steer.applied":
       return [custom("steer.applied", timestamp, { instruction: e.instruction, ...(e.detail ? { detail: e.detail } : {}) })];
+    case "pause.reminder":
+    case "pause.escalated":
+      // Written while the run is parked, between its transport runs: AG-UI has no place for an
+      // event there. The console's timeline, the audit and webhooks carry them.
+      return [];
     case "pause.resumed":
       return [custom(WIRE_EVENTS.pauseResumed, timestamp, { pauseId: e.pauseId, runId: e.runId, decision: e.decision })];
     case "snapshot":

@@ -69,7 +69,12 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
     description: "Sends an email on the user's behalf, once the user approves it.",
     input: SendEmailInput,
     output: Sent,
-    approval: { policy: "owner", describe: (args) => `Send an email to ${args.to}` },
+    approval: {
+      policy: "owner",
+      describe: (args) => `Send an email to ${args.to}`,
+      // A nudge when a fifth of the time is left; unanswered, the email is not sent.
+      deadline: { remindBefore: "20%", onExpiry: "reject" },
+    },
     async run(args, ctx) {
       const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "email", details: { to: args.to, body: args.body } });
       return { sent: true as const, outboxId: row.id };
@@ -86,6 +91,9 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
       describe: (args) => `Transfer ${formatAmount(args)} to ${args.to}`,
       // Four eyes become six for a large amount.
       quorum: (args) => (args.amount >= LARGE_TRANSFER ? 2 : 1),
+      // Nobody decided in half the time: the admins are asked too; a reminder when a fifth is left;
+      // unanswered, the money does not move.
+      deadline: { escalate: { to: "admins", after: "50%" }, remindBefore: "20%", onExpiry: "reject" },
     },
     async run(args, ctx) {
       const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "transfer", details: { ...args } });

@@ -11,6 +11,8 @@ import {
   cancelledNote,
   type CancelledBy,
   type ErrorCode,
+  type EscalationGroup,
+  type ExpiryDefault,
   type InteractionKind,
   type InteractionStatus,
   type ResolverPolicy,
@@ -145,14 +147,118 @@ export async function claimInteractions(
   return { ids: rows.map((r) => r.id), continuations };
 }
 
+/** One deadline that acted: a reminder sent or an escalation made, with the event it logged. */
+export interface DeadlineAction {
+  id: string;
+  runId: string;
+  tenantId: string;
+  ownerId: string;
+  policy: ResolverPolicy;
+  action: "remind" | "escalate";
+  escalateTo: EscalationGroup | null;
+  /** Its event in the run's log (absent when the run was no longer paused). */
+  logged?: { seq: number; event: RunEvent };
+}
+
+/** Any number: it names the lock that lets one instance at a time act on deadlines. */
+const DEADLINE_LOCK = 0x4861_7262;
+
+/**
+ * Acts on gates' deadlines that fell due — an escalation before a reminder of the same gate (one
+ * each per sweep) — once, whichever instance's sweep gets there first: the update is the
+ * compare-and-set, and only one instance at a time runs this statement. Each action is recorded in
+ * its run's log (numbered after the run's last event, noted in its checkpoint so the journal that
+ * continues the run numbers after it) and in the audit, in one statement.
+ */
+export async function actOnDueDeadlines(db: Executor, limit = 100): Promise<DeadlineAction[]> {
+  const result = await db.execute(sql`
+    with lock as (select pg_try_advisory_xact_lock(${DEADLINE_LOCK}) as held),
+    due as (
+      select id,
+        case when escalate_to is not null and escalated_at is null and escalate_at <= now() then 'escalate' else 'remind' end as action
+      from interactions
+      where status = 'pending' and expires_at > now() and (select held from lock)
+        and ((escalate_to is not null and escalated_at is null and escalate_at <= now()) or (reminded_at is null and remind_at <= now()))
+      order by id
+      limit ${limit}
+      for update skip locked
+    ),
+    acted as (
+      update interactions i set
+        escalated_at = case when d.action = 'escalate' then now() else i.escalated_at end,
+        reminded_at = case when d.action = 'remind' then now() else i.reminded_at end
+      from due d where i.id = d.id
+      returning i.id, i.run_id, i.tenant_id, i.owner_id, i.policy, i.escalate_to, i.expires_at, d.action
+    ),
+    numbered as (
+      select a.*, row_number() over (partition by a.run_id order by a.id) as ord,
+        jsonb_strip_nulls(jsonb_build_object(
+          'type', case a.action when 'escalate' then 'pause.escalated' else 'pause.reminder' end,
+          'pauseId', a.id,
+          'to', case when a.action = 'escalate' then a.escalate_to end,
+          'expiresAt', floor(extract(epoch from a.expires_at) * 1000)::bigint
+        )) as event
+      from acted a
+    ),
+    logged_runs as (
+      update runs r set checkpoint = jsonb_set(coalesce(r.checkpoint, '{}'::jsonb), '{logSeq}', to_jsonb(c.last_seq + c.count)), updated_at = now()
+      from (
+        select n.run_id, count(*) as count, (select coalesce(max(e.seq), 0) from run_events e where e.run_id = n.run_id) as last_seq
+        from numbered n group by n.run_id
+      ) c
+      where r.id = c.run_id and r.status = 'paused'
+      returning r.id, c.last_seq
+    ),
+    logged as (
+      insert into run_events (run_id, seq, type, data)
+      select n.run_id, l.last_seq + n.ord, n.event->>'type', n.event
+      from numbered n join logged_runs l on l.id = n.run_id
+      returning run_id, seq, data
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, null, case action when 'escalate' then 'interaction.escalate' else 'interaction.remind' end, 'interaction', id,
+        case action when 'escalate' then 'escalated' else 'reminded' end,
+        jsonb_strip_nulls(jsonb_build_object('runId', run_id, 'escalatedTo', case when action = 'escalate' then escalate_to end, 'expiresAt', expires_at))
+      from acted
+      order by tenant_id
+    )
+    select n.id, n.run_id, n.tenant_id, n.owner_id, n.policy, n.escalate_to, n.action, l.seq, l.data
+    from numbered n left join logged l on l.run_id = n.run_id and l.data->>'pauseId' = n.id`);
+  type Row = {
+    id: string;
+    run_id: string;
+    tenant_id: string;
+    owner_id: string;
+    policy: ResolverPolicy;
+    escalate_to: EscalationGroup | null;
+    action: "remind" | "escalate";
+    seq: number | string | null;
+    data: RunEvent | null;
+  };
+  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
+    id: r.id,
+    runId: r.run_id,
+    tenantId: r.tenant_id,
+    ownerId: r.owner_id,
+    policy: r.policy,
+    action: r.action,
+    escalateTo: r.escalate_to,
+    ...(r.seq !== null && r.data ? { logged: { seq: Number(r.seq), event: r.data } } : {}),
+  }));
+}
+
 /** Which pending interactions to close — named intents, so callers never pass SQL. */
 export type CloseTarget =
   /** These interactions (and, with them, their runs' other pending ones). */
   | { ids: readonly string[] }
   /** Everything a run waits on. */
   | { runId: string }
-  /** Waits past their expiry held by this instance — and, with `durableKinds`, durable waits anyone left behind. */
-  | { expiredOf: string; durableKinds?: readonly InteractionKind[] }
+  /**
+   * Waits past their expiry held by this instance — and, with `durableKinds`, durable waits anyone
+   * left behind — whose safe default is `onExpiry`.
+   */
+  | { expiredOf: string; durableKinds?: readonly InteractionKind[]; onExpiry: ExpiryDefault }
   /** Waits of these kinds held by these instances (what a dead instance can no longer answer). */
   | { heldBy: readonly string[]; kinds: readonly InteractionKind[] };
 
@@ -164,7 +270,7 @@ function closeCondition(target: CloseTarget): SQL {
   }
   const mine = sql`instance_id = ${target.expiredOf}`;
   const durable = target.durableKinds?.length ? sql` or kind = any(${sql.param([...target.durableKinds])}::text[])` : sql``;
-  return sql`expires_at <= now() and (${mine}${durable})`;
+  return sql`expires_at <= now() and on_expiry = ${target.onExpiry} and (${mine}${durable})`;
 }
 
 /** How the closed waits' runs end: failed with a code, or cancelled by someone (with a note in the thread). */
@@ -195,10 +301,10 @@ export async function closeInteractions(
     with closed as (
       update interactions set status = ${to}, resolved_at = now()
       where status = 'pending' and run_id in (select run_id from interactions where status = 'pending' and (${closeCondition(target)}))
-      returning id, run_id, tenant_id, owner_id, policy, kind
+      returning id, run_id, tenant_id, owner_id, policy, kind, on_expiry
     ),
     ended_runs as (
-      update runs set status = ${to}, pause_reason = null, error = ${failure ? JSON.stringify(failure) : null}::jsonb,
+      update runs set status = ${failure ? to : "cancelled"}, pause_reason = null, error = ${failure ? JSON.stringify(failure) : null}::jsonb,
         finished_at = now(), updated_at = now()
       where id in (select run_id from closed) and status = 'paused'
       returning id, thread_id
@@ -218,7 +324,8 @@ export async function closeInteractions(
     ),
     audited as (
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
-      select tenant_id, null, 'interaction.close', 'interaction', id, ${to}, jsonb_build_object('runId', run_id)
+      select tenant_id, null, 'interaction.close', 'interaction', id, ${to},
+        jsonb_strip_nulls(jsonb_build_object('runId', run_id, 'onExpiry', case when ${to} = 'expired' then on_expiry end))
       from closed
       -- Tenant by tenant: the chain's per-tenant locks are always taken in one order (no deadlock).
       order by tenant_id
@@ -264,7 +371,7 @@ export interface InteractionFilter {
   requester?: string;
   threadId?: string;
   /** Only rows these conditions admit (who may see what is the runtime's rule). */
-  visibleTo: { userId: string; approver: boolean };
+  visibleTo: { userId: string; approver: boolean; admin: boolean };
   limit?: number;
 }
 
@@ -290,7 +397,10 @@ export async function listInteractions(db: Executor, filter: InteractionFilter &
   if (filter.requester) conditions.push(eq(interactions.ownerId, filter.requester));
   if (filter.threadId) conditions.push(eq(interactions.threadId, filter.threadId));
   const mine = eq(interactions.ownerId, filter.visibleTo.userId);
-  conditions.push(filter.visibleTo.approver ? sql`(${mine} or ${interactions.policy} = 'approvers')` : mine);
+  const groups = [...(filter.visibleTo.approver ? ["approvers"] : []), ...(filter.visibleTo.admin ? ["admins"] : [])];
+  // Routed to a group the caller is in: by its policy, or by an escalation.
+  const routed = sql`(${interactions.policy} = 'approvers' or (${interactions.escalatedAt} is not null and ${interactions.escalateTo} = any(${sql.param(groups)}::text[])))`;
+  conditions.push(filter.visibleTo.approver ? sql`(${mine} or ${routed})` : mine);
   return db
     .select({
       ...getTableColumns(interactions),

@@ -9,6 +9,8 @@ import type {
   InteractionDetail,
   InteractionKind,
   MessageRole,
+  EscalationGroup,
+  ExpiryDefault,
   PauseReason,
   RunEvent,
   ResolverPolicy,
@@ -51,6 +53,11 @@ export interface InteractionInsert {
   expiresAt: Date;
   /** Approvals needed (an approvers' gate); 1 when absent. */
   quorum?: number;
+  /** The gate's deadline timers and safe default (`reject` when absent). */
+  remindAt?: Date | null;
+  escalateAt?: Date | null;
+  escalateTo?: EscalationGroup | null;
+  onExpiry?: ExpiryDefault;
 }
 
 /** Array parameters keep the statement's size fixed however many rows it writes. */
@@ -260,9 +267,11 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
   if (waits.length > 0) {
     ctes.push(sql`new_interactions as (
       insert into interactions (id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy,
-        tool_call_id, tool_name, tool_args, message, response_schema, detail, status, instance_id, expires_at, quorum)
+        tool_call_id, tool_name, tool_args, message, response_schema, detail, status, instance_id, expires_at, quorum,
+        remind_at, escalate_at, escalate_to, on_expiry)
       select w.id, w.tenant_id, w.run_id, w.thread_id, w.owner_id, w.kind, w.pause_reason, w.policy,
-        w.tool_call_id, w.tool_name, w.tool_args, w.message, w.response_schema, w.detail, 'pending', w.instance_id, w.expires_at, w.quorum
+        w.tool_call_id, w.tool_name, w.tool_args, w.message, w.response_schema, w.detail, 'pending', w.instance_id, w.expires_at, w.quorum,
+        w.remind_at, w.escalate_at, w.escalate_to, w.on_expiry
       from unnest(
         ${textArray(waits.map((w) => w.id))},
         ${textArray(waits.map((w) => w.tenantId))},
@@ -280,9 +289,13 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         ${sql.param(waits.map((w) => json(w.detail)))}::jsonb[],
         ${textArray(waits.map((w) => w.instanceId))},
         ${sql.param(waits.map((w) => w.expiresAt.toISOString()))}::timestamptz[],
-        ${sql.param(waits.map((w) => w.quorum ?? 1))}::int[]
+        ${sql.param(waits.map((w) => w.quorum ?? 1))}::int[],
+        ${sql.param(waits.map((w) => w.remindAt?.toISOString() ?? null))}::timestamptz[],
+        ${sql.param(waits.map((w) => w.escalateAt?.toISOString() ?? null))}::timestamptz[],
+        ${sql.param(waits.map((w) => w.escalateTo ?? null))}::text[],
+        ${textArray(waits.map((w) => w.onExpiry ?? "reject"))}
       ) as w(id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy, tool_call_id, tool_name,
-        tool_args, message, response_schema, detail, instance_id, expires_at, quorum))`);
+        tool_args, message, response_schema, detail, instance_id, expires_at, quorum, remind_at, escalate_at, escalate_to, on_expiry))`);
   }
   if (work.length > 0) {
     ctes.push(sql`new_jobs as (

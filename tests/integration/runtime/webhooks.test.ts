@@ -19,7 +19,7 @@ const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["me
 const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
 const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
 
-const ALL = ["pause.requested", "pause.resolved", "pause.expired"] as const;
+const ALL = ["pause.requested", "pause.reminder", "pause.escalated", "pause.resolved", "pause.expired"] as const;
 const FAST = { allowLocal: true, pollMs: 50, timeoutMs: 2_000, retryScheduleMs: [100, 100, 100] };
 
 let counter = 0;
@@ -205,6 +205,29 @@ describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
     } finally {
       shortLived.close();
       await shortLived.idle();
+    }
+  });
+
+  it("tells a transfer's escalation and reminder, and names the safe default its expiry applied", async () => {
+    const deadlines = testRuntime(database.db, { approvalTtlMs: 2_000, sweepIntervalMs: 30, webhooks: FAST });
+    try {
+      const run = started(await deadlines.startRun(alice, request("wh-deadline", "transfer 15 EUR to WH-DEADLINE")));
+      const last = (await drain(run.events)).at(-1)!.event;
+      if (last.type !== "run.paused") throw new Error("expected a gate");
+      const id = last.interrupts[0]!.id;
+      const [expired] = await eventually(() => received(acme, "pause.expired", id).length > 0 && received(acme, "pause.expired", id));
+      const [escalated] = received(acme, "pause.escalated", id);
+      const [reminded] = received(acme, "pause.reminder", id);
+      for (const message of [escalated, reminded, expired]) expect(message?.verified).toBe(true);
+      expect(escalated!.payload.data).toMatchObject({ interactionId: id, status: "pending", escalatedTo: "admins" });
+      expect(reminded!.payload.data).toMatchObject({ interactionId: id, status: "pending" });
+      expect(expired!.payload.data).toMatchObject({ interactionId: id, status: "expired", onExpiry: "reject" });
+      expect(Date.parse(escalated!.payload.timestamp)).toBeLessThanOrEqual(Date.parse(reminded!.payload.timestamp));
+      expect(received(acme, "pause.escalated", id)).toHaveLength(1);
+      expect(received(acme, "pause.reminder", id)).toHaveLength(1);
+    } finally {
+      deadlines.close();
+      await deadlines.idle();
     }
   });
 
