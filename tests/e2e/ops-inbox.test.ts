@@ -217,29 +217,47 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
     for (const p of [alice, bob, carol]) await p.context().close();
   });
 
-  it("keeps an expired request in the list with a note instead of dropping it", async () => {
-    const own = await startServer({ HARBOR_APPROVAL_TTL_MS: "6000", HARBOR_STREAM_CHUNK_MS: "0" }, "e2e-inbox-expiry");
-    try {
-      const alice = await (await browser.newContext()).newPage();
-      await signInAs(alice, own.url, "alice@acme.test");
-      await say(alice, "transfer 42 EUR to EXPIRING");
-      await alice.locator('[data-testid="approval-card"][data-status="pending"]').waitFor(PATIENCE);
-      const bob = await (await browser.newContext()).newPage();
-      await signInAs(bob, own.url, "bob@acme.test");
-      await bob.goto(`${own.url}/approvals`);
-      const expiring = row(bob, "EXPIRING");
-      await expect.poll(() => expiring.getAttribute("data-status"), PATIENCE).toBe("pending");
-      await expect.poll(() => expiring.getAttribute("data-status"), { timeout: 30_000 }).toBe("expired");
-      expect(await expiring.getByTestId("vanished-note").textContent()).toContain("Expired before anyone decided");
-      await expiring.click();
-      await expect.poll(() => bob.getByTestId("vanished-detail").textContent(), PATIENCE).toContain("expired before anyone decided");
-      await alice.context().close();
-      await bob.context().close();
-    } finally {
-      await own.stop();
-      fs.rmSync(own.dataDir, { recursive: true, force: true });
-    }
-  }, 90_000);
+  it.each(Object.entries(SIZES))(
+    "shows a transfer's deadline — escalated to the admins, then expired and kept with a note — at %s size",
+    async (size, viewport) => {
+      const own = await startServer(
+        { HARBOR_APPROVAL_TTL_MS: "8000", HARBOR_SWEEP_MS: "200", HARBOR_STREAM_CHUNK_MS: "0" },
+        `e2e-inbox-deadline-${size}`,
+      );
+      try {
+        const alice = await (await browser.newContext()).newPage();
+        await signInAs(alice, own.url, "alice@acme.test");
+        await say(alice, "transfer 42 EUR to EXPIRING");
+        await alice.locator('[data-testid="approval-card"][data-status="pending"]').waitFor(PATIENCE);
+        const carol = await (await browser.newContext({ viewport })).newPage();
+        await signInAs(carol, own.url, "carol@acme.test");
+        await carol.goto(`${own.url}/approvals`);
+        const expiring = row(carol, "EXPIRING");
+        await expect.poll(() => expiring.getAttribute("data-status"), PATIENCE).toBe("pending");
+        // Nobody decided in half its time: the admins are asked too, and the list says so.
+        await expect.poll(() => expiring.getByTestId("row-deadline").textContent(), PATIENCE).toBe("Escalated to admins");
+        await expiring.click();
+        const deadline = carol.getByTestId("deadline");
+        await expect.poll(() => deadline.textContent(), PATIENCE).toContain("Escalated to the admins at");
+        expect(await deadline.textContent()).toContain("On expiry it is rejected: the action never runs");
+        await expectAccessible(carol);
+        expect((await horizontalOverflow(carol)).scrollWidth).toBeLessThanOrEqual(viewport.width);
+        fs.mkdirSync(SHOTS, { recursive: true });
+        await carol.screenshot({ path: path.join(SHOTS, `deadline-escalated-${size}.png`), fullPage: true });
+
+        const detail = carol.getByTestId("inbox-detail");
+        await expect.poll(() => detail.getAttribute("data-status"), { timeout: 30_000 }).toBe("expired");
+        await expect.poll(() => carol.getByTestId("vanished-detail").textContent(), PATIENCE).toContain("expired before anyone decided");
+        await carol.screenshot({ path: path.join(SHOTS, `deadline-expired-${size}.png`), fullPage: true });
+        await alice.context().close();
+        await carol.context().close();
+      } finally {
+        await own.stop();
+        fs.rmSync(own.dataDir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 
   it("shows a request lost when Harbor restarted under Decided, with a note, instead of dropping it", async () => {
     const first = await startServer({ HARBOR_STREAM_CHUNK_MS: "0" }, "e2e-inbox-lost");
