@@ -1,0 +1,22 @@
+import type { Metadata } from "next";
+import { DecisionLinkPage } from "@/components/decisions/DecisionLinkPage";
+import { requireIdentity } from "@/server/auth/session";
+
+export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = {
+  title: "Decide a request · Harbor",
+  // The token is in the path: never send it to other sites, never index the page.
+  referrer: "no-referrer",
+  robots: { index: false, follow: false },
+};
+
+/**
+ * A signed one-time decision link (`/decide/<token>`). Signed out, the visitor signs in and comes
+ * back here; the page itself decides nothing (only its button does, with a POST).
+ */
+export default async function DecidePage({ params }: { params: Promise<{ token: string }> }) {
+  const { token } = await params;
+  await requireIdentity(`/decide/${encodeURIComponent(token)}`);
+  return <DecisionLinkPage token={token} />;
+}
