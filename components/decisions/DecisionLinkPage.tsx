@@ -43,7 +43,7 @@ const BACK = { href: "/approvals", label: "Open your approvals inbox" };
  * The page a decision link opens (`/decide/<token>`), signed in. Loading it decides nothing (mail
  * scanners open links): it shows the request and one button, and only that button decides.
  */
-export function DecisionLinkPage({ token }: { token: string }) {
+export function DecisionLinkPage({ token, viewerId }: { token: string; viewerId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const link = useQuery(trpc.decisionLinks.get.queryOptions({ token }, { refetchOnWindowFocus: false }));
@@ -98,7 +98,7 @@ export function DecisionLinkPage({ token }: { token: string }) {
         </PageMessage>
       );
     default:
-      return <Decision token={token} seen={state} decide={decide} />;
+      return <Decision token={token} viewerId={viewerId} seen={state} decide={decide} />;
   }
 }
 
@@ -128,10 +128,12 @@ const NOTICE_TONES: Record<Notice["tone"], string> = {
 
 function Decision({
   token,
+  viewerId,
   seen,
   decide,
 }: {
   token: string;
+  viewerId: string;
   seen: Seen;
   decide: { mutate(input: { token: string; reason?: string }): void; isPending: boolean; error: { message: string } | null };
 }) {
@@ -141,7 +143,7 @@ function Decision({
   const approve = decision === "approve";
   const title = interaction.tool ? catalog.title(interaction.tool.name) : (interaction.message ?? "Approval request");
   const requester = interaction.requester.name ?? interaction.requester.email ?? "the requester";
-  const notice = noticeOf(seen, requester);
+  const notice = noticeOf(seen, requester, viewerId);
 
   return (
     <Frame>
@@ -194,7 +196,7 @@ function Decision({
             </Meta>
           ) : (
             <Meta label="Decision" testId="link-receipt">
-              {receipt(interaction)}
+              {receipt(interaction, viewerId)}
             </Meta>
           )}
           {interaction.quorum > 1 ? (
@@ -249,9 +251,9 @@ function Decision({
 }
 
 /** What the page says above the request, when there is nothing (more) to decide. */
-function noticeOf(seen: Seen, requester: string): Notice | null {
+function noticeOf(seen: Seen, requester: string, viewerId: string): Notice | null {
   const i = seen.interaction;
-  const by = i.resolvedBy?.name ?? "another approver";
+  const by = i.resolvedBy?.id === viewerId ? "you" : (i.resolvedBy?.name ?? "another approver");
   const at = i.resolvedAt ? ` on ${when(i.resolvedAt)}` : "";
   const left = i.quorum - approvalsOf(i);
   const more = `${left} more approval${left === 1 ? "" : "s"}`;
@@ -259,20 +261,21 @@ function noticeOf(seen: Seen, requester: string): Notice | null {
     case "open":
       return null;
     case "used": {
-      const used = `You used this link to ${seen.decision}${seen.usedAt ? ` on ${when(seen.usedAt)}` : ""}.`;
+      const on = seen.usedAt ? ` on ${when(seen.usedAt)}` : "";
+      const title = "This link was already used";
       if (i.status === "pending")
+        return { icon: VoteIcon, tone: "info", title, text: `You approved with it${on}: your vote is in, and it waits for ${more}.` };
+      const icon = i.status === "resolved" ? CircleCheckIcon : CircleSlashIcon;
+      const tone = i.status === "resolved" ? "success" : "neutral";
+      // The link decided it: say so once; else what the request came to since.
+      if (i.resolvedBy?.id === viewerId && (i.status === "resolved") === (seen.decision === "approve"))
         return {
-          icon: VoteIcon,
-          tone: "info",
-          title: "This link was already used",
-          text: `${used} Your vote is in; it waits for ${more}.`,
+          icon,
+          tone,
+          title,
+          text: `You ${seen.decision === "approve" ? "approved" : "rejected"} this request with it${on}. Nothing more to do.`,
         };
-      return {
-        icon: i.status === "resolved" ? CircleCheckIcon : CircleSlashIcon,
-        tone: i.status === "resolved" ? "success" : "neutral",
-        title: "This link was already used",
-        text: `${used} ${receipt(i)}.`,
-      };
+      return { icon, tone, title, text: `You used it to ${seen.decision}${on}. ${receipt(i, viewerId)}.` };
     }
     case "decided":
       return {
@@ -303,8 +306,8 @@ function noticeOf(seen: Seen, requester: string): Notice | null {
   }
 }
 
-function receipt(i: InteractionView): string {
-  const who = i.resolvedBy?.name ?? i.resolvedBy?.id ?? "nobody";
+function receipt(i: InteractionView, viewerId: string): string {
+  const who = i.resolvedBy?.id === viewerId ? "you" : (i.resolvedBy?.name ?? i.resolvedBy?.id ?? "nobody");
   const at = i.resolvedAt ? ` on ${when(i.resolvedAt)}` : "";
   const reason = i.decision?.reason && i.decision.reason !== "cancelled" ? ` — “${i.decision.reason}”` : "";
   switch (i.status) {

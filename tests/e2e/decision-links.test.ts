@@ -98,7 +98,7 @@ describe("decision links in Chromium", () => {
     await bob.getByRole("button", { name: "Approve", exact: true }).click();
     await expect.poll(() => state.getAttribute("data-state"), PATIENCE).toBe("used");
     expect(await state.textContent()).toContain("This link was already used");
-    expect(await state.textContent()).toContain("Approved by Bob");
+    expect(await state.textContent()).toContain("You approved this request with it");
 
     await expect
       .poll(() => alice.getByTestId("message-assistant").last().textContent(), PATIENCE)
@@ -126,6 +126,8 @@ describe("decision links in Chromium", () => {
     await expect.poll(() => carol.getByTestId("link-not-yours").count(), PATIENCE).toBe(1);
     expect(await carol.getByRole("heading", { level: 1 }).textContent()).toBe("This link is for another approver");
     expect(await carol.textContent("body")).not.toContain("X-LINK-2");
+    await expectAccessible(carol, "the decision page, another approver's link");
+    await screenshot(carol, "decision-link-not-yours-desktop");
 
     const bob = await (await browser.newContext({ viewport: SIZES.phone, colorScheme: "dark" })).newPage();
     await signInAs(bob, server.url, "bob@acme.test");

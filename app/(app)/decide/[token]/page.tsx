@@ -17,6 +17,6 @@ export const metadata: Metadata = {
  */
 export default async function DecidePage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
-  await requireIdentity(`/decide/${encodeURIComponent(token)}`);
-  return <DecisionLinkPage token={token} />;
+  const identity = await requireIdentity(`/decide/${encodeURIComponent(token)}`);
+  return <DecisionLinkPage token={token} viewerId={identity.userId} />;
 }
