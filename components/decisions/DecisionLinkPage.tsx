@@ -20,6 +20,7 @@ import {
 import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import { PageMessage } from "@/components/PageMessage";
+import { CONFIRM_WORD, confirms, LARGE_TRANSFER_THRESHOLD, largeTransferAmount } from "@/components/approvals/confirmation";
 import { Countdown } from "@/components/interactions/Countdown";
 import { ArgList, FinePrint, InteractionCard } from "@/components/interactions/InteractionCard";
 import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
@@ -139,11 +140,15 @@ function Decision({
 }) {
   const catalog = useToolCatalog();
   const [reason, setReason] = useState("");
+  const [typed, setTyped] = useState("");
   const { interaction, decision } = seen;
   const approve = decision === "approve";
   const title = interaction.tool ? catalog.title(interaction.tool.name) : (interaction.message ?? "Approval request");
   const requester = interaction.requester.name ?? interaction.requester.email ?? "the requester";
   const notice = noticeOf(seen, requester, viewerId);
+  // The inbox's safety net for a large transfer: its approval is confirmed by typing the amount.
+  const large = approve ? largeTransferAmount(interaction) : null;
+  const typedOk = large === null || confirms(typed, large.amount);
 
   return (
     <Frame>
@@ -212,7 +217,7 @@ function Decision({
             className="grid gap-3 border-t pt-4"
             onSubmit={(e) => {
               e.preventDefault();
-              if (!decide.isPending) decide.mutate({ token, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+              if (!decide.isPending && typedOk) decide.mutate({ token, ...(reason.trim() ? { reason: reason.trim() } : {}) });
             }}
           >
             <Input
@@ -223,7 +228,28 @@ function Decision({
               onChange={(e) => setReason(e.target.value)}
               disabled={decide.isPending}
             />
-            <Button type="submit" variant={approve ? "primary" : "danger"} size="lg" disabled={decide.isPending} data-testid="link-confirm">
+            {large ? (
+              <label className="grid gap-1 text-sm">
+                <span className="text-muted-foreground">
+                  This transfer is {large.amount.toLocaleString("en-US")} {large.currency} — at or above{" "}
+                  {LARGE_TRANSFER_THRESHOLD.toLocaleString("en-US")}. Type the amount or “{CONFIRM_WORD}” to confirm.
+                </span>
+                <Input
+                  value={typed}
+                  onChange={(e) => setTyped(e.target.value)}
+                  aria-label="Type the amount or approve to confirm"
+                  autoComplete="off"
+                  disabled={decide.isPending}
+                />
+              </label>
+            ) : null}
+            <Button
+              type="submit"
+              variant={approve ? "primary" : "danger"}
+              size="lg"
+              disabled={decide.isPending || !typedOk}
+              data-testid="link-confirm"
+            >
               {approve ? <CheckIcon aria-hidden="true" /> : <XIcon aria-hidden="true" />}
               {decide.isPending ? "Sending…" : approve ? "Approve" : "Reject"}
             </Button>

@@ -156,4 +156,35 @@ describe("decision links in Chromium", () => {
     await alice.context().close();
     await bob.context().close();
   });
+
+  it("a large transfer needing two approvers: bob's link is one vote (after typing the amount), carol's completes it", async () => {
+    const { alice, links } = await aliceAsks("transfer 12000 EUR to X-LINK-3", "X-LINK-3");
+    const bob = await (await browser.newContext({ viewport: SIZES.desktop })).newPage();
+    await signInAs(bob, server.url, "bob@acme.test");
+    await bob.goto(links.find((l) => l.email === "bob@acme.test")!.approve);
+    const state = bob.getByTestId("link-state");
+    await expect.poll(() => state.getAttribute("data-state"), PATIENCE).toBe("open");
+    expect(await bob.getByTestId("link-request").textContent()).toContain("Votes (0 of 2 approvals)");
+    const confirm = bob.getByRole("button", { name: "Approve", exact: true });
+    expect(await confirm.isDisabled()).toBe(true);
+    await bob.getByLabel("Type the amount or approve to confirm").fill("12,000");
+    expect(await confirm.isDisabled()).toBe(false);
+    await screenshot(bob, "decision-link-large-quorum-desktop");
+    await confirm.click();
+    await expect.poll(() => state.getAttribute("data-state"), PATIENCE).toBe("used");
+    expect(await state.textContent()).toContain("it waits for 1 more approval");
+    await expect.poll(() => alice.getByTestId("approval-card").textContent(), PATIENCE).toContain("(1 so far)");
+    expect(await alice.getByTestId("approval-card").getAttribute("data-status")).toBe("pending");
+
+    await carol.goto(links.find((l) => l.email === "carol@acme.test")!.approve);
+    await expect.poll(() => carol.getByTestId("link-state").getAttribute("data-state"), PATIENCE).toBe("open");
+    await carol.getByLabel("Type the amount or approve to confirm").fill("approve");
+    await carol.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect.poll(() => carol.getByTestId("link-state").getAttribute("data-state"), PATIENCE).toBe("used");
+    await expect
+      .poll(() => alice.getByTestId("message-assistant").last().textContent(), PATIENCE)
+      .toContain("Transferred 12,000 EUR to X-LINK-3.");
+    await alice.context().close();
+    await bob.context().close();
+  });
 });
