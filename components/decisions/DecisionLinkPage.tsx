@@ -79,12 +79,7 @@ export function DecisionLinkPage({ token, viewerId }: { token: string; viewerId:
   const state = link.data;
   switch (state.state) {
     case "invalid":
-      return (
-        <PageMessage icon={Link2OffIcon} title="This link is not valid" testId="link-invalid" back={BACK}>
-          It is not a decision link of this Harbor, or it was cut short when it was copied. Open it again from the message you received, or
-          decide from your approvals inbox.
-        </PageMessage>
-      );
+      return <InvalidLink />;
     case "not_yours":
       return (
         <PageMessage icon={ShieldAlertIcon} title="This link is for another approver" testId="link-not-yours" back={BACK}>
@@ -101,6 +96,16 @@ export function DecisionLinkPage({ token, viewerId }: { token: string; viewerId:
     default:
       return <Decision token={token} viewerId={viewerId} seen={state} decide={decide} />;
   }
+}
+
+/** A link that is no decision link of this Harbor (altered, cut short, another server's). */
+export function InvalidLink() {
+  return (
+    <PageMessage icon={Link2OffIcon} title="This link is not valid" testId="link-invalid" back={BACK}>
+      It is not a decision link of this Harbor, or it was cut short when it was copied. Open it again from the message you received, or
+      decide from your approvals inbox.
+    </PageMessage>
+  );
 }
 
 function Frame({ children }: { children: ReactNode }) {

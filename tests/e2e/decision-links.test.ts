@@ -128,6 +128,11 @@ describe("decision links in Chromium", () => {
     expect(await carol.textContent("body")).not.toContain("X-LINK-2");
     await expectAccessible(carol, "the decision page, another approver's link");
     await screenshot(carol, "decision-link-not-yours-desktop");
+    // Not a link at all, or one whose signature was altered: said plainly.
+    for (const bad of [`${server.url}/decide/not-a-link`, `${link.slice(0, -2)}xx`]) {
+      await carol.goto(bad);
+      await expect.poll(() => carol.getByTestId("link-invalid").count(), PATIENCE).toBe(1);
+    }
 
     const bob = await (await browser.newContext({ viewport: SIZES.phone, colorScheme: "dark" })).newPage();
     await signInAs(bob, server.url, "bob@acme.test");
