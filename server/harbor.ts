@@ -116,6 +116,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     maxSubscriptionsPerUser: config.maxSubscriptionsPerUser,
     maxThreadMessages: config.maxThreadMessages,
     serverSecret,
+    publicUrl: publicUrl(),
     credentials: oauth,
     instanceId: instanceId(),
     instanceHeartbeatMs: config.instanceHeartbeatMs,

@@ -22,6 +22,7 @@ const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = 
   UNKNOWN_INTERRUPT: { http: 404, trpc: "NOT_FOUND" },
   ALREADY_RESOLVED: { http: 409, trpc: "CONFLICT" },
   ALREADY_VOTED: { http: 409, trpc: "CONFLICT" },
+  LINK_USED: { http: 409, trpc: "CONFLICT" },
   EXPIRED: { http: 412, trpc: "PRECONDITION_FAILED" },
   INCOMPLETE_RESUME: { http: 400, trpc: "BAD_REQUEST" },
   INTERACTION_LOST: { http: 412, trpc: "PRECONDITION_FAILED" },

@@ -534,3 +534,29 @@ export const webhookAttempts = pgTable(
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
 );
+
+/**
+ * Decision links that were used: one row per link (its JWT id), inserted once — a second use of the
+ * same link finds the row and is refused. The link itself (a signed token) is never stored.
+ */
+export const decisionLinkUses = pgTable(
+  "decision_link_uses",
+  {
+    /** The link's `jti`: one per approver and gate, shared by its approve and reject URLs. */
+    jti: text("jti").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    interactionId: text("interaction_id")
+      .notNull()
+      .references(() => interactions.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    /** What the link decided: `approve` or `reject`. */
+    decision: text("decision").$type<"approve" | "reject">().notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("decision_link_uses_interaction_idx").on(t.interactionId),
+    check("decision_link_uses_decision_check", sql`${t.decision} in ('approve', 'reject')`),
+  ],
+);

@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   "ALREADY_RESOLVED",
   /** This approver already voted on a gate that needs several approvers; it waits for the others. */
   "ALREADY_VOTED",
+  /** A decision link was used already: each link decides once (the request may still be open to the inbox). */
+  "LINK_USED",
   /** The interaction passed its `expiresAt`; its run ended `expired`. */
   "EXPIRED",
   /** A resume must answer every open interrupt of the thread at once. */

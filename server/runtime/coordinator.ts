@@ -65,8 +65,11 @@ export interface ResolutionInput {
   resumeToken?: string;
 }
 
-/** Where an answer came from: recorded in the audit log; an OAuth pause takes only its callback's. */
-export type ResolveVia = "agui" | "trpc" | "console" | "oauth_callback";
+/**
+ * Where an answer came from: recorded in the audit log; an OAuth pause takes only its callback's.
+ * `link`: an approver's signed decision link (`decision-links.ts`), decided under the same rules.
+ */
+export type ResolveVia = "agui" | "trpc" | "console" | "oauth_callback" | "link";
 
 export interface InteractionChange {
   tenantId: string;

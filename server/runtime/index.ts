@@ -15,6 +15,7 @@ import type { Identity } from "./identity";
 import { Scheduler } from "./scheduler";
 import { Mailboxes } from "./steering";
 import { createCoordinator } from "./coordinator";
+import { decisionLinkService } from "./decision-links";
 import type { CredentialBroker } from "./credentials";
 import { EventBus } from "./event-bus";
 import { signalQueued, type ClusterSignals } from "@/server/db/notifications";
@@ -78,6 +79,8 @@ export interface RuntimeDeps {
   signals?: ClusterSignals;
   /** Outgoing webhooks: local addresses allowed (tests), poll interval, POST timeout, retry schedule. */
   webhooks?: WebhookSettings;
+  /** Where users reach Harbor (`HARBOR_PUBLIC_URL`): decision links are absolute URLs under it; absent, none are minted. */
+  publicUrl?: string;
 }
 
 export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
@@ -176,12 +179,21 @@ export function createRuntime(deps: RuntimeDeps) {
   const inboxes = countedListeners(coordinator.onChange);
   if (signals)
     bridgeCluster({ db: deps.db, log: deps.log, bus, signals, announce: coordinator.announce, watchingInboxes: inboxes.watching });
+  const interactions = interactionService(deps.db, runs.resolveInteractions, inboxes.onChange, subscriptions);
+  const decisionLinks = decisionLinkService({
+    db: deps.db,
+    serverSecret: deps.serverSecret,
+    publicUrl: deps.publicUrl,
+    getInteraction: interactions.get,
+    resolve: runs.resolveInteractions,
+  });
   const webhookWorker = createWebhookWorker({
     db: deps.db,
     log: deps.log,
     instanceId,
     serverSecret: deps.serverSecret,
     settings: deps.webhooks,
+    prepare: decisionLinks.prepare,
   });
   // A pause changed here (its webhook messages are committed with it): deliver them now, not at the next poll.
   coordinator.onChange(() => webhookWorker.kick());
@@ -196,7 +208,9 @@ export function createRuntime(deps: RuntimeDeps) {
     /** The hash-chained audit log's export (admins). */
     audit: auditService(deps.db),
     threads: threadService(deps.db),
-    interactions: interactionService(deps.db, runs.resolveInteractions, inboxes.onChange, subscriptions),
+    interactions,
+    /** Signed one-time decision links: minted into webhook messages, read and used by their approver. */
+    decisionLinks,
     /**
      * The OAuth legs of a consent pause: `open` when the owner starts it (its provider, scopes and
      * expiry); `hold` before the callback exchanges a code (so a refused callback changes nothing,
@@ -317,3 +331,4 @@ export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/s
 export { MAX_THREAD_TITLE } from "./threads";
 export { WEBHOOK_EVENTS, type WebhookEvent, type WebhookSettings, type WebhookView } from "./webhooks";
 export { AUDIT_EXPORT_MAX_DAYS, AUDIT_EXPORT_PAGE_ROWS, AuditExportFormat, AuditExportRequest } from "./audit";
+export { DECISION_LINK_PATH, type DecisionLink, type LinkDecision, type LinkState } from "./decision-links";

@@ -36,7 +36,7 @@ export const RoutedRequest = z.discriminatedUnion("type", [
     identity: IdentitySchema,
     entries: z.array(Entry),
     threadId: z.string().optional(),
-    via: z.enum(["agui", "trpc", "console", "oauth_callback"]),
+    via: z.enum(["agui", "trpc", "console", "oauth_callback", "link"]),
     withTranscript: z.boolean().optional(),
     transport: z.object({ transportRunId: z.string().optional(), requestId: z.string().optional() }),
   }),

@@ -83,6 +83,11 @@ export interface WebhookWorkerDeps {
   instanceId: string;
   serverSecret: string;
   settings?: WebhookSettings;
+  /**
+   * Completes a message as it is sent (each attempt): `pause.requested` of an approvers' gate gets
+   * its decision links, minted now and kept nowhere. A failure counts as a failed attempt (retried).
+   */
+  prepare?(payload: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 export function createWebhookWorker(deps: WebhookWorkerDeps) {
@@ -151,7 +156,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const log = deps.log.child({ deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempt });
-    const body = JSON.stringify(delivery.payload);
+    let body = JSON.stringify(delivery.payload);
     const timestamp = Math.floor(Date.now() / 1000);
     const started = Date.now();
     let statusCode: number | null = null;
@@ -160,14 +165,16 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
     try {
       const url = checkWebhookUrl(delivery.url, allowLocal);
       const secret = openSecret(key, delivery.secretSealed, delivery.webhookId);
-      const headers = {
-        "content-type": "application/json",
-        "user-agent": "Harbor-Webhooks/1",
-        "webhook-id": delivery.id,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": signWebhook(secret, delivery.id, timestamp, body),
-      };
       try {
+        // What is added when it is sent (decision links) is never stored with the message.
+        if (deps.prepare) body = JSON.stringify(await deps.prepare(delivery.payload));
+        const headers = {
+          "content-type": "application/json",
+          "user-agent": "Harbor-Webhooks/1",
+          "webhook-id": delivery.id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signWebhook(secret, delivery.id, timestamp, body),
+        };
         statusCode = await post(url, headers, body, timeoutMs, allowLocal);
         if (statusCode < 200 || statusCode >= 300) error = `answered HTTP ${statusCode}`;
       } catch (thrown) {

@@ -199,7 +199,7 @@ export function webhookService(db: Database, serverSecret: string, settings: Web
       return rows.map((r) => ({
         id: r.id,
         event: r.event,
-        /** The body as sent (ids, kind, status, tool name: nothing private). */
+        /** The body as stored (ids, kind, status, tool name: nothing private); decision links are added only as it is sent. */
         payload: r.payload,
         status: r.status,
         attempts: r.attempts,
