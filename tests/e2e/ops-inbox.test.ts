@@ -240,7 +240,7 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
         const deadline = carol.getByTestId("deadline");
         await expect.poll(() => deadline.textContent(), PATIENCE).toContain("Escalated to the admins at");
         expect(await deadline.textContent()).toContain("On expiry it is rejected: the action never runs");
-        await expectAccessible(carol);
+        await expectAccessible(carol, `inbox with a deadline (${size})`);
         expect((await horizontalOverflow(carol)).scrollWidth).toBeLessThanOrEqual(viewport.width);
         fs.mkdirSync(SHOTS, { recursive: true });
         await carol.screenshot({ path: path.join(SHOTS, `deadline-escalated-${size}.png`), fullPage: true });
