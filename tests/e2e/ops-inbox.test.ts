@@ -221,7 +221,7 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
     "shows a transfer's deadline — escalated to the admins, then expired and kept with a note — at %s size",
     async (size, viewport) => {
       const own = await startServer(
-        { HARBOR_APPROVAL_TTL_MS: "8000", HARBOR_SWEEP_MS: "200", HARBOR_STREAM_CHUNK_MS: "0" },
+        { HARBOR_APPROVAL_TTL_MS: "16000", HARBOR_SWEEP_MS: "200", HARBOR_STREAM_CHUNK_MS: "0" },
         `e2e-inbox-deadline-${size}`,
       );
       try {
