@@ -30,11 +30,19 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export type OpenOptions =
-  /** `applicationName` names the connections (Harbor's are `harbor:<instance id>`: their changes notify the others). */
-  | { engine: "postgres"; url: string; poolSize?: number; applicationName?: string }
-  /** `dataDir` undefined = in memory (tests); `loadDataDir` starts from a dumped template. */
-  | { engine: "pglite"; dataDir?: string; loadDataDir?: Blob };
+export type OpenOptions = (
+  | /** `applicationName` names the connections (Harbor's are `harbor:<instance id>`: their changes notify the others). */
+    { engine: "postgres"; url: string; poolSize?: number; applicationName?: string }
+    /** `dataDir` undefined = in memory (tests); `loadDataDir` starts from a dumped template. */
+  | { engine: "pglite"; dataDir?: string; loadDataDir?: Blob }
+) & {
+  /** Told every statement the handle sends (the statement budget's counter; never its parameters). */
+  onStatement?: (sql: string) => void;
+};
+
+/** Drizzle's logger, as a statement counter. */
+const statementLogger = (onStatement?: (sql: string) => void) =>
+  onStatement ? { logger: { logQuery: (query: string) => onStatement(query) } } : {};
 
 export const MIGRATIONS_DIR = path.join(process.cwd(), "server/db/migrations");
 
@@ -42,10 +50,17 @@ export const MIGRATIONS_DIR = path.join(process.cwd(), "server/db/migrations");
 const MIGRATION_LOCK_KEY = 7_240_118;
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  return options.engine === "postgres" ? openPostgres(options.url, options.poolSize, options.applicationName) : openPglite(options);
+  return options.engine === "postgres"
+    ? openPostgres(options.url, options.poolSize, options.applicationName, options.onStatement)
+    : openPglite(options);
 }
 
-async function openPostgres(url: string, poolSize = 20, applicationName?: string): Promise<DatabaseHandle> {
+async function openPostgres(
+  url: string,
+  poolSize = 20,
+  applicationName?: string,
+  onStatement?: (sql: string) => void,
+): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, ...(applicationName ? { application_name: applicationName } : {}) });
   // An idle connection that breaks (a database restart) must not crash the process: the pool
   // replaces it, and the queries that need it report their own errors.
@@ -63,23 +78,22 @@ async function openPostgres(url: string, poolSize = 20, applicationName?: string
     await pool.end();
     throw error;
   }
-  return { db: drizzlePg(pool, { schema }), engine: "postgres", url, pool, close: () => pool.end() };
+  return { db: drizzlePg(pool, { schema, ...statementLogger(onStatement) }), engine: "postgres", url, pool, close: () => pool.end() };
 }
 
-async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+async function openPglite(options: { dataDir?: string; loadDataDir?: Blob; onStatement?: (sql: string) => void }): Promise<DatabaseHandle> {
   const release = options.dataDir ? acquireDataDirLock(options.dataDir) : () => {};
   try {
     const pgDir = options.dataDir ? path.join(options.dataDir, "pglite") : undefined;
     const client = await PGlite.create({ dataDir: pgDir, loadDataDir: options.loadDataDir });
-    const db = drizzlePglite(client, { schema });
     try {
-      await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
+      await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     } catch (error) {
       await client.close();
       throw error;
     }
     return {
-      db,
+      db: drizzlePglite(client, { schema, ...statementLogger(options.onStatement) }),
       engine: "pglite",
       close: async () => {
         await client.close();

@@ -5,29 +5,32 @@
 import fs from "node:fs/promises";
 import type { SQL } from "drizzle-orm";
 import { afterAll, beforeAll, inject } from "vitest";
-import { openDatabase, type DatabaseHandle } from "@/server/db/client";
+import { openDatabase, type DatabaseHandle, type OpenOptions } from "@/server/db/client";
 import { seedDemo } from "@/server/db/seed";
 import { createPostgresDatabase } from "./postgres";
 
+/** What a test may add to the handle: a statement counter. */
+export type OpenExtras = Pick<OpenOptions, "onStatement">;
+
 export interface TestBackend {
   name: "pglite" | "postgres";
-  open(): Promise<DatabaseHandle>;
+  open(extras?: OpenExtras): Promise<DatabaseHandle>;
 }
 
 const pglite: TestBackend = {
   name: "pglite",
-  async open() {
+  async open(extras) {
     const template = await fs.readFile(inject("pgliteTemplate"));
-    return openDatabase({ engine: "pglite", loadDataDir: new Blob([template], { type: "application/x-gzip" }) });
+    return openDatabase({ engine: "pglite", loadDataDir: new Blob([template], { type: "application/x-gzip" }), ...extras });
   },
 };
 
 function postgres(baseUrl: string): TestBackend {
   return {
     name: "postgres",
-    async open() {
+    async open(extras) {
       const created = await createPostgresDatabase(baseUrl);
-      const handle = await openDatabase({ engine: "postgres", url: created.url, poolSize: 5 });
+      const handle = await openDatabase({ engine: "postgres", url: created.url, poolSize: 5, ...extras });
       return {
         ...handle,
         async close() {
@@ -53,10 +56,13 @@ export async function queryRows<T>(db: DatabaseHandle["db"], query: SQL): Promis
  * A fresh, migrated and seeded database for the enclosing describe block: open before its tests,
  * closed after. Read `.db` inside tests (it is set once `beforeAll` ran).
  */
-export function useSeededDatabase(backend: TestBackend): { readonly handle: DatabaseHandle; readonly db: DatabaseHandle["db"] } {
+export function useSeededDatabase(
+  backend: TestBackend,
+  extras?: OpenExtras,
+): { readonly handle: DatabaseHandle; readonly db: DatabaseHandle["db"] } {
   let handle: DatabaseHandle | undefined;
   beforeAll(async () => {
-    handle = await backend.open();
+    handle = await backend.open(extras);
     await seedDemo(handle.db);
   });
   afterAll(async () => {

@@ -1,0 +1,105 @@
+/**
+ * The statement budget of the hot paths: how many statements Harbor sends the database for one
+ * chat turn, one durable email cycle (start → park → approve → send → reply) and one gate answered
+ * that parks again, counted on the database handle itself. The ceilings are what the paths cost
+ * today, so a change that adds a round trip fails here; issue 17's targets (2, 4 and 2) are below.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Planner, Runtime, ToolDefinition } from "@/server/runtime";
+import { tool } from "@/server/runtime";
+import { z } from "zod";
+import { testBackends, useSeededDatabase } from "../../helpers/backends";
+import { agentOf, ALICE, drain, started, testRuntime } from "../../helpers/runtime";
+import { createAgents } from "@/server/agents";
+import { TEST_SECRET } from "../../helpers/runtime";
+
+/** Today's cost; lower it as the paths get cheaper (the issue's targets: 2, 4, 2). */
+const CEILING = { chatTurn: 6, emailCycle: 14, gateOnly: 6 };
+
+/** Asks for approval again and again: each answer parks the run at a new gate. */
+const again: Planner = {
+  next(state) {
+    const last = state.transcript.at(-1);
+    if (last?.role === "user" || last?.role === "tool") return { type: "call_tools", calls: [{ name: "gate", args: {} }] };
+    return { type: "finish" };
+  },
+};
+const gate: ToolDefinition = tool({
+  name: "gate",
+  description: "a gate that does nothing",
+  input: z.strictObject({}),
+  output: z.strictObject({}),
+  approval: { policy: "owner", describe: () => "Pass" },
+  execute: async () => ({}),
+});
+
+describe.each(testBackends())("statements per hot path on $name", (backend) => {
+  const statements: string[] = [];
+  const database = useSeededDatabase(backend, { onStatement: (sql) => statements.push(sql) });
+  let runtime: Runtime;
+  let counter = 0;
+  beforeAll(() => {
+    const agents = new Map(createAgents(database.db, TEST_SECRET));
+    agents.set("again", agentOf("again", again, new Map([["gate", gate]])));
+    runtime = testRuntime(database.db, { agents, sweepIntervalMs: 600_000 });
+  });
+  afterAll(async () => {
+    runtime.close();
+    await runtime.idle();
+  });
+
+  /** The statements `work` sent, once everything it started is idle. */
+  async function counted(work: () => Promise<unknown>): Promise<string[]> {
+    await runtime.idle();
+    const from = statements.length;
+    await work();
+    await runtime.idle();
+    return statements.slice(from);
+  }
+  const start = (agentId: string, content: string) => {
+    const threadId = `budget-${++counter}`;
+    return runtime.startRun(ALICE, {
+      agentId,
+      threadId,
+      transportRunId: threadId,
+      messages: [{ id: `${threadId}-m`, role: "user", content }],
+    });
+  };
+  const gateOf = async (events: AsyncIterable<{ event: { type: string } }[]>) => {
+    const last = (await drain(events as never)).at(-1) as { event: { type: string; interrupts?: { id: string }[] } } | undefined;
+    const id = last?.event.interrupts?.[0]?.id;
+    if (!id) throw new Error(`expected a gate, got ${last?.event.type}`);
+    return id;
+  };
+  const report = (path: string, sent: string[]) => {
+    console.log(`${backend.name} ${path}: ${sent.length} statements\n  ${sent.map((s) => s.replace(/\s+/g, " ").slice(0, 110)).join("\n  ")}`);
+    return sent.length;
+  };
+
+  it("a chat turn", async () => {
+    await counted(async () => drain(started(await start("concierge", "hello")).events)); // warm-up
+    const sent = await counted(async () => drain(started(await start("concierge", "hello")).events));
+    expect(report("chat turn", sent)).toBeLessThanOrEqual(CEILING.chatTurn);
+  });
+
+  it("an email cycle: start, park, approve, send, reply", async () => {
+    const sent = await counted(async () => {
+      const id = await gateOf(started(await start("concierge", "send an email to budget@example.com saying hi")).events);
+      await runtime.interactions.decide(ALICE, id, true);
+    });
+    expect(report("email cycle", sent)).toBeLessThanOrEqual(CEILING.emailCycle);
+  });
+
+  it("a gate answered that parks again", async () => {
+    const first = await gateOf(started(await start("again", "go")).events);
+    let id = first;
+    const sent = await counted(async () => {
+      await runtime.interactions.decide(ALICE, id, true);
+    });
+    const [next] = (await runtime.interactions.list(ALICE, { status: "pending" })).filter((i) => i.tool?.name === "gate");
+    expect(next?.interactionId).toBeDefined();
+    id = next!.interactionId;
+    expect(report("gate only", sent)).toBeLessThanOrEqual(CEILING.gateOnly);
+    await runtime.interactions.decide(ALICE, id, false);
+  });
+});
