@@ -1,6 +1,7 @@
 import { agentsRouter } from "./routers/agents";
 import { auditRouter } from "./routers/audit";
 import { connectionsRouter } from "./routers/connections";
+import { grantsRouter } from "./routers/grants";
 import { interactionsRouter } from "./routers/interactions";
 import { meRouter } from "./routers/me";
 import { outboxRouter } from "./routers/outbox";
@@ -16,6 +17,7 @@ export const appRouter = createTRPCRouter({
   agents: agentsRouter,
   audit: auditRouter,
   connections: connectionsRouter,
+  grants: grantsRouter,
   interactions: interactionsRouter,
   outbox: outboxRouter,
   responses: responsesRouter,

@@ -62,6 +62,8 @@ export type RunEvent =
   | { type: "client_tool.requested"; requestId: string; toolCallId: string; toolName: string }
   /** Durable work started; its response id is polled (AG-UI `CUSTOM harnest.external_wait`). */
   | { type: "external_wait.started"; responseId: string; toolCallId: string }
+  /** A gated call passed on a standing approval (no pause): the grant and who gave it. */
+  | { type: "grant.used"; grantId: string; toolCallId: string; toolName: string; grantedBy: string }
   | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
   /** Steering honored at a safe point (or decided on a parked run); `detail` is what it said. */
   | { type: "steer.applied"; instruction: SteeringType; actorId: string; detail?: string }

@@ -8,6 +8,7 @@ import { listInteractions, type InteractionListRow } from "@/server/db/queries/i
 import type { InteractionKind, InteractionStatus } from "@/server/domain";
 import { APPROVAL_RESPONSE_SCHEMA, type InteractionChange, type ResolutionInput } from "./coordinator";
 import { NotFoundError } from "./errors";
+import type { GrantRequest } from "./grants";
 import { hasRole, type Identity } from "./identity";
 import { LiveQueue } from "./live-queue";
 import type { SubscriptionSlots } from "./subscriptions";
@@ -80,8 +81,12 @@ export function interactionService(
     resolve: (identity: Identity, entry: ResolutionInput) => resolveInteractions(identity, [entry], "trpc"),
 
     /** Approve or reject: an approval's only two answers, with an optional reason. */
-    decide: (identity: Identity, interactionId: string, approved: boolean, reason?: string) =>
-      resolveInteractions(identity, [{ interactionId, status: "resolved", payload: { approved, ...(reason ? { reason } : {}) } }], "trpc"),
+    decide: (identity: Identity, interactionId: string, approved: boolean, reason?: string, grant?: GrantRequest) =>
+      resolveInteractions(
+        identity,
+        [{ interactionId, status: "resolved", payload: { approved, ...(reason ? { reason } : {}), ...(grant ? { grant } : {}) } }],
+        "trpc",
+      ),
 
     /**
      * Live changes of what the caller may see (their own interactions; for approvers, those routed

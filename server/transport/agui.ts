@@ -98,6 +98,16 @@ export function toInterrupt(view: InterruptView): Interrupt {
         ...(view.detail?.authorizationUrl ? { authorizationUrl: view.detail.authorizationUrl, provider: view.detail.provider } : {}),
         ...(view.detail?.agent ? { agent: view.detail.agent } : {}),
         ...(view.quorum ? { quorum: view.quorum } : {}),
+        // What the approval may also allow from now on (the tool version it binds stays on the server).
+        ...(view.detail?.grant
+          ? {
+              grant: {
+                bounds: view.detail.grant.bounds,
+                summary: view.detail.grant.summary,
+                ...(view.detail.grant.caps ? { caps: view.detail.grant.caps } : {}),
+              },
+            }
+          : {}),
       },
     },
   };
@@ -164,6 +174,8 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       return [custom("children.started", timestamp, { runIds: e.runIds })];
     case "steer.applied":
       return [custom("steer.applied", timestamp, { instruction: e.instruction, ...(e.detail ? { detail: e.detail } : {}) })];
+    case "grant.used":
+      return [custom(WIRE_EVENTS.grantUsed, timestamp, { grantId: e.grantId, toolCallId: e.toolCallId, toolName: e.toolName })];
     case "pause.resumed":
       return [custom(WIRE_EVENTS.pauseResumed, timestamp, { pauseId: e.pauseId, runId: e.runId, decision: e.decision })];
     case "snapshot":
