@@ -125,6 +125,9 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
           event.decision === "approved" || event.decision === "resolved" ? "success" : "danger",
         );
         break;
+      case "grant.used":
+        line(`${event.toolName} approved in advance by ${who(names, event.grantedBy)} (standing approval)`, rest(event), "success");
+        break;
       case "steer.applied":
         line(
           `${STEERED[event.instruction] ?? event.instruction} by ${who(names, event.actorId)}${event.detail ? ` — ${excerpt(event.detail, 70)}` : ""}`,

@@ -2,6 +2,7 @@
 
 import type { InteractionView } from "@/components/trpc/types";
 import type { ChatToolCall } from "@/components/chat/types";
+import type { GrantChoice } from "@/server/domain";
 import { ShieldCheckIcon, Undo2Icon } from "lucide-react";
 import { Button } from "@/components/ui/Button";
 import { Countdown } from "./Countdown";
@@ -20,7 +21,7 @@ export interface ApprovalCardProps {
   /** A decision taken here but not sent yet (the thread has other open requests to answer with it). */
   chosen?: { approved: boolean };
   busy: boolean;
-  onDecide(approved: boolean, reason?: string): void | Promise<unknown>;
+  onDecide(approved: boolean, reason?: string, grant?: GrantChoice): void | Promise<unknown>;
   /** The requester takes back their own open request (offered where they may: requests they answer themselves). */
   onWithdraw?(): void | Promise<unknown>;
 }
@@ -76,6 +77,7 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
             ) : (
               <DecisionForm
                 busy={busy}
+                grant={interaction.detail?.grant}
                 disabledReason={
                   routed && interaction.requester.id === viewerId
                     ? "You cannot approve your own request. You will see the result here as soon as an approver decides."
@@ -104,6 +106,7 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
         return (
           <Outcome ok>
             Approved by {decidedBy}
+            {interaction.decision?.grantId ? " (and allowed from now on)" : ""}
             {outcome ? ` · ${outcome.text}` : " · running…"}
           </Outcome>
         );

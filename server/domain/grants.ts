@@ -31,3 +31,12 @@ export interface GrantOffer {
   toolVersion?: string;
   agentId?: string;
 }
+
+/** An approver's answer to a grant offer (the approval's `grant`). */
+export interface GrantChoice {
+  scope: GrantScope;
+  /** With `hours`: how long (1 to MAX_GRANT_HOURS). */
+  hours?: number;
+  /** Raised caps, by argument. */
+  caps?: Record<string, number>;
+}
