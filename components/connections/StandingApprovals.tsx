@@ -54,7 +54,7 @@ export function StandingApprovals() {
       ) : list.data.length === 0 ? (
         <Card>
           <EmptyState icon={CheckCheckIcon} title="No standing approvals." data-testid="grants-empty">
-            When you approve a request, choose “Approve and allow…” to let similar ones through for a while.
+            When you approve a request, choose “Allow from now on…” to let similar ones through for a while.
           </EmptyState>
         </Card>
       ) : (

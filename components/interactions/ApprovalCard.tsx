@@ -28,8 +28,10 @@ export interface ApprovalCardProps {
 
 /** A gated tool call in the conversation: what it will do, who decides, until when, and what happened. */
 export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy, onDecide, onWithdraw }: ApprovalCardProps) {
-  const status = interaction?.status;
   const outcome = resultSummary(result);
+  // A call a standing approval let through had no request of its own: it shows as approved.
+  const standing = !interaction && outcome?.standing === true;
+  const status = interaction?.status ?? (standing ? "resolved" : undefined);
   const title = useToolCatalog().title(call.name);
   return (
     <InteractionCard
@@ -38,7 +40,7 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
       title={title}
       badge={<StatusBadge status={status} />}
       data-testid="approval-card"
-      data-status={status ?? "loading"}
+      data-status={standing ? "standing" : (status ?? "loading")}
       aria-label={title}
     >
       <ArgList entries={argEntries(call.args)} />
@@ -47,6 +49,7 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
   );
 
   function footer() {
+    if (standing) return <Outcome ok>Approved in advance by a standing approval · {outcome.text}</Outcome>;
     if (!interaction) return <p className="text-sm text-muted-foreground">Loading the request…</p>;
     const decidedBy = interaction.resolvedBy
       ? interaction.resolvedBy.id === viewerId

@@ -12,7 +12,7 @@ import { Input } from "@/components/ui/Input";
 const DEFAULT_HOURS = 8;
 
 /**
- * "Approve and allow…": approves the request and gives a standing approval — later calls within
+ * "Allow from now on…" (approve and allow): approves the request and gives a standing approval — later calls within
  * the shown bounds pass without asking, for this conversation or for the next N hours. The bounds
  * are the gate's offer, in words; a cap (an amount) may be raised up to what the tool allows.
  */
@@ -54,7 +54,8 @@ export function GrantPopover({
       <Popover.Trigger asChild>
         <Button variant="secondary" className="flex-1 sm:flex-none" disabled={disabled} data-testid="grant-open">
           <CheckCheckIcon aria-hidden="true" />
-          Approve and allow…
+          {/* Not "Approve …": the plain Approve button keeps a name no other button contains. */}
+          Allow from now on…
         </Button>
       </Popover.Trigger>
       <Popover.Portal>
