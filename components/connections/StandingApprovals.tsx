@@ -85,7 +85,7 @@ export function StandingApprovals() {
                         {" · "}
                         <Link
                           href={`/chat/${encodeURIComponent(g.threadId)}`}
-                          className="text-primary underline underline-offset-2 hover:no-underline"
+                          className="whitespace-nowrap text-primary underline underline-offset-2 hover:no-underline"
                         >
                           open conversation
                         </Link>

@@ -61,7 +61,7 @@ export function GrantPopover({
       <Popover.Portal>
         <Popover.Content
           align="end"
-          side="top"
+          side="bottom"
           sideOffset={6}
           collisionPadding={8}
           className="z-50 w-80 max-w-[calc(100vw-1rem)] animate-fade-in rounded-lg border bg-card p-4 text-sm text-foreground shadow-md"

@@ -5,7 +5,7 @@
  */
 import type { Database } from "@/server/db";
 import { listInteractions, type InteractionListRow } from "@/server/db/queries/interactions";
-import type { InteractionKind, InteractionStatus } from "@/server/domain";
+import type { InteractionDetail, InteractionKind, InteractionStatus } from "@/server/domain";
 import { APPROVAL_RESPONSE_SCHEMA, type InteractionChange, type ResolutionInput } from "./coordinator";
 import { NotFoundError } from "./errors";
 import type { GrantRequest } from "./grants";
@@ -21,6 +21,13 @@ export interface InteractionQuery {
   threadId?: string;
 }
 
+/** A grant offer as clients see it: what it allows, not the tool version it binds (kept on the server). */
+function withoutGrantBinding(detail: InteractionDetail): InteractionDetail {
+  if (!detail.grant) return detail;
+  const { bounds, summary, caps } = detail.grant;
+  return { ...detail, grant: { bounds, summary, ...(caps ? { caps } : {}) } };
+}
+
 /** What clients get: no internal columns; the decision with its actor. */
 export function interactionView(row: InteractionListRow) {
   return {
@@ -34,7 +41,7 @@ export function interactionView(row: InteractionListRow) {
     message: row.message,
     tool: row.toolName ? { name: row.toolName, args: row.toolArgs ?? {} } : null,
     toolCallId: row.toolCallId,
-    detail: row.detail ?? null,
+    detail: row.detail ? withoutGrantBinding(row.detail) : null,
     requester: { id: row.ownerId, name: row.requesterName, email: row.requesterEmail },
     decision: row.decision,
     resolvedBy: row.resolvedBy ? { id: row.resolvedBy, name: row.resolverName } : null,
