@@ -101,7 +101,7 @@ export function InboxDecision({
 
   return (
     <div className="grid gap-3">
-      <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
+      <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap sm:items-center">
         <Input
           aria-label="Reason (optional)"
           placeholder="Reason (optional)"
@@ -109,9 +109,9 @@ export function InboxDecision({
           maxLength={500}
           onChange={(e) => setReason(e.target.value)}
           disabled={disabled}
-          className="sm:flex-1"
+          className="sm:min-w-56 sm:flex-1"
         />
-        <div className="flex flex-wrap gap-2">
+        <div className="flex flex-wrap gap-2 sm:ml-auto">
           <Button variant="danger" className="flex-1 sm:flex-none" onClick={() => void decide(false)} disabled={disabled}>
             <XIcon aria-hidden="true" />
             Reject

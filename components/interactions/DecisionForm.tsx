@@ -52,7 +52,7 @@ export function DecisionForm({
   };
   const disabled = busy || phase !== "open";
   return (
-    <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
+    <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap sm:items-center">
       <Input
         aria-label="Reason (optional)"
         placeholder="Reason (optional)"
@@ -60,9 +60,9 @@ export function DecisionForm({
         maxLength={500}
         onChange={(e) => setReason(e.target.value)}
         disabled={disabled}
-        className="sm:flex-1"
+        className="sm:min-w-56 sm:flex-1"
       />
-      <div className="flex flex-wrap gap-2">
+      <div className="flex flex-wrap gap-2 sm:ml-auto">
         <Button variant="danger" className="flex-1 sm:flex-none" onClick={() => void decide(false)} disabled={disabled}>
           <XIcon aria-hidden="true" />
           Reject

@@ -132,9 +132,12 @@ export function GrantPopover({
               ) : null}
             </fieldset>
             {(offer.caps ?? []).map((c) => (
-              <label key={c.field} className="grid gap-1">
-                <span className="font-medium">Allow {c.field} up to</span>
+              <div key={c.field} className="grid gap-1">
+                <label htmlFor={`${id}-${c.field}`} className="font-medium">
+                  Allow {c.field} up to
+                </label>
                 <Input
+                  id={`${id}-${c.field}`}
                   type="number"
                   inputMode="decimal"
                   min={c.approved}
@@ -148,7 +151,7 @@ export function GrantPopover({
                 <span id={`${id}-${c.field}-hint`} className="text-xs text-muted-foreground">
                   From {c.approved.toLocaleString("en-US")} (this request) to {c.limit.toLocaleString("en-US")}.
                 </span>
-              </label>
+              </div>
             ))}
             <div className="flex flex-wrap justify-end gap-2">
               <Popover.Close asChild>

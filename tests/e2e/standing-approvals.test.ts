@@ -81,6 +81,53 @@ describe("standing approvals in Chromium", () => {
     });
   }
 
+  it("bob allows alice's transfers to one account up to a raised cap for some hours from the inbox; carol (admin) sees it", async () => {
+    const account = `DE-GRANT-${Date.now().toString(36).toUpperCase()}`;
+    const alice = await open("desktop", "light");
+    await say(alice, `transfer 500 EUR to ${account}`);
+    await expect.poll(() => alice.getByTestId("approval-card").last().getAttribute("data-status"), PATIENCE).toBe("pending");
+
+    const bob = await (await browser.newContext({ viewport: SIZES.phone, colorScheme: "light" })).newPage();
+    await signInAs(bob, server.url, "bob@acme.test");
+    await bob.goto(`${server.url}/approvals`);
+    const row = bob.getByTestId("inbox-row").filter({ hasText: `Transfer 500 EUR to ${account}` });
+    await expect.poll(() => row.count(), PATIENCE).toBe(1);
+    await row.click();
+    const detail = bob.getByTestId("inbox-detail");
+    await detail.getByRole("button", { name: "Allow from now on…" }).click();
+    const popover = bob.getByTestId("grant-popover");
+    await popover.waitFor();
+    expect(await popover.textContent()).toContain(`transfers to ${account} up to 500 EUR`);
+    await popover.getByLabel("Hours").fill("2");
+    expect(await popover.getByLabel("The next").isChecked()).toBe(true);
+    await popover.getByLabel("Allow amount up to").fill("9000");
+    expect(await popover.getByRole("button", { name: "Approve and allow" }).isDisabled()).toBe(true);
+    await popover.getByLabel("Allow amount up to").fill("800");
+    await noSideways(bob);
+    await expectAccessible(bob, "the inbox's grant popover (phone)");
+    await screenshot(bob, "grant-popover-inbox-phone-light");
+    await popover.getByRole("button", { name: "Approve and allow" }).click();
+    await expect.poll(() => lastReply(alice), PATIENCE).toContain(`Transferred 500 EUR to ${account}.`);
+
+    // Another conversation of alice's, within the cap: no approver needed.
+    await alice.goto(`${server.url}/chat`);
+    await say(alice, `transfer 700 EUR to ${account}`);
+    await expect.poll(() => lastReply(alice), PATIENCE).toContain(`Transferred 700 EUR to ${account} under a standing approval.`);
+
+    const carol = await (await browser.newContext({ viewport: SIZES.desktop, colorScheme: "dark" })).newPage();
+    await signInAs(carol, server.url, "carol@acme.test");
+    await carol.goto(`${server.url}/connections`);
+    const grant = carol.getByTestId("grant").filter({ hasText: `transfers to ${account} up to 800 EUR` });
+    await expect.poll(() => grant.count(), PATIENCE).toBe(1);
+    expect(await grant.textContent()).toMatch(/For Alice · given by Bob .* used 1 time/);
+    await expectAccessible(carol, "/connections as an admin (dark)");
+    await screenshot(carol, "grants-list-admin-desktop-dark");
+    await grant.getByRole("button", { name: /^Revoke/ }).click();
+    await grant.getByRole("button", { name: "Yes, revoke" }).click();
+    await expect.poll(() => grant.count(), PATIENCE).toBe(0);
+    for (const p of [alice, bob, carol]) await p.context().close();
+  });
+
   it("shows an empty list of standing approvals to someone with none", async () => {
     const page = await (await browser.newContext({ viewport: SIZES.desktop })).newPage();
     await signInAs(page, server.url, "mallory@globex.test");
