@@ -34,6 +34,7 @@ import { deadlineFlag, deadlineSteps, escalatedToViewer } from "./deadline";
 import { Conversation } from "./Conversation";
 import { InboxDecision, type Ask } from "./InboxDecision";
 import { isTyping, ShortcutsHelp } from "./ShortcutsHelp";
+import type { GrantChoice } from "@/server/domain";
 
 type Tab = "pending" | "decided";
 type Reason = NonNullable<InteractionView["pauseReason"]>;
@@ -482,11 +483,11 @@ function Detail({
   const busy = approve.isPending || reject.isPending;
   const failure = approve.error ?? reject.error;
   const own = interaction.requester.id === viewerId && interaction.policy === "approvers";
-  const decide = async (approved: boolean, reason?: string) => {
+  const decide = async (approved: boolean, reason?: string, grant?: GrantChoice) => {
     const input = { interactionId: interaction.interactionId, ...(reason ? { reason } : {}) };
     let continued: string[];
     try {
-      ({ continued } = await (approved ? approve : reject).mutateAsync(input));
+      ({ continued } = approved ? await approve.mutateAsync({ ...input, ...(grant ? { grant } : {}) }) : await reject.mutateAsync(input));
     } catch (error) {
       toast({ tone: "error", title: `Could not ${approved ? "approve" : "reject"}`, detail: interaction.message ?? title });
       throw error;
@@ -495,7 +496,7 @@ function Detail({
     const voteOnly = approved && interaction.quorum > 1 && continued.length === 0;
     toast({
       tone: "success",
-      title: voteOnly ? "Vote recorded" : approved ? "Approved" : "Rejected",
+      title: voteOnly ? "Vote recorded" : grant ? "Approved, and allowed from now on" : approved ? "Approved" : "Rejected",
       detail: voteOnly ? `${interaction.message ?? title} needs the other approvers too.` : (interaction.message ?? title),
     });
   };
@@ -608,6 +609,7 @@ function Detail({
             large={largeTransferAmount(interaction)}
             summary={interaction.message ?? title}
             ask={ask}
+            grant={interaction.detail?.grant}
             disabledReason={
               own
                 ? "You requested this, so another approver must decide (four-eyes rule)."

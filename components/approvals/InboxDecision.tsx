@@ -4,6 +4,8 @@ import { CheckIcon, InfoIcon, XIcon } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { Input } from "@/components/ui/Input";
+import { GrantPopover } from "@/components/interactions/GrantPopover";
+import type { GrantChoice, GrantOffer } from "@/server/domain";
 import { CONFIRM_WORD, confirms, LARGE_TRANSFER_THRESHOLD } from "./confirmation";
 
 export interface Ask {
@@ -25,6 +27,7 @@ export function InboxDecision({
   large,
   summary,
   ask,
+  grant,
   onDecide,
 }: {
   busy: boolean;
@@ -34,7 +37,9 @@ export function InboxDecision({
   /** What is being decided, in a few words (for the confirmation). */
   summary: string;
   ask: Ask | null;
-  onDecide(approved: boolean, reason?: string): Promise<unknown>;
+  /** The standing approval the request offers ("Approve and allow…"), if any. */
+  grant?: Pick<GrantOffer, "summary" | "caps">;
+  onDecide(approved: boolean, reason?: string, grant?: GrantChoice): Promise<unknown>;
 }) {
   const [reason, setReason] = useState("");
   const [phase, setPhase] = useState<"open" | "sending" | "sent">("open");
@@ -78,13 +83,13 @@ export function InboxDecision({
       </p>
     );
 
-  const decide = async (approved: boolean) => {
+  const decide = async (approved: boolean, standing?: GrantChoice) => {
     if (locked.current || busy) return;
     locked.current = true;
     setPhase("sending");
     setConfirming(null);
     try {
-      await onDecide(approved, reason.trim() || undefined);
+      await onDecide(approved, reason.trim() || undefined, standing);
       setPhase("sent");
     } catch {
       locked.current = false;
@@ -96,7 +101,7 @@ export function InboxDecision({
 
   return (
     <div className="grid gap-3">
-      <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
+      <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap sm:items-center">
         <Input
           aria-label="Reason (optional)"
           placeholder="Reason (optional)"
@@ -104,13 +109,15 @@ export function InboxDecision({
           maxLength={500}
           onChange={(e) => setReason(e.target.value)}
           disabled={disabled}
-          className="sm:flex-1"
+          className="sm:min-w-56 sm:flex-1"
         />
-        <div className="flex gap-2">
+        <div className="flex flex-wrap gap-2 sm:ml-auto">
           <Button variant="danger" className="flex-1 sm:flex-none" onClick={() => void decide(false)} disabled={disabled}>
             <XIcon aria-hidden="true" />
             Reject
           </Button>
+          {/* A standing approval is only offered below the large-transfer threshold (no typed confirmation to skip). */}
+          {grant && !large ? <GrantPopover offer={grant} disabled={disabled} onApprove={(choice) => void decide(true, choice)} /> : null}
           <Button
             variant="primary"
             className="flex-1 sm:flex-none"

@@ -379,7 +379,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                       viewerId={viewerId}
                       chosen={gates.chosen(call.id)}
                       busy={run.running}
-                      onDecide={(approved, reason) => gates.decide(call.id, approved, reason)}
+                      onDecide={(approved, reason, grant) => gates.decide(call.id, approved, reason, grant)}
                       onWithdraw={() => gates.withdraw(call.id)}
                     />
                   ),

@@ -6,6 +6,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import type { InteractionView } from "@/components/trpc/types";
+import type { GrantChoice } from "@/server/domain";
 import type { ResumeAnswer } from "./types";
 import type { useAgentRun } from "./useAgentRun";
 
@@ -23,7 +24,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   const queryClient = useQueryClient();
   const list = useQuery(trpc.interactions.list.queryOptions(threadId ? { threadId } : skipToken));
   const interactions = useMemo(() => list.data ?? [], [list.data]);
-  const [choices, setChoices] = useState<Record<string, { approved: boolean; reason?: string }>>({});
+  const [choices, setChoices] = useState<Record<string, { approved: boolean; reason?: string; grant?: GrantChoice }>>({});
 
   const byToolCall = useMemo(() => {
     const map = new Map<string, InteractionView>();
@@ -43,10 +44,10 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }), [queryClient, trpc]);
 
   const decide = useCallback(
-    async (toolCallId: string, approved: boolean, reason?: string) => {
+    async (toolCallId: string, approved: boolean, reason?: string, grant?: GrantChoice) => {
       const gate = byToolCall.get(toolCallId);
       if (!gate) return;
-      const next = { ...choices, [gate.interactionId]: { approved, ...(reason ? { reason } : {}) } };
+      const next = { ...choices, [gate.interactionId]: { approved, ...(reason ? { reason } : {}), ...(grant ? { grant } : {}) } };
       if (!mine.every((i) => next[i.interactionId])) {
         setChoices(next);
         return;

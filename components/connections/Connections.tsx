@@ -10,6 +10,7 @@ import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { Skeleton } from "@/components/ui/Skeleton";
+import { StandingApprovals } from "./StandingApprovals";
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 
@@ -99,6 +100,7 @@ export function Connections() {
             Disconnected here; the provider could not be told, so you may also revoke Harbor&apos;s access in your account there.
           </p>
         ) : null}
+        <StandingApprovals />
       </div>
     </div>
   );

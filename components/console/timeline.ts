@@ -131,6 +131,9 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
       case "pause.escalated":
         line(`Nobody decided in time: escalated to the tenant's ${event.to}`, rest(event), "warning");
         break;
+      case "grant.used":
+        line(`${event.toolName} approved in advance by ${who(names, event.grantedBy)} (standing approval)`, rest(event), "success");
+        break;
       case "steer.applied":
         line(
           `${STEERED[event.instruction] ?? event.instruction} by ${who(names, event.actorId)}${event.detail ? ` — ${excerpt(event.detail, 70)}` : ""}`,

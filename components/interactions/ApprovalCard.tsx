@@ -2,6 +2,7 @@
 
 import type { InteractionView } from "@/components/trpc/types";
 import type { ChatToolCall } from "@/components/chat/types";
+import type { GrantChoice } from "@/server/domain";
 import { ShieldCheckIcon, Undo2Icon } from "lucide-react";
 import { Button } from "@/components/ui/Button";
 import { Countdown } from "./Countdown";
@@ -20,15 +21,17 @@ export interface ApprovalCardProps {
   /** A decision taken here but not sent yet (the thread has other open requests to answer with it). */
   chosen?: { approved: boolean };
   busy: boolean;
-  onDecide(approved: boolean, reason?: string): void | Promise<unknown>;
+  onDecide(approved: boolean, reason?: string, grant?: GrantChoice): void | Promise<unknown>;
   /** The requester takes back their own open request (offered where they may: requests they answer themselves). */
   onWithdraw?(): void | Promise<unknown>;
 }
 
 /** A gated tool call in the conversation: what it will do, who decides, until when, and what happened. */
 export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy, onDecide, onWithdraw }: ApprovalCardProps) {
-  const status = interaction?.status;
   const outcome = resultSummary(result);
+  // A call a standing approval let through had no request of its own: it shows as approved.
+  const standing = !interaction && outcome?.standing === true;
+  const status = interaction?.status ?? (standing ? "resolved" : undefined);
   const title = useToolCatalog().title(call.name);
   return (
     <InteractionCard
@@ -37,7 +40,7 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
       title={title}
       badge={<StatusBadge status={status} />}
       data-testid="approval-card"
-      data-status={status ?? "loading"}
+      data-status={standing ? "standing" : (status ?? "loading")}
       aria-label={title}
     >
       <ArgList entries={argEntries(call.args)} />
@@ -46,6 +49,7 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
   );
 
   function footer() {
+    if (standing) return <Outcome ok>Approved in advance by a standing approval · {outcome.text}</Outcome>;
     if (!interaction) return <p className="text-sm text-muted-foreground">Loading the request…</p>;
     const decidedBy = interaction.resolvedBy
       ? interaction.resolvedBy.id === viewerId
@@ -76,6 +80,7 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
             ) : (
               <DecisionForm
                 busy={busy}
+                grant={interaction.detail?.grant}
                 disabledReason={
                   routed && interaction.requester.id === viewerId
                     ? "You cannot approve your own request. You will see the result here as soon as an approver decides."
@@ -104,6 +109,7 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
         return (
           <Outcome ok>
             Approved by {decidedBy}
+            {interaction.decision?.grantId ? " (and allowed from now on)" : ""}
             {outcome ? ` · ${outcome.text}` : " · running…"}
           </Outcome>
         );

@@ -4,6 +4,8 @@ import { CheckIcon, InfoIcon, XIcon } from "lucide-react";
 import { useRef, useState } from "react";
 import { Button } from "@/components/ui/Button";
 import { Input } from "@/components/ui/Input";
+import type { GrantChoice, GrantOffer } from "@/server/domain";
+import { GrantPopover } from "./GrantPopover";
 
 /**
  * Approve or reject, with an optional reason. Arguments are never editable: a change needs a new
@@ -13,13 +15,16 @@ import { Input } from "@/components/ui/Input";
 export function DecisionForm({
   busy,
   disabledReason,
+  grant,
   onDecide,
 }: {
   busy: boolean;
   /** Why this viewer cannot decide (shown instead of the buttons). */
   disabledReason?: string;
+  /** The standing approval the request offers ("Approve and allow…"), if any. */
+  grant?: Pick<GrantOffer, "summary" | "caps">;
   /** Sends the decision; a rejected promise means it was not taken, and the form unlocks. */
-  onDecide(approved: boolean, reason?: string): void | Promise<unknown>;
+  onDecide(approved: boolean, reason?: string, grant?: GrantChoice): void | Promise<unknown>;
 }) {
   const [reason, setReason] = useState("");
   const [phase, setPhase] = useState<"open" | "sending" | "sent">("open");
@@ -32,12 +37,12 @@ export function DecisionForm({
         {disabledReason}
       </p>
     );
-  const decide = async (approved: boolean) => {
+  const decide = async (approved: boolean, standing?: GrantChoice) => {
     if (locked.current || busy) return;
     locked.current = true;
     setPhase("sending");
     try {
-      await onDecide(approved, reason.trim() || undefined);
+      await onDecide(approved, reason.trim() || undefined, standing);
       setPhase("sent");
     } catch {
       // The caller shows why; the form is open again for another try.
@@ -47,7 +52,7 @@ export function DecisionForm({
   };
   const disabled = busy || phase !== "open";
   return (
-    <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
+    <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap sm:items-center">
       <Input
         aria-label="Reason (optional)"
         placeholder="Reason (optional)"
@@ -55,13 +60,14 @@ export function DecisionForm({
         maxLength={500}
         onChange={(e) => setReason(e.target.value)}
         disabled={disabled}
-        className="sm:flex-1"
+        className="sm:min-w-56 sm:flex-1"
       />
-      <div className="flex gap-2">
+      <div className="flex flex-wrap gap-2 sm:ml-auto">
         <Button variant="danger" className="flex-1 sm:flex-none" onClick={() => void decide(false)} disabled={disabled}>
           <XIcon aria-hidden="true" />
           Reject
         </Button>
+        {grant ? <GrantPopover offer={grant} disabled={disabled} onApprove={(choice) => void decide(true, choice)} /> : null}
         <Button variant="primary" className="flex-1 sm:flex-none" onClick={() => void decide(true)} disabled={disabled}>
           <CheckIcon aria-hidden="true" />
           {busy || phase === "sending" ? "Sending…" : phase === "sent" ? "Sent" : "Approve"}

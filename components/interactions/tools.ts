@@ -54,13 +54,15 @@ export function argEntries(args: Record<string, unknown>): [string, string][] {
 }
 
 /** What the tool's recorded result says happened. */
-export function resultSummary(content: string | undefined): { done: boolean; text: string } | null {
+export function resultSummary(content: string | undefined): { done: boolean; text: string; standing?: true } | null {
   if (!content) return null;
   try {
     const parsed = JSON.parse(content) as Record<string, unknown>;
     if (parsed.rejected === true) return { done: false, text: parsed.reason === "cancelled" ? "Cancelled" : "Not done" };
-    if (parsed.sent === true) return { done: true, text: "Email sent" };
-    if (parsed.transferred === true) return { done: true, text: "Transfer made" };
+    // Went through on a standing approval: there was no request to decide.
+    const standing = parsed.standing === true ? ({ standing: true } as const) : {};
+    if (parsed.sent === true) return { done: true, text: "Email sent", ...standing };
+    if (parsed.transferred === true) return { done: true, text: "Transfer made", ...standing };
     return { done: true, text: "Done" };
   } catch {
     return { done: true, text: content };

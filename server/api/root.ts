@@ -2,6 +2,7 @@ import { agentsRouter } from "./routers/agents";
 import { auditRouter } from "./routers/audit";
 import { connectionsRouter } from "./routers/connections";
 import { decisionLinksRouter } from "./routers/decision-links";
+import { grantsRouter } from "./routers/grants";
 import { interactionsRouter } from "./routers/interactions";
 import { meRouter } from "./routers/me";
 import { outboxRouter } from "./routers/outbox";
@@ -18,6 +19,7 @@ export const appRouter = createTRPCRouter({
   audit: auditRouter,
   connections: connectionsRouter,
   decisionLinks: decisionLinksRouter,
+  grants: grantsRouter,
   interactions: interactionsRouter,
   outbox: outboxRouter,
   responses: responsesRouter,

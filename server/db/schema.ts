@@ -10,6 +10,8 @@ import {
   type EscalationGroup,
   type ExpiryDefault,
   type ErrorCode,
+  type GrantBounds,
+  type GrantScope,
   type InteractionDetail,
   type InteractionKind,
   type InteractionStatus,
@@ -28,6 +30,7 @@ import {
   CREDENTIAL_KINDS,
   ESCALATION_GROUPS,
   EXPIRY_DEFAULTS,
+  GRANT_SCOPES,
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
   JOB_STATUSES,
@@ -266,6 +269,8 @@ export const interactions = pgTable(
       text?: string;
       /** A quorum gate's votes, as they stood when it was decided. */
       votes?: Vote[];
+      /** The standing approval given with this approval (`approval_grants.id`). */
+      grantId?: string;
     }>(),
     resolvedBy: text("resolved_by"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true, mode: "date" }),
@@ -304,6 +309,49 @@ export const interactions = pgTable(
     index("interactions_escalate_due_idx")
       .on(t.escalateAt)
       .where(sql`${t.status} = 'pending' and ${t.escalatedAt} is null`),
+  ],
+);
+
+/**
+ * Standing approvals: "approve, and allow this tool within these bounds" — for the conversation
+ * (`thread_id` set) or for the owner's runs until `expires_at`. A later call of the same tool, at
+ * the same version, for the same agent and owner, with arguments within `bounds`, passes its gate
+ * without a pause while the grant is neither expired nor revoked.
+ */
+export const approvalGrants = pgTable(
+  "approval_grants",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Whose runs may use it: the requester of the gate it was given on. */
+    ownerId: text("owner_id").notNull(),
+    /** The conversation it is limited to; null for an hours-scoped grant (any of the owner's conversations). */
+    threadId: text("thread_id"),
+    scope: text("scope").$type<GrantScope>().notNull(),
+    agentId: text("agent_id").notNull(),
+    toolName: text("tool_name").notNull(),
+    /** The tool's version when it was granted: a changed tool voids the grant. */
+    toolVersion: text("tool_version").notNull(),
+    bounds: jsonb("bounds").$type<GrantBounds>().notNull(),
+    /** The gate whose approval gave it. */
+    interactionId: text("interaction_id").notNull(),
+    grantedBy: text("granted_by").notNull(),
+    uses: integer("uses").notNull().default(0),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    revokedBy: text("revoked_by"),
+  },
+  (t) => [
+    // The run loop's one lookup per gated call: live grants of this owner for this tool.
+    index("approval_grants_live_idx")
+      .on(t.tenantId, t.ownerId, t.toolName)
+      .where(sql`${t.revokedAt} is null`),
+    index("approval_grants_tenant_idx").on(t.tenantId, t.createdAt),
+    check("approval_grants_scope_check", sql`${t.scope} in (${inList(GRANT_SCOPES)})`),
   ],
 );
 

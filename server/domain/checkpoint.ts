@@ -17,7 +17,14 @@ export interface PendingCall {
     id: string;
     /** The digest of the arguments, tool version and agent version the approver was shown. */
     binding?: string;
-    decision?: { approved: boolean; by: string; reason?: string; status: "resolved" | "rejected" | "cancelled" };
+    decision?: {
+      approved: boolean;
+      by: string;
+      reason?: string;
+      status: "resolved" | "rejected" | "cancelled";
+      /** Approved beforehand by this standing approval (no pause). */
+      grantId?: string;
+    };
   };
   /** The call paused itself: the interaction it waits on, its `ctx.state` and its handle keys. */
   paused?: { on: string; state: Record<string, unknown>; handleKeys: string[] };

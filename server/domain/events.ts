@@ -81,6 +81,8 @@ export type RunEvent =
    */
   | { type: "pause.reminder"; pauseId: string; expiresAt: number }
   | { type: "pause.escalated"; pauseId: string; to: EscalationGroup; expiresAt: number }
+  /** A gated call passed on a standing approval (no pause): the grant and who gave it. */
+  | { type: "grant.used"; grantId: string; toolCallId: string; toolName: string; grantedBy: string }
   | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
   /** Steering honored at a safe point (or decided on a parked run); `detail` is what it said. */
   | { type: "steer.applied"; instruction: SteeringType; actorId: string; detail?: string }

@@ -9,3 +9,4 @@ export * from "./checkpoint";
 export * from "./steering";
 export * from "./text";
 export * from "./wire";
+export * from "./grants";

@@ -2,6 +2,7 @@
  * Harbor's vocabulary: the closed sets every layer speaks — the Drizzle schema, the runtime, the
  * API and the components all import them from here. Depends on nothing.
  */
+import type { GrantOffer } from "./grants";
 
 export const ROLES = ["member", "approver", "admin"] as const;
 export type Role = (typeof ROLES)[number];
@@ -104,6 +105,8 @@ export interface InteractionDetail {
   /** a2a: what the remote agent asks for, and who it is. */
   prompt?: RemotePrompt;
   agent?: string;
+  /** approval: the standing approval its approver may grant with the decision (tools declaring `grantable`). */
+  grant?: GrantOffer;
 }
 
 /** One approver's vote on a gate that needs several (a quorum); the gate resolves once enough approve. */

@@ -15,6 +15,8 @@ export const WIRE_EVENTS = {
   runCancelled: "run.cancelled",
   /** A run waits for its turn on the thread or the scheduler (`{ runId, position }`). */
   runQueued: "run.queued",
+  /** A gated call passed on a standing approval, without a pause (`{ grantId, toolCallId, toolName }`). */
+  grantUsed: "grant.used",
 } as const;
 
 /** Metadata namespaces: the seed's `harnest` (only `privateInput`) and Harbor's own. */

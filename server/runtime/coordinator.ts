@@ -24,6 +24,7 @@ import {
   type InteractionRow,
   type RunEnding,
 } from "@/server/db/queries/interactions";
+import type { NewGrant } from "@/server/db/queries/grants";
 import type { Continuation } from "@/server/db/queries/runs";
 import type { CancelledBy, Checkpoint, EscalationGroup, InteractionKind, InteractionStatus, ResolverPolicy, Vote } from "@/server/domain";
 
@@ -34,6 +35,7 @@ import { hasRole, type Identity } from "./identity";
 import type { EventBus } from "./event-bus";
 import type { RunJournal } from "./journal";
 import { RemoteAuthAnswer, RemoteInputAnswer, type Parking } from "./run-loop";
+import { grantFor, GrantRequest } from "./grants";
 import { signResumeToken, verifyResumeToken } from "./resume-token";
 import type { RunState } from "./state";
 import type { GateSpan, HandleRegistry, Resolution } from "./tools";
@@ -88,8 +90,15 @@ export function escalatedTo(row: Pick<InteractionRow, "escalatedAt" | "escalateT
   return hasRole(identity, row.escalateTo === "admins" ? "admin" : "approver");
 }
 
-/** An approval is approve or reject, with an optional reason: nothing else, so arguments cannot be edited. */
-export const ApprovalAnswer = z.strictObject({ approved: z.boolean(), reason: z.string().max(500).optional() });
+/**
+ * An approval is approve or reject, with an optional reason: nothing else, so arguments cannot be
+ * edited. An approval may also take the gate's standing approval offer (`grant`, see grants.ts).
+ */
+export const ApprovalAnswer = z.strictObject({
+  approved: z.boolean(),
+  reason: z.string().max(500).optional(),
+  grant: GrantRequest.optional(),
+});
 
 /** JSON Schema of `ApprovalAnswer`, sent as the interrupt's `responseSchema`. */
 export const APPROVAL_RESPONSE_SCHEMA = z.toJSONSchema(ApprovalAnswer) as Record<string, unknown>;
@@ -371,7 +380,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
     entry: ResolutionInput,
     index: number,
     via: ResolveVia,
-  ): Claim & { payload: Record<string, unknown> } {
+    actorId: string,
+  ): Claim & { payload: Record<string, unknown>; grant?: NewGrant } {
     if (entry.status === "cancelled") {
       if (entry.payload !== undefined) throw new InvalidInputError(`resume[${index}].payload`, "a cancelled entry carries no payload");
       const decision = { approved: false, reason: "cancelled" };
@@ -419,8 +429,15 @@ export function createCoordinator(deps: CoordinatorDeps) {
       return { id: row.id, status: "resolved", decision: { output: answer.data }, payload: { output: answer.data } };
     }
     const parsed = ApprovalAnswer.safeParse(entry.payload);
-    if (!parsed.success) throw invalid(parsed.error, "an approval answers { approved, reason? } only");
-    return { id: row.id, status: parsed.data.approved ? "resolved" : "rejected", decision: parsed.data, payload: parsed.data };
+    if (!parsed.success) throw invalid(parsed.error, "an approval answers { approved, reason?, grant? } only");
+    const { grant: asked, ...answer } = parsed.data;
+    if (!asked || !answer.approved) {
+      if (asked) throw new InvalidInputError(`resume[${index}].payload.grant`, "only an approval gives a standing approval");
+      return { id: row.id, status: answer.approved ? "resolved" : "rejected", decision: answer, payload: answer };
+    }
+    const grant = grantFor(row, asked, actorId, `resume[${index}].payload.grant`);
+    const decision = { ...answer, grantId: grant.id };
+    return { id: row.id, status: "resolved", decision, payload: decision, grant };
   }
 
   /**
@@ -567,7 +584,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         );
       }
     }
-    const claims = ordered.map((row, index) => toClaim(row, entries[index]!, index, options.via));
+    const claims = ordered.map((row, index) => toClaim(row, entries[index]!, index, options.via, identity.userId));
     for (const [index, entry] of entries.entries()) {
       const row = ordered[index]!;
       if (entry.resumeToken) {
@@ -596,6 +613,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       claims.map(({ id, status, decision }) => ({ id, status, decision })),
       { tenantId: identity.tenantId, userId: identity.userId, via: options.via },
       deps.instanceId,
+      claims.flatMap((c) => (c.grant ? [c.grant] : [])),
     );
     if (won.ids.length !== claims.length) {
       const now = await findInteractions(deps.db, ids);

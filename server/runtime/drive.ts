@@ -19,6 +19,7 @@ import type { AgentRegistry } from "./planner";
 import { runLoop, type ResumeInput, type RunLoopDeps, type SafePoint } from "./run-loop";
 import type { RunEvent } from "./events";
 import type { CredentialBroker } from "./credentials";
+import type { GrantService } from "./grants";
 import type { Mailboxes } from "./steering";
 import type { RunState, TranscriptMessage } from "./state";
 
@@ -41,6 +42,8 @@ export interface DriveDeps {
   maxSteps: number;
   /** OAuth credentials for tools that declare `auth`. */
   credentials?: CredentialBroker;
+  /** Standing approvals a gated call may pass on. */
+  grants?: GrantService;
 }
 
 export function toTranscript(
@@ -243,6 +246,14 @@ export function createDriver(deps: DriveDeps) {
         safePoint: (state, where) => safePoint(state, journal, where),
         spawn: (state, requests) => deps.spawn(state, requests),
         credentials: deps.credentials,
+        standingApproval: deps.grants
+          ? (state, definition, call) =>
+              deps.grants!.use(
+                { tenantId: state.tenantId, ownerId: state.ownerId, threadId: state.threadId, runId: state.runId, ...call },
+                agent,
+                definition,
+              )
+          : undefined,
         signal: deps.mailboxes.cancelSignal(base.runId),
       };
       let result = await runLoop(initial, agent, loopDeps, options.resume);

@@ -22,6 +22,7 @@ import { signalQueued, type ClusterSignals } from "@/server/db/notifications";
 import { open, seal, sealingKey } from "@/server/auth/sealing";
 import { bridgeCluster } from "./cluster-bridge";
 import { createRouter, type Sealer } from "./routing";
+import { grantService } from "./grants";
 import { interactionService } from "./interactions";
 import { SubscriptionSlots } from "./subscriptions";
 import { instanceKeeper } from "./instances";
@@ -160,8 +161,10 @@ export function createRuntime(deps: RuntimeDeps) {
     isAlive: (id: string) => instances.isAlive(id),
     reclaim: () => instances.reclaim(),
   };
+  const grants = grantService(deps.db, deps.agents);
   const runs = runService({
     ...deps,
+    grants,
     instanceId,
     bus,
     coordinator,
@@ -208,9 +211,11 @@ export function createRuntime(deps: RuntimeDeps) {
     /** The hash-chained audit log's export (admins). */
     audit: auditService(deps.db),
     threads: threadService(deps.db),
-    interactions,
     /** Signed one-time decision links: minted into webhook messages, read and used by their approver. */
     decisionLinks,
+    /** Standing approvals: listed for their owner and grantor (admins: the tenant's), revocable. */
+    grants: { list: grants.list, revoke: grants.revoke },
+    interactions,
     /**
      * The OAuth legs of a consent pause: `open` when the owner starts it (its provider, scopes and
      * expiry); `hold` before the callback exchanges a code (so a refused callback changes nothing,
@@ -305,6 +310,7 @@ export type { IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from ".
 export type { ResolutionInput } from "./coordinator";
 export { SteeringInstruction } from "./steering";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
+export { GrantRequest, type StandingApproval } from "./grants";
 export type { InteractionQuery, InteractionView } from "./interactions";
 export type { CredentialBroker, CredentialOwner } from "./credentials";
 export {
@@ -313,6 +319,7 @@ export {
   type ClientToolDefinition,
   type DeadlinePolicy,
   type GateSpan,
+  type GrantableField,
   type JobProgress,
   type PrivateInputToolDefinition,
   type RemoteAgentToolDefinition,

@@ -5,9 +5,10 @@
  */
 import type { Database } from "@/server/db";
 import { listInteractions, type InteractionListRow } from "@/server/db/queries/interactions";
-import type { InteractionKind, InteractionStatus } from "@/server/domain";
+import type { InteractionDetail, InteractionKind, InteractionStatus } from "@/server/domain";
 import { APPROVAL_RESPONSE_SCHEMA, type InteractionChange, type ResolutionInput } from "./coordinator";
 import { NotFoundError } from "./errors";
+import type { GrantRequest } from "./grants";
 import { hasRole, type Identity } from "./identity";
 import { LiveQueue } from "./live-queue";
 import type { SubscriptionSlots } from "./subscriptions";
@@ -18,6 +19,13 @@ export interface InteractionQuery {
   tool?: string;
   requester?: string;
   threadId?: string;
+}
+
+/** A grant offer as clients see it: what it allows, not the tool version it binds (kept on the server). */
+function withoutGrantBinding(detail: InteractionDetail): InteractionDetail {
+  if (!detail.grant) return detail;
+  const { bounds, summary, caps } = detail.grant;
+  return { ...detail, grant: { bounds, summary, ...(caps ? { caps } : {}) } };
 }
 
 /** What clients get: no internal columns; the decision with its actor. */
@@ -33,7 +41,7 @@ export function interactionView(row: InteractionListRow) {
     message: row.message,
     tool: row.toolName ? { name: row.toolName, args: row.toolArgs ?? {} } : null,
     toolCallId: row.toolCallId,
-    detail: row.detail ?? null,
+    detail: row.detail ? withoutGrantBinding(row.detail) : null,
     requester: { id: row.ownerId, name: row.requesterName, email: row.requesterEmail },
     decision: row.decision,
     resolvedBy: row.resolvedBy ? { id: row.resolvedBy, name: row.resolverName } : null,
@@ -93,8 +101,12 @@ export function interactionService(
     resolve: (identity: Identity, entry: ResolutionInput) => resolveInteractions(identity, [entry], "trpc"),
 
     /** Approve or reject: an approval's only two answers, with an optional reason. */
-    decide: (identity: Identity, interactionId: string, approved: boolean, reason?: string) =>
-      resolveInteractions(identity, [{ interactionId, status: "resolved", payload: { approved, ...(reason ? { reason } : {}) } }], "trpc"),
+    decide: (identity: Identity, interactionId: string, approved: boolean, reason?: string, grant?: GrantRequest) =>
+      resolveInteractions(
+        identity,
+        [{ interactionId, status: "resolved", payload: { approved, ...(reason ? { reason } : {}), ...(grant ? { grant } : {}) } }],
+        "trpc",
+      ),
 
     /**
      * Live changes of what the caller may see (their own interactions; for approvers, those routed

@@ -8,6 +8,7 @@ import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy } from
 import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
 import { bindingOf } from "./binding";
+import { grantOffer, type StandingApproval } from "./grants";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
 import { streamModelTurn } from "./model-turn";
@@ -51,6 +52,15 @@ export interface RunLoopDeps {
   spawn?(state: RunState, requests: readonly string[]): Promise<string[]>;
   /** OAuth credentials for tools that declare `auth`. */
   credentials?: CredentialBroker;
+  /**
+   * The standing approval covering a gated call, used — or undefined, and the call's gate pauses.
+   * Asked only for calls whose gate could grant one (see grants.ts).
+   */
+  standingApproval?(
+    state: RunState,
+    definition: ToolDefinition,
+    call: { toolCallId: string; args: Record<string, unknown> },
+  ): Promise<StandingApproval | undefined>;
   /** Aborts when the run is cancelled, so a model's answer in flight stops at once. */
   signal?: AbortSignal;
 }
@@ -235,6 +245,7 @@ async function announceCalls(
   assertOneKindOfWait(agent, calls);
   const pending: PendingCall[] = [];
   const requests: PauseRequest[] = [];
+  const granted: RunEvent[] = [];
   for (const call of calls) {
     const definition = agent.tools.get(call.name);
     if (!definition) throw new HarborError("TOOL_FAILED", `The planner called an unknown tool "${call.name}".`);
@@ -283,8 +294,15 @@ async function announceCalls(
       });
     } else if (definition.kind !== "remote_agent" && definition.approval) {
       const gate = gateFor(agent, definition, entry, deps);
-      entry.gate = gate.gate;
-      requests.push(gate.request);
+      // A call a standing approval covers passes its gate at once, approved by the grant's giver.
+      const standing = gate.request.detail?.grant ? await deps.standingApproval?.(state, definition, entry) : undefined;
+      if (standing) {
+        entry.gate = { ...gate.gate, decision: { approved: true, by: standing.grantedBy, status: "resolved", grantId: standing.grantId } };
+        granted.push({ type: "grant.used", grantId: standing.grantId, toolCallId, toolName: call.name, grantedBy: standing.grantedBy });
+      } else {
+        entry.gate = gate.gate;
+        requests.push(gate.request);
+      }
     }
     pending.push(entry);
   }
@@ -296,7 +314,10 @@ async function announceCalls(
   };
   // Gated calls are announced with the pause that follows at once, in one write.
   await deps.append(
-    pending.map((c): RunEvent => ({ type: "tool.call", messageId: message.id, toolCallId: c.toolCallId, name: c.name, args: c.args })),
+    [
+      ...pending.map((c): RunEvent => ({ type: "tool.call", messageId: message.id, toolCallId: c.toolCallId, name: c.name, args: c.args })),
+      ...granted,
+    ],
     { message, defer: requests.length > 0 },
   );
   return { state: { ...state, transcript: [...state.transcript, message] }, calls: pending, requests };
@@ -391,6 +412,7 @@ function gateFor(
   }
   const id = deps.newId();
   const described = approval.describe(call.args);
+  const offer = grantOffer(agent, definition, call.args, needed);
   return {
     gate: { id, binding: bindingOf(agent, definition, call.args) },
     request: {
@@ -404,6 +426,7 @@ function gateFor(
       ...(approval.ttlMs ? { ttlMs: approval.ttlMs } : {}),
       ...(needed > 1 ? { quorum: needed } : {}),
       ...(approval.deadline ? { deadline: approval.deadline } : {}),
+      ...(offer ? { detail: { grant: offer } } : {}),
     },
   };
 }
@@ -565,7 +588,12 @@ async function executeServerTool(
       tenantId: state.tenantId,
       userId: state.ownerId,
       toolCallId: call.toolCallId,
-      approval: decision && call.gate ? { interactionId: call.gate.id, approvedBy: decision.by } : undefined,
+      approval:
+        decision && call.gate
+          ? decision.grantId
+            ? { grantId: decision.grantId, approvedBy: decision.by }
+            : { interactionId: call.gate.id, approvedBy: decision.by }
+          : undefined,
       resumedWith: answer,
       state: toolState,
       handles,

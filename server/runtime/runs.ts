@@ -14,6 +14,7 @@ import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interac
 import { HeldElsewhere, type Coordinator, type ReadyRun, type ResolutionInput, type ResolveVia } from "./coordinator";
 import { routedIdentity, type RouteDeps, type RoutedRequest } from "./routing";
 import { createDriver, toTranscript } from "./drive";
+import type { GrantService } from "./grants";
 import { cancelRemoteTasks } from "./remote-tasks";
 import { asHarborError, HarborError, NotFoundError } from "./errors";
 import type { EventBus } from "./event-bus";
@@ -46,6 +47,8 @@ export interface RunsDeps {
   /** The most messages one thread holds; a new message beyond it is refused with THREAD_FULL. */
   maxThreadMessages: number;
   credentials?: CredentialBroker;
+  /** Standing approvals a gated call may pass on. */
+  grants?: GrantService;
   route?: RouteDeps;
   /** Tells the other instances a run waits in the cluster's queue (absent: this process is alone). */
   signalQueued?: () => Promise<void>;

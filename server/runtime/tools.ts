@@ -5,7 +5,7 @@
  * pause, a handle that cannot be re-attached fails the resume with `ERR_TOOL_CONTEXT_LOST`.
  */
 import type { z } from "zod";
-import type { EscalationGroup, ExpiryDefault, InteractionKind, RemotePrompt, ResolverPolicy } from "@/server/domain";
+import type { EscalationGroup, ExpiryDefault, GrantBounds, InteractionKind, RemotePrompt, ResolverPolicy } from "@/server/domain";
 import { HarborError, ToolContextLostError } from "./errors";
 
 /** How a gate or a tool-level pause was answered. */
@@ -27,8 +27,11 @@ export interface ToolContext {
   readonly tenantId: string;
   readonly userId: string;
   readonly toolCallId: string;
-  /** Set for a gated tool: who approved it. */
-  readonly approval?: { interactionId: string; approvedBy: string };
+  /**
+   * Set for a gated tool: who approved it — on its gate (`interactionId`), or beforehand with a
+   * standing approval the call fell within (`grantId`; no pause).
+   */
+  readonly approval?: { interactionId?: string; grantId?: string; approvedBy: string };
   /** Set when the tool runs again after its own pause: how the pause was answered. */
   readonly resumedWith?: Resolution;
   /** Plain JSON the tool keeps across its pauses. */
@@ -50,6 +53,9 @@ export interface ToolPauseRequest {
   message: string;
   policy?: ResolverPolicy;
 }
+
+/** How a standing approval may bind one argument (see `approval.grantable`). */
+export type GrantableField = "equal" | { atMost: number };
 
 /** A tool the runtime executes. */
 /** A span of a gate's time to decide: milliseconds, or a share of its TTL (`"25%"`), which settings that shorten the TTL shorten too. */
@@ -92,6 +98,18 @@ export interface ServerToolDefinition<Input = unknown, Output = unknown> {
     ttlMs?: number;
     quorum?: number | ((args: Input) => number);
     deadline?: DeadlinePolicy;
+    /**
+     * Standing approvals: the approver may also allow later calls of this tool whose arguments
+     * stay within bounds taken from the approved call — for the conversation or some hours. Each
+     * field listed is bound: `"equal"` to the approved value, `{ atMost }` to a number no larger
+     * than the approved one, which the approver may raise up to `atMost`. Fields not listed are
+     * free. Not offered on gates that need several approvers.
+     */
+    grantable?: {
+      fields: Partial<Record<keyof Input & string, GrantableField>>;
+      /** The bounds in words, for the decision and the list of grants ("emails to bob@x.test"). */
+      describe(bounds: GrantBounds): string;
+    };
   };
   /**
    * The call needs the owner's OAuth credential for `provider`: without a usable one the run parks

@@ -99,6 +99,16 @@ export function toInterrupt(view: InterruptView): Interrupt {
         ...(view.detail?.agent ? { agent: view.detail.agent } : {}),
         ...(view.quorum ? { quorum: view.quorum } : {}),
         ...(view.deadline ? { deadline: view.deadline } : {}),
+        // What the approval may also allow from now on (the tool version it binds stays on the server).
+        ...(view.detail?.grant
+          ? {
+              grant: {
+                bounds: view.detail.grant.bounds,
+                summary: view.detail.grant.summary,
+                ...(view.detail.grant.caps ? { caps: view.detail.grant.caps } : {}),
+              },
+            }
+          : {}),
       },
     },
   };
@@ -170,6 +180,8 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       // Written while the run is parked, between its transport runs: AG-UI has no place for an
       // event there. The console's timeline, the audit and webhooks carry them.
       return [];
+    case "grant.used":
+      return [custom(WIRE_EVENTS.grantUsed, timestamp, { grantId: e.grantId, toolCallId: e.toolCallId, toolName: e.toolName })];
     case "pause.resumed":
       return [custom(WIRE_EVENTS.pauseResumed, timestamp, { pauseId: e.pauseId, runId: e.runId, decision: e.decision })];
     case "snapshot":

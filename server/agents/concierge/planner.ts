@@ -129,8 +129,10 @@ function outcomeOf(call: { name: string; args: Record<string, unknown> }, result
     const reason = typeof parsed.reason === "string" && parsed.reason !== "cancelled" ? `: ${parsed.reason}` : "";
     return parsed.reason === "cancelled" ? `I cancelled ${what}.` : `I did not make ${what}; it was rejected${reason}.`;
   }
-  if (call.name === "send_email") return `Email sent to ${String(call.args.to)}.`;
-  return `Transferred ${formatAmount(call.args as { amount: number; currency: string })} to ${String(call.args.to)}.`;
+  // The owner gave an email's standing approval; an approver gave a transfer's.
+  const underGrant = parsed.standing === true ? ` under ${call.name === "send_email" ? "your" : "a"} standing approval` : "";
+  if (call.name === "send_email") return `Email sent to ${String(call.args.to)}${underGrant}.`;
+  return `Transferred ${formatAmount(call.args as { amount: number; currency: string })} to ${String(call.args.to)}${underGrant}.`;
 }
 
 /** Reports the results of the latest batch of tool calls. */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Database } from "@/server/db";
 import { saveCredential } from "@/server/db/queries/credentials";
 import { recordOutbox } from "@/server/db/queries/outbox";
+import type { GrantBounds } from "@/server/domain";
 import { HarborError, type RemoteAgentPort, type ToolContext, type ToolDefinition } from "@/server/runtime";
 import { defineTool } from "../define";
 import { seal, sealingKey } from "@/server/auth/sealing";
@@ -20,8 +21,11 @@ const TransferInput = z.strictObject({
 });
 /** From this amount on, a transfer needs two approvers. */
 export const LARGE_TRANSFER = 10_000;
-const Sent = z.strictObject({ sent: z.literal(true), outboxId: z.string() });
-const Transferred = z.strictObject({ transferred: z.literal(true), outboxId: z.string() });
+/** `standing`: it went through on a standing approval, without asking. */
+const Sent = z.strictObject({ sent: z.literal(true), outboxId: z.string(), standing: z.literal(true).optional() });
+const Transferred = z.strictObject({ transferred: z.literal(true), outboxId: z.string(), standing: z.literal(true).optional() });
+/** The highest cap an approver may give a standing approval of transfers (below the two-approver amount). */
+export const TRANSFER_GRANT_LIMIT = 5_000;
 
 const RESEARCH_STEPS = ["Searching", "Reading sources", "Cross-checking", "Drafting", "Polishing"] as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,6 +45,15 @@ function outboxRow(ctx: ToolContext) {
     toolCallId: ctx.toolCallId,
     approvedBy: ctx.approval?.approvedBy ?? null,
   };
+}
+
+const standing = (ctx: ToolContext) => (ctx.approval?.grantId ? { standing: true as const } : {});
+
+/** A bound's value, as words show it. */
+function boundValue(bounds: GrantBounds, field: string): string {
+  const bound = bounds[field];
+  if (!bound) return "any";
+  return "equals" in bound ? String(bound.equals) : bound.atMost.toLocaleString("en-US", { maximumFractionDigits: 2 });
 }
 
 /** The OAuth provider whose consent the calendar needs (`/api/oauth/callback/calendar`). */
@@ -74,10 +87,12 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
       describe: (args) => `Send an email to ${args.to}`,
       // A nudge when a fifth of the time is left; unanswered, the email is not sent.
       deadline: { remindBefore: "20%", onExpiry: "reject" },
+      // "Allow emails to this recipient": any text, the same address.
+      grantable: { fields: { to: "equal" }, describe: (b) => `emails to ${boundValue(b, "to")}` },
     },
     async run(args, ctx) {
       const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "email", details: { to: args.to, body: args.body } });
-      return { sent: true as const, outboxId: row.id };
+      return { sent: true as const, outboxId: row.id, ...standing(ctx) };
     },
   });
   const transferFunds = defineTool({
@@ -94,10 +109,15 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
       // Nobody decided in half the time: the admins are asked too; a reminder when a fifth is left;
       // unanswered, the money does not move.
       deadline: { escalate: { to: "admins", after: "50%" }, remindBefore: "20%", onExpiry: "reject" },
+      // "Allow transfers to this account up to …": same account and currency, an amount up to a cap.
+      grantable: {
+        fields: { to: "equal", currency: "equal", amount: { atMost: TRANSFER_GRANT_LIMIT } },
+        describe: (b) => `transfers to ${boundValue(b, "to")} up to ${boundValue(b, "amount")} ${boundValue(b, "currency")}`,
+      },
     },
     async run(args, ctx) {
       const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "transfer", details: { ...args } });
-      return { transferred: true as const, outboxId: row.id };
+      return { transferred: true as const, outboxId: row.id, ...standing(ctx) };
     },
   });
   const browserTimezone = defineTool({

@@ -2,9 +2,12 @@ import { z } from "zod";
 import { INTERACTION_KINDS, INTERACTION_STATUSES } from "@/server/domain";
 import { id, text } from "../inputs";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
+import { GrantRequest } from "@/server/runtime";
 
 const byId = z.strictObject({ interactionId: id });
 const decision = z.strictObject({ interactionId: id, reason: text(500).optional() });
+/** An approval may also give the gate's standing approval (`grant`; see the README's "Standing approvals"). */
+const approval = decision.extend({ grant: GrantRequest.optional() });
 
 export const interactionsRouter = createTRPCRouter({
   list: protectedProcedure
@@ -24,8 +27,10 @@ export const interactionsRouter = createTRPCRouter({
   get: protectedProcedure.input(byId).query(({ ctx, input }) => ctx.harbor.runtime.interactions.get(ctx.identity, input.interactionId)),
 
   approve: protectedProcedure
-    .input(decision)
-    .mutation(({ ctx, input }) => ctx.harbor.runtime.interactions.decide(ctx.identity, input.interactionId, true, input.reason)),
+    .input(approval)
+    .mutation(({ ctx, input }) =>
+      ctx.harbor.runtime.interactions.decide(ctx.identity, input.interactionId, true, input.reason, input.grant),
+    ),
 
   reject: protectedProcedure
     .input(decision)

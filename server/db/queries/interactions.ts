@@ -5,6 +5,7 @@
  */
 import { aliasedTable, and, desc, eq, getTableColumns, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { grantsInClaim, type NewGrant } from "./grants";
 import { continuationOf, type Continuation } from "./runs";
 import { interactions, users } from "../schema";
 import {
@@ -93,6 +94,8 @@ export async function claimInteractions(
   actor: { tenantId: string; userId: string; via: string },
   /** The instance that will drive the answered runs on. */
   instanceId: string,
+  /** Standing approvals given with these answers: created only with the approvals that give them. */
+  grants: readonly NewGrant[] = [],
 ): Promise<ClaimResult> {
   const ids = claims.map((c) => c.id);
   const result = await db.execute(sql`
@@ -132,7 +135,7 @@ export async function claimInteractions(
       update runs set status = 'running', pause_reason = null, instance_id = ${instanceId}, updated_at = now()
       where id in (select run_id from answered) and status = 'paused'
       returning id, checkpoint
-    )
+    )${grantsInClaim(grants, actor.userId)}
     -- The checkpoint as the update left it, not as the statement's snapshot saw it: steering held
     -- with the parked run by a statement that committed meanwhile is in it.
     select c.id, c.run_id,

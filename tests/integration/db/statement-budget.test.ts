@@ -72,7 +72,9 @@ describe.each(testBackends())("statements per hot path on $name", (backend) => {
     return id;
   };
   const report = (path: string, sent: string[]) => {
-    console.log(`${backend.name} ${path}: ${sent.length} statements\n  ${sent.map((s) => s.replace(/\s+/g, " ").slice(0, 110)).join("\n  ")}`);
+    console.log(
+      `${backend.name} ${path}: ${sent.length} statements\n  ${sent.map((s) => s.replace(/\s+/g, " ").slice(0, 110)).join("\n  ")}`,
+    );
     return sent.length;
   };
 

@@ -1,0 +1,163 @@
+/**
+ * Standing approvals (`approval_grants`). Each change is one statement that writes its audit entry
+ * too. A use and a revoke both update the grant's row, so they take its lock in turn: a use that
+ * comes after a revoke committed re-reads the row, sees it revoked, and finds nothing.
+ */
+import { aliasedTable, and, desc, eq, getTableColumns, gt, isNull, or, sql, type SQL } from "drizzle-orm";
+import type { GrantBounds, GrantScope } from "@/server/domain";
+import type { Executor } from "../client";
+import { approvalGrants, users } from "../schema";
+
+export type GrantRow = typeof approvalGrants.$inferSelect;
+
+/** A grant to create with the approval that gives it (see `claimInteractions`). */
+export interface NewGrant {
+  id: string;
+  interactionId: string;
+  scope: GrantScope;
+  agentId: string;
+  toolVersion: string;
+  bounds: GrantBounds;
+  /** How long it lasts from the approval. */
+  hours: number;
+}
+
+/**
+ * The insert of `grants` (of the claimed interactions that were approved) and their audit entries,
+ * as CTEs of the claim's statement: a grant exists only if its approval committed.
+ */
+export function grantsInClaim(grants: readonly NewGrant[], grantedBy: string): SQL {
+  if (grants.length === 0) return sql``;
+  return sql`,
+    granted as (
+      insert into approval_grants (id, tenant_id, owner_id, thread_id, scope, agent_id, tool_name, tool_version, bounds,
+        interaction_id, granted_by, expires_at)
+      select g.id, i.tenant_id, i.owner_id, case when g.scope = 'thread' then i.thread_id end, g.scope, g."agentId", i.tool_name,
+        g."toolVersion", g.bounds, i.id, ${grantedBy}, now() + make_interval(hours => g.hours)
+      from jsonb_to_recordset(${JSON.stringify(grants)}::jsonb)
+          as g(id text, "interactionId" text, scope text, "agentId" text, "toolVersion" text, bounds jsonb, hours int)
+        join interactions i on i.id = g."interactionId"
+      where g."interactionId" in (select id from claimed where status = 'resolved')
+      returning id, tenant_id, interaction_id, tool_name, scope, thread_id, bounds, expires_at
+    ),
+    grants_audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, ${grantedBy}, 'grant.create', 'grant', id, 'granted',
+        jsonb_build_object('interactionId', interaction_id, 'tool', tool_name, 'scope', scope, 'threadId', thread_id,
+          'bounds', bounds, 'expiresAt', expires_at)
+      from granted
+    )`;
+}
+
+/** A gated call looking for a standing approval. */
+export interface GrantLookup {
+  tenantId: string;
+  ownerId: string;
+  threadId: string;
+  agentId: string;
+  toolName: string;
+  toolVersion: string;
+  args: Record<string, unknown>;
+  runId: string;
+  toolCallId: string;
+}
+
+/**
+ * Uses the oldest live grant that covers the call — same tenant, owner, tool, tool version and
+ * agent; this conversation or hours-scoped; arguments within its bounds; not expired or revoked —
+ * counting the use and auditing it (`grant.use`) in the same statement. One indexed query.
+ */
+export async function useGrant(db: Executor, call: GrantLookup): Promise<{ id: string; grantedBy: string } | undefined> {
+  const result = await db.execute(sql`
+    with used as (
+      update approval_grants g set uses = g.uses + 1, last_used_at = now()
+      where g.id = (
+        select c.id from approval_grants c
+        where c.tenant_id = ${call.tenantId} and c.owner_id = ${call.ownerId} and c.tool_name = ${call.toolName}
+          and c.revoked_at is null and c.expires_at > now()
+          and c.tool_version = ${call.toolVersion} and c.agent_id = ${call.agentId}
+          and (c.thread_id is null or c.thread_id = ${call.threadId})
+          and not exists (
+            select 1 from jsonb_each(c.bounds) as b(field, rule)
+            where not coalesce(case
+              when b.rule ? 'equals' then (${JSON.stringify(call.args)}::jsonb -> b.field) = (b.rule -> 'equals')
+              when b.rule ? 'atMost' then jsonb_typeof(${JSON.stringify(call.args)}::jsonb -> b.field) = 'number'
+                and (${JSON.stringify(call.args)}::jsonb ->> b.field)::numeric <= (b.rule ->> 'atMost')::numeric
+              else false end, false)
+          )
+        order by c.created_at limit 1
+      )
+      -- Re-checked on the row as it is when the lock is ours: a revoke that committed first wins.
+        and g.revoked_at is null and g.expires_at > now()
+      returning g.id, g.tenant_id, g.granted_by, g.tool_name
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, ${call.ownerId}, 'grant.use', 'grant', id, 'used',
+        jsonb_build_object('runId', ${call.runId}::text, 'toolCallId', ${call.toolCallId}::text, 'tool', tool_name,
+          'threadId', ${call.threadId}::text, 'grantedBy', granted_by)
+      from used
+    )
+    select id, granted_by from used`);
+  const [row] = (result as unknown as { rows: { id: string; granted_by: string }[] }).rows;
+  return row ? { id: row.id, grantedBy: row.granted_by } : undefined;
+}
+
+const owner = aliasedTable(users, "grant_owner");
+const grantor = aliasedTable(users, "grantor");
+
+export type GrantListRow = GrantRow & { ownerName: string | null; grantorName: string | null };
+
+/** Live grants of a tenant (expired and revoked ones are history, in the audit log), newest first. */
+export async function listGrants(
+  db: Executor,
+  filter: { tenantId: string; visibleTo: { userId: string; all: boolean } },
+): Promise<GrantListRow[]> {
+  const mine = or(eq(approvalGrants.ownerId, filter.visibleTo.userId), eq(approvalGrants.grantedBy, filter.visibleTo.userId));
+  return db
+    .select({ ...getTableColumns(approvalGrants), ownerName: owner.name, grantorName: grantor.name })
+    .from(approvalGrants)
+    .leftJoin(owner, eq(owner.id, approvalGrants.ownerId))
+    .leftJoin(grantor, eq(grantor.id, approvalGrants.grantedBy))
+    .where(
+      and(
+        eq(approvalGrants.tenantId, filter.tenantId),
+        isNull(approvalGrants.revokedAt),
+        gt(approvalGrants.expiresAt, sql`now()`),
+        ...(filter.visibleTo.all ? [] : [mine]),
+      ),
+    )
+    .orderBy(desc(approvalGrants.createdAt))
+    .limit(200);
+}
+
+export async function findGrant(db: Executor, id: string): Promise<GrantRow | undefined> {
+  const [row] = await db.select().from(approvalGrants).where(eq(approvalGrants.id, id));
+  return row;
+}
+
+/**
+ * Revokes a live grant, audited (`grant.revoke`) in the same statement, when `actor` may: its
+ * owner, its grantor, or (`admin`) anyone of the tenant's admins. False when nothing changed.
+ */
+export async function revokeGrant(
+  db: Executor,
+  grant: { id: string; tenantId: string },
+  actor: { userId: string; admin: boolean },
+): Promise<boolean> {
+  const result = await db.execute(sql`
+    with revoked as (
+      update approval_grants set revoked_at = now(), revoked_by = ${actor.userId}
+      where id = ${grant.id} and tenant_id = ${grant.tenantId} and revoked_at is null
+        and (${actor.admin} or owner_id = ${actor.userId} or granted_by = ${actor.userId})
+      returning id, tenant_id, tool_name, owner_id, uses
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, ${actor.userId}, 'grant.revoke', 'grant', id, 'revoked',
+        jsonb_build_object('tool', tool_name, 'ownerId', owner_id, 'uses', uses)
+      from revoked
+    )
+    select id from revoked`);
+  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+}
