@@ -14,7 +14,7 @@ import { createAgents } from "@/server/agents";
 import { TEST_SECRET } from "../../helpers/runtime";
 
 /** Today's cost; lower it as the paths get cheaper (the targets: 2, 4, 2). */
-const CEILING = { chatTurn: 6, emailCycle: 14, gateOnly: 6 };
+const CEILING = { chatTurn: 3, emailCycle: 9, gateOnly: 4 };
 
 /** Asks for approval again and again: each answer parks the run at a new gate. */
 const again: Planner = {
