@@ -29,8 +29,12 @@ function until(iso: string, now = Date.now()): string {
   return `in ${Math.floor(seconds / 3600)}h ${Math.floor((seconds % 3600) / 60)}m`;
 }
 
-const answer = (statusCode: number | null, error: string | null) =>
-  statusCode !== null ? `HTTP ${statusCode}${error ? ` — ${error}` : ""}` : (error ?? "no answer");
+/** What the receiver answered: its status, or why there was none (a refused connection, a timeout). */
+function answer(statusCode: number | null, error: string | null): string {
+  if (statusCode === null) return error ?? "no answer";
+  // A status other than 2xx is the error itself: said once.
+  return error && error !== `answered HTTP ${statusCode}` ? `HTTP ${statusCode} — ${error}` : `HTTP ${statusCode}`;
+}
 
 /** A webhook's recent deliveries, newest first, refreshed every few seconds while the page is open. */
 export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
@@ -73,7 +77,8 @@ function DeliveryItem({ delivery: d }: { delivery: Delivery }) {
   const [open, setOpen] = useState(false);
   const data = (d.payload.data ?? {}) as Record<string, unknown>;
   const tool = typeof data.toolName === "string" ? data.toolName : typeof data.kind === "string" ? data.kind : null;
-  const pauseStatus = typeof data.status === "string" ? data.status : null;
+  // A request's pause is always pending: the status says something once it is decided or gone.
+  const pauseStatus = typeof data.status === "string" && d.event !== "pause.requested" ? data.status : null;
   const logId = `attempts-${d.id}`;
   return (
     <li data-testid="delivery" data-delivery-id={d.id} data-status={d.status} data-event={d.event}>
@@ -85,9 +90,16 @@ function DeliveryItem({ delivery: d }: { delivery: Delivery }) {
           </Badge>
           <span className="font-mono text-sm font-medium">{d.event}</span>
           {tool ? (
-            <span className="text-sm text-muted-foreground">
-              · {tool}
-              {pauseStatus ? ` (${pauseStatus})` : ""}
+            // On a phone it takes a line of its own, under the event.
+            <span
+              className="order-last basis-full text-sm text-muted-foreground sm:order-none sm:basis-auto"
+              data-testid="delivery-subject"
+            >
+              <span className="hidden sm:inline" aria-hidden="true">
+                ·{" "}
+              </span>
+              {tool}
+              {pauseStatus ? ` · ${pauseStatus}` : ""}
             </span>
           ) : null}
           <time dateTime={d.createdAt} title={clock(d.createdAt)} className="ml-auto text-xs whitespace-nowrap text-muted-foreground">

@@ -36,7 +36,8 @@ export const when = (iso: string) => new Date(iso).toLocaleString(undefined, { d
  */
 export function Webhooks() {
   const trpc = useTRPC();
-  const list = useQuery(trpc.webhooks.list.queryOptions());
+  // Another admin's changes show within a few seconds.
+  const list = useQuery(trpc.webhooks.list.queryOptions(undefined, { refetchInterval: 10_000 }));
   const [selected, setSelected] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Created | null>(null);
