@@ -172,7 +172,12 @@ describe("the webhooks page in Chromium", () => {
           const context = await browser.newContext({ viewport: SIZES[size], colorScheme: scheme, reducedMotion: "reduce" });
           const page = await context.newPage();
           await signInAs(page, server.url, "carol@acme.test");
-          await page.goto(`${server.url}/console/webhooks`);
+          // The console links to it, at every size.
+          await page.goto(`${server.url}/console`);
+          await expect.poll(() => page.getByTestId("scheduler").textContent(), PATIENCE).toMatch(/running/);
+          await page.screenshot({ path: path.join(SHOTS, `console-${size}-${scheme}.png`) });
+          await page.getByRole("link", { name: "Webhooks" }).click();
+          await page.waitForURL(/\/console\/webhooks$/);
           const row = page.locator(`[data-testid="webhook-row"][data-webhook-id="${webhookId}"]`);
           await row.waitFor(PATIENCE);
           const deliveries = page.getByTestId("delivery");
@@ -196,6 +201,17 @@ describe("the webhooks page in Chromium", () => {
             await page.getByRole("button", { name: "New webhook" }).click();
             await page.getByTestId("webhook-form").waitFor();
             await check(page, `form-${size}-${scheme}`);
+            // The secret on a phone: shown, then the webhook is removed again.
+            await page.getByLabel("Endpoint URL").fill(`${receiver.url}/phone`);
+            await page.getByRole("button", { name: "Create webhook" }).click();
+            await page.getByTestId("webhook-secret").waitFor(PATIENCE);
+            await check(page, `secret-${size}-${scheme}`);
+            const extra = page.locator('[data-testid="webhook-row"]', { hasText: `${receiver.url}/phone` });
+            await extra.waitFor(PATIENCE);
+            const removed = await page.request.post(`${server.url}/api/trpc/webhooks.delete`, {
+              data: { webhookId: await extra.getAttribute("data-webhook-id") },
+            });
+            expect(removed.status()).toBe(200);
           }
           await context.close();
         },
