@@ -77,8 +77,13 @@ function DeliveryItem({ delivery: d }: { delivery: Delivery }) {
   const [open, setOpen] = useState(false);
   const data = (d.payload.data ?? {}) as Record<string, unknown>;
   const tool = typeof data.toolName === "string" ? data.toolName : typeof data.kind === "string" ? data.kind : null;
-  // A request's pause is always pending: the status says something once it is decided or gone.
-  const pauseStatus = typeof data.status === "string" && d.event !== "pause.requested" ? data.status : null;
+  // The pause's status says something once it is decided or gone; an escalation says to whom.
+  const pauseStatus =
+    d.event === "pause.escalated" && typeof data.escalatedTo === "string"
+      ? `to ${data.escalatedTo}`
+      : typeof data.status === "string" && (d.event === "pause.resolved" || d.event === "pause.expired")
+        ? data.status
+        : null;
   const logId = `attempts-${d.id}`;
   return (
     <li data-testid="delivery" data-delivery-id={d.id} data-status={d.status} data-event={d.event}>

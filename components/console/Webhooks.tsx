@@ -24,6 +24,8 @@ type Created = RouterOutputs["webhooks"]["create"];
 
 export const EVENT_HINTS: Record<WebhookEvent, string> = {
   "pause.requested": "a pause opens: an approval, a form, a consent",
+  "pause.reminder": "it is still open as its deadline nears",
+  "pause.escalated": "nobody decided in time and it went to another group",
   "pause.resolved": "it is approved, rejected, answered or cancelled",
   "pause.expired": "it can no longer be answered (expired or lost)",
 };
