@@ -101,9 +101,14 @@ export function Console() {
         <div className="grid gap-3 border-b p-3 sm:p-4">
           <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
             <h1 className="text-base font-semibold tracking-tight">Runs</h1>
-            <Link href="/console/audit" className="text-xs text-primary underline underline-offset-2 hover:no-underline">
-              Export audit
-            </Link>
+            <span className="flex items-center gap-3 text-xs">
+              <Link href="/console/webhooks" className="text-primary underline underline-offset-2 hover:no-underline">
+                Webhooks
+              </Link>
+              <Link href="/console/audit" className="text-primary underline underline-offset-2 hover:no-underline">
+                Export audit
+              </Link>
+            </span>
             <p className="flex min-w-0 items-center gap-1.5 text-xs text-muted-foreground" data-testid="scheduler">
               <ServerCogIcon className="size-3.5 shrink-0" aria-hidden="true" />
               <span className="min-w-0 [overflow-wrap:anywhere]">

@@ -13,7 +13,7 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 import type { Database } from "@/server/db";
-import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "@/server/db/queries/webhooks";
+import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRow } from "@/server/db/queries/webhooks";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "@/server/domain";
 import { open, seal, sealingKey } from "@/server/auth/sealing";
 import { ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
@@ -140,14 +140,17 @@ export interface WebhookView {
   url: string;
   events: WebhookEvent[];
   createdBy: string;
+  /** The creator's name, for people to read (null once the account is gone). */
+  createdByName: string | null;
   createdAt: string;
 }
 
-const view = (row: { id: string; url: string; events: WebhookEvent[]; createdBy: string; createdAt: Date }): WebhookView => ({
+const view = (row: WebhookRow): WebhookView => ({
   id: row.id,
   url: row.url,
   events: row.events,
   createdBy: row.createdBy,
+  createdByName: row.createdByName,
   createdAt: row.createdAt.toISOString(),
 });
 
@@ -161,7 +164,7 @@ export function webhookService(db: Database, serverSecret: string, settings: Web
   const allowLocal = settings.allowLocal ?? false;
 
   return {
-    /** The only answer that ever holds the secret. */
+    /** The only answer that ever holds the secret. Audited (`webhook.create`) with the webhook, in one statement. */
     async create(identity: Identity, input: { url: string; events: readonly WebhookEvent[] }) {
       assertAdmin(identity);
       const url = checkWebhookUrl(input.url, allowLocal);
@@ -185,9 +188,10 @@ export function webhookService(db: Database, serverSecret: string, settings: Web
       return (await listWebhooks(db, identity.tenantId)).map(view);
     },
 
+    /** Audited (`webhook.delete`) in the statement that deletes it. */
     async delete(identity: Identity, webhookId: string): Promise<void> {
       assertAdmin(identity);
-      if (!(await deleteWebhook(db, identity.tenantId, webhookId))) throw new NotFoundError("Webhook");
+      if (!(await deleteWebhook(db, identity.tenantId, webhookId, identity.userId))) throw new NotFoundError("Webhook");
     },
 
     /** The delivery log of one of the tenant's webhooks: newest first, each with its attempts. */

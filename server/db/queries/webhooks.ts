@@ -4,9 +4,9 @@
  * several serving processes never POST one row at once; each attempt's outcome is recorded in the
  * statement that releases the lease.
  */
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { webhookAttempts, webhookDeliveries, webhooks } from "../schema";
+import { users, webhookAttempts, webhookDeliveries, webhooks } from "../schema";
 import type { WebhookDeliveryStatus, WebhookEvent } from "@/server/domain";
 
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
@@ -16,6 +16,8 @@ export interface WebhookRow {
   url: string;
   events: WebhookEvent[];
   createdBy: string;
+  /** The creator's display name (null once the account is gone). */
+  createdByName: string | null;
   createdAt: Date;
 }
 
@@ -24,39 +26,96 @@ const webhookColumns = {
   url: webhooks.url,
   events: webhooks.events,
   createdBy: webhooks.createdBy,
+  createdByName: users.name,
   createdAt: webhooks.createdAt,
 };
 
+interface RawWebhook {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  created_by: string;
+  created_by_name: string | null;
+  created_at: Date | string;
+}
+
+const fromRaw = (r: RawWebhook): WebhookRow => ({
+  id: r.id,
+  url: r.url,
+  events: r.events,
+  createdBy: r.created_by,
+  createdByName: r.created_by_name,
+  createdAt: new Date(r.created_at),
+});
+
+/** The audit log's view of a webhook's URL: its host (and port), never its path or query. */
+const hostOf = (url: SQL) => sql`substring(${url} from '^[^:]+://([^/?#]+)')`;
+
+/**
+ * Registers a webhook and audits it (`webhook.create`: the actor, the URL's host and the events —
+ * never the secret) in one statement: there is no webhook without its audit row.
+ */
 export async function insertWebhook(
   db: Executor,
   row: { id: string; tenantId: string; url: string; events: WebhookEvent[]; secretSealed: string; createdBy: string },
 ): Promise<WebhookRow> {
-  const [created] = await db.insert(webhooks).values(row).returning(webhookColumns);
+  const result = await db.execute(sql`
+    with created as (
+      insert into webhooks (id, tenant_id, url, events, secret_sealed, created_by)
+      values (${row.id}, ${row.tenantId}, ${row.url}, ${sql.param([...row.events])}::text[], ${row.secretSealed}, ${row.createdBy})
+      returning id, tenant_id, url, events, created_by, created_at
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, created_by, 'webhook.create', 'webhook', id, 'created',
+        jsonb_build_object('host', ${hostOf(sql`url`)}, 'events', to_jsonb(events))
+      from created
+    )
+    select c.id, c.url, c.events, c.created_by, u.name as created_by_name, c.created_at
+    from created c left join users u on u.id = c.created_by`);
+  const [created] = rowsOf<RawWebhook>(result);
   if (!created) throw new Error("insert into webhooks returned no row");
-  return created;
+  return fromRaw(created);
 }
 
 /** A tenant's webhooks, newest first, without their secrets. */
 export async function listWebhooks(db: Executor, tenantId: string): Promise<WebhookRow[]> {
-  return db.select(webhookColumns).from(webhooks).where(eq(webhooks.tenantId, tenantId)).orderBy(desc(webhooks.createdAt));
+  return db
+    .select(webhookColumns)
+    .from(webhooks)
+    .leftJoin(users, eq(users.id, webhooks.createdBy))
+    .where(eq(webhooks.tenantId, tenantId))
+    .orderBy(desc(webhooks.createdAt), desc(webhooks.id));
 }
 
 export async function findWebhook(db: Executor, tenantId: string, id: string): Promise<WebhookRow | undefined> {
   const [row] = await db
     .select(webhookColumns)
     .from(webhooks)
+    .leftJoin(users, eq(users.id, webhooks.createdBy))
     .where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.id, id)))
     .limit(1);
   return row;
 }
 
-/** Removes a tenant's webhook with its delivery log; false when the tenant has no such webhook. */
-export async function deleteWebhook(db: Executor, tenantId: string, id: string): Promise<boolean> {
-  const deleted = await db
-    .delete(webhooks)
-    .where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.id, id)))
-    .returning({ id: webhooks.id });
-  return deleted.length > 0;
+/**
+ * Removes a tenant's webhook with its delivery log, and audits it (`webhook.delete` by `actorId`,
+ * with the URL's host and the events) in the same statement; false when the tenant has no such webhook.
+ */
+export async function deleteWebhook(db: Executor, tenantId: string, id: string, actorId: string): Promise<boolean> {
+  const result = await db.execute(sql`
+    with deleted as (
+      delete from webhooks where tenant_id = ${tenantId} and id = ${id}
+      returning id, tenant_id, url, events
+    ),
+    audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, ${actorId}, 'webhook.delete', 'webhook', id, 'deleted',
+        jsonb_build_object('host', ${hostOf(sql`url`)}, 'events', to_jsonb(events))
+      from deleted
+    )
+    select id from deleted`);
+  return rowsOf(result).length > 0;
 }
 
 export interface DeliveryLogRow {

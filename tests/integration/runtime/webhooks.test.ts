@@ -111,7 +111,9 @@ describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
     acme.secret = created.secret;
     acmeHook = created.id;
     const listed = await as(carol).list();
-    expect(listed).toEqual([{ id: created.id, url: acme.url, events: [...ALL], createdBy: "user-carol", createdAt: created.createdAt }]);
+    expect(listed).toEqual([
+      { id: created.id, url: acme.url, events: [...ALL], createdBy: "user-carol", createdByName: "Carol", createdAt: created.createdAt },
+    ]);
     expect(JSON.stringify(listed)).not.toContain(created.secret.slice(6));
     const stored = await queryRows<{ secret_sealed: string }>(
       database.db,
@@ -391,5 +393,109 @@ describe.each(testBackends())("a pause its process left behind, on $name", (back
       await restarted?.idle();
       await receiver.close();
     }
+  });
+});
+
+describe.each(testBackends())("webhook changes in the audit log, on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  const hooks = () => webhookService(database.db, TEST_SECRET, FAST);
+
+  interface AuditRow {
+    actor_id: string | null;
+    action: string;
+    subject_type: string;
+    subject_id: string;
+    outcome: string;
+    details: Record<string, unknown>;
+    hash: string;
+    row: string;
+  }
+  const auditOf = (subjectId: string) =>
+    queryRows<AuditRow>(
+      database.db,
+      sql`select actor_id, action, subject_type, subject_id, outcome, details, hash, to_jsonb(a)::text as row
+          from audit_log a where subject_type = 'webhook' and subject_id = ${subjectId} order by seq`,
+    );
+  const webhookAudits = async () =>
+    (await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from audit_log where action like 'webhook.%'`))[0]!.n;
+
+  it("records who created and deleted a webhook, its host and events, and never its secret", async () => {
+    const created = await hooks().create(carol, {
+      url: "https://hooks.example.com:8443/harbor/in?token=query-secret",
+      events: ["pause.resolved", "pause.requested"],
+    });
+    const [made] = await auditOf(created.id);
+    expect(made).toMatchObject({
+      actor_id: "user-carol",
+      action: "webhook.create",
+      subject_type: "webhook",
+      subject_id: created.id,
+      outcome: "created",
+      details: { host: "hooks.example.com:8443", events: ["pause.requested", "pause.resolved"] },
+    });
+    // Chained like every audit row; neither the secret nor the URL's path or query is in it.
+    expect(made!.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(made!.row).not.toContain(created.secret.slice("whsec_".length));
+    expect(made!.row).not.toContain("query-secret");
+    expect(made!.row).not.toContain("/harbor/in");
+
+    await hooks().delete(carol, created.id);
+    const rows = await auditOf(created.id);
+    expect(rows.map((r) => r.action)).toEqual(["webhook.create", "webhook.delete"]);
+    expect(rows[1]).toMatchObject({
+      actor_id: "user-carol",
+      subject_id: created.id,
+      outcome: "deleted",
+      details: { host: "hooks.example.com:8443", events: ["pause.requested", "pause.resolved"] },
+    });
+    expect(rows[1]!.row).not.toContain(created.secret.slice("whsec_".length));
+  });
+
+  it("records nothing for a refused change", async () => {
+    const before = await webhookAudits();
+    await expect(hooks().create(alice, { url: "https://hooks.example.com/x", events: ["pause.requested"] })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(hooks().create(carol, { url: "https://10.0.0.1/x", events: ["pause.requested"] })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+    });
+    const globex = await hooks().create(mallory, { url: "https://hooks.globex.test/x", events: ["pause.expired"] });
+    // Another tenant's webhook is not carol's to delete: not found, and nothing written.
+    await expect(hooks().delete(carol, globex.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(hooks().delete(carol, "wh_unknown")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await webhookAudits()).toBe(before + 1);
+    expect((await auditOf(globex.id)).map((r) => [r.action, r.actor_id])).toEqual([["webhook.create", "user-mallory"]]);
+    // Each tenant's chain holds its own webhook rows only.
+    const acmeRows = await queryRows<{ n: number }>(
+      database.db,
+      sql`select count(*)::int as n from audit_log where tenant_id = 'tenant-acme' and subject_id = ${globex.id}`,
+    );
+    expect(acmeRows[0]!.n).toBe(0);
+  });
+
+  it("writes the change and its audit row together: when the audit row cannot be written, nothing changes", async () => {
+    const kept = await hooks().create(carol, { url: "https://hooks.example.com/kept", events: ["pause.requested"] });
+    const count = async () => (await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from webhooks`))[0]!.n;
+    const webhooksBefore = await count();
+    const auditsBefore = await webhookAudits();
+    // A stand-in for an audit insert that fails (a full disk, a broken chain): the webhook change must fail with it.
+    await database.db.execute(sql`
+      create function refuse_webhook_audit() returns trigger language plpgsql as $$
+      begin
+        if new.action like 'webhook.%' then raise exception 'audit refused'; end if;
+        return new;
+      end $$`);
+    await database.db.execute(sql`
+      create trigger refuse_webhook_audit before insert on audit_log for each row execute function refuse_webhook_audit()`);
+    try {
+      await expect(hooks().create(carol, { url: "https://hooks.example.com/lost", events: ["pause.requested"] })).rejects.toThrow();
+      await expect(hooks().delete(carol, kept.id)).rejects.toThrow();
+    } finally {
+      await database.db.execute(sql`drop trigger refuse_webhook_audit on audit_log`);
+      await database.db.execute(sql`drop function refuse_webhook_audit()`);
+    }
+    expect(await count()).toBe(webhooksBefore);
+    expect((await hooks().list(carol)).some((w) => w.id === kept.id)).toBe(true);
+    expect(await webhookAudits()).toBe(auditsBefore);
   });
 });
