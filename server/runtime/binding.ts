@@ -26,7 +26,12 @@ export function toolVersion(tool: ToolDefinition): string {
   if ("version" in tool && tool.version) return tool.version;
   let version = toolVersions.get(tool);
   if (!version) {
-    const gate = "approval" in tool && tool.approval ? { policy: tool.approval.policy } : null;
+    // The gate's policy and what a standing approval of it may bind: narrowing either voids earlier
+    // approvals and grants of the tool.
+    const gate =
+      "approval" in tool && tool.approval
+        ? { policy: tool.approval.policy, ...(tool.approval.grantable ? { grantable: tool.approval.grantable.fields } : {}) }
+        : null;
     version = sha256(
       canonicalJson({
         name: tool.name,

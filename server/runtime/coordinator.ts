@@ -85,8 +85,8 @@ export interface InteractionChange {
 }
 
 /** The group a gate was escalated to, when `identity` belongs to it. */
-export function escalatedTo(row: Pick<InteractionRow, "escalatedAt" | "escalateTo">, identity: Identity): boolean {
-  if (!row.escalatedAt || !row.escalateTo) return false;
+export function escalatedTo(row: Pick<InteractionRow, "kind" | "escalatedAt" | "escalateTo">, identity: Identity): boolean {
+  if (row.kind !== "approval" || !row.escalatedAt || !row.escalateTo) return false;
   return hasRole(identity, row.escalateTo === "admins" ? "admin" : "approver");
 }
 

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "@/server/db";
 import type { InteractionRow } from "@/server/db/queries/interactions";
-import { listGrants, revokeGrant, findGrant, useGrant, type NewGrant } from "@/server/db/queries/grants";
+import { findGrant, grantIsLive, listGrants, revokeGrant, useGrant, type NewGrant } from "@/server/db/queries/grants";
 import { GRANT_SCOPES, MAX_GRANT_HOURS, THREAD_GRANT_DAYS, type GrantBounds, type GrantOffer } from "@/server/domain";
 import { toolVersion } from "./binding";
 import { ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
@@ -88,6 +88,10 @@ export function grantFor(row: InteractionRow, request: GrantRequest, actorId: st
   if (row.policy === "approvers" && row.ownerId === actorId) {
     throw new ForbiddenError("You cannot give a standing approval for your own requests: another approver must.");
   }
+  // An owner's gate decided by someone else (an escalation) is one decision, never a blanket one for her.
+  if (row.policy === "owner" && row.ownerId !== actorId) {
+    throw new ForbiddenError("Only the requester can approve her own requests in advance.");
+  }
   const bounds: GrantBounds = { ...offer.bounds };
   for (const [name, cap] of Object.entries(request.caps ?? {})) {
     const declared = offer.caps?.find((c) => c.field === name);
@@ -143,6 +147,9 @@ export function grantService(db: Database, agents: AgentRegistry) {
       });
       return used && { grantId: used.id, grantedBy: used.grantedBy };
     },
+
+    /** Whether a grant is still live: a call it let through before the run parked runs only then. */
+    isLive: (grantId: string) => grantIsLive(db, grantId),
 
     /** Live grants the caller gave or may use; a tenant's admins see all of the tenant's. */
     async list(identity: Identity) {

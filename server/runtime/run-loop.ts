@@ -56,6 +56,8 @@ export interface RunLoopDeps {
    * The standing approval covering a gated call, used — or undefined, and the call's gate pauses.
    * Asked only for calls whose gate could grant one (see grants.ts).
    */
+  /** Whether a grant that let a call through is still live (asked when the run parked in between). */
+  grantIsLive?(grantId: string): Promise<boolean>;
   standingApproval?(
     state: RunState,
     definition: ToolDefinition,
@@ -458,6 +460,15 @@ async function runCalls(
     if (gated && call.gate?.binding !== bindingOf(agent, gated, call.args)) {
       // What was approved is not what would run (the tool, the agent or the arguments changed): ask again.
       const again = gateFor(agent, gated, call, deps, "changed since it was approved: please decide again");
+      return {
+        type: "paused",
+        state,
+        parking: { requests: [again.request], calls: [{ ...call, gate: again.gate }, ...remaining.slice(1)], handles: new Map() },
+      };
+    }
+    if (gated && decision?.grantId && resolutions.size > 0 && !(await deps.grantIsLive?.(decision.grantId))) {
+      // Let through by a standing approval, then parked with other calls: revoked or expired since, it is asked again.
+      const again = gateFor(agent, gated, call, deps, "its standing approval ended: please decide");
       return {
         type: "paused",
         state,

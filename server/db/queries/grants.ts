@@ -77,6 +77,11 @@ export async function useGrant(db: Executor, call: GrantLookup): Promise<{ id: s
           and c.revoked_at is null and c.expires_at > now()
           and c.tool_version = ${call.toolVersion} and c.agent_id = ${call.agentId}
           and (c.thread_id is null or c.thread_id = ${call.threadId})
+          -- Its giver may still give it: the owner herself, or still one of the tenant's approvers.
+          and exists (
+            select 1 from users u
+            where u.id = c.granted_by and u.tenant_id = c.tenant_id and (u.id = c.owner_id or u.role in ('approver', 'admin'))
+          )
           and not exists (
             select 1 from jsonb_each(c.bounds) as b(field, rule)
             where not coalesce(case
@@ -101,6 +106,12 @@ export async function useGrant(db: Executor, call: GrantLookup): Promise<{ id: s
     select id, granted_by from used`);
   const [row] = (result as unknown as { rows: { id: string; granted_by: string }[] }).rows;
   return row ? { id: row.id, grantedBy: row.granted_by } : undefined;
+}
+
+/** Whether a grant is still live (not revoked, not expired): a call it let through may run. */
+export async function grantIsLive(db: Executor, id: string): Promise<boolean> {
+  const result = await db.execute(sql`select 1 from approval_grants where id = ${id} and revoked_at is null and expires_at > now()`);
+  return (result as unknown as { rows: unknown[] }).rows.length > 0;
 }
 
 const owner = aliasedTable(users, "grant_owner");

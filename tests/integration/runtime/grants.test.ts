@@ -7,9 +7,10 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listAudit } from "@/server/db/queries/audit";
 import { useGrant } from "@/server/db/queries/grants";
-import { HarborError, type Identity, type InterruptView, type RunEvent, type Runtime } from "@/server/runtime";
+import { z } from "zod";
+import { HarborError, tool, type Identity, type InterruptView, type Planner, type RunEvent, type Runtime } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
-import { ALICE, BOB, CAROL, MALLORY, drain, started, testRuntime, watchUntil } from "../../helpers/runtime";
+import { agentOf, ALICE, BOB, CAROL, MALLORY, drain, started, testRuntime, watchUntil } from "../../helpers/runtime";
 
 let counter = 0;
 
@@ -252,6 +253,102 @@ describe.each(testBackends())("standing approvals on $name", (backend) => {
       "grant.create",
     ]);
     expect((await ask(ALICE, "g-revoke", "send an email to ivy@example.com saying hi")).gate).toBeDefined();
+  });
+
+  it("stops letting calls through once the approver who gave the grant is no longer an approver", async () => {
+    const { runId, gate } = await ask(ALICE, "g-demoted", "transfer 50 EUR to DE-7");
+    await runtime.interactions.decide(BOB, gate!.id, true, undefined, { scope: "hours", hours: 2 });
+    await watchUntil(runtime, runId, (e) => e.type === "run.completed");
+    expect((await ask(ALICE, "g-demoted", "transfer 40 EUR to DE-7")).gate).toBeUndefined();
+    await database.db.execute(sql`update users set role = 'member' where id = 'user-bob'`);
+    try {
+      const after = await ask(ALICE, "g-demoted", "transfer 40 EUR to DE-7");
+      expect(after.gate).toBeDefined();
+      await runtime.interactions.decide(CAROL, after.gate!.id, false);
+    } finally {
+      await database.db.execute(sql`update users set role = 'approver' where id = 'user-bob'`);
+    }
+  });
+
+  it("asks again for a call its grant let through when the run parked at another gate and the grant ended meanwhile", async () => {
+    // Pays and writes a note in one step: the payment is granted, the note is the owner's to approve.
+    const pay = tool({
+      name: "pay",
+      description: "pays someone",
+      input: z.strictObject({ to: z.string() }),
+      output: z.strictObject({ paid: z.string() }),
+      approval: {
+        policy: "owner",
+        describe: ({ to }) => `Pay ${to}`,
+        grantable: { fields: { to: "equal" }, describe: (b) => `payments to ${String(b.to && "equals" in b.to ? b.to.equals : "")}` },
+      },
+      execute: async ({ to }) => ({ paid: to }),
+    });
+    const note = tool({
+      name: "note",
+      description: "writes a note",
+      input: z.strictObject({}),
+      output: z.strictObject({}),
+      approval: { policy: "owner", describe: () => "Write a note" },
+      execute: async () => ({}),
+    });
+    const planner: Planner = {
+      next(state) {
+        const last = state.transcript.at(-1);
+        if (last?.role !== "user") return { type: "finish" };
+        const calls = [{ name: "pay", args: { to: "sam" } }];
+        return { type: "call_tools", calls: last.content === "both" ? [...calls, { name: "note", args: {} }] : calls };
+      },
+    };
+    const agents = new Map([
+      [
+        "payer",
+        agentOf(
+          "payer",
+          planner,
+          new Map([
+            ["pay", pay],
+            ["note", note],
+          ]),
+        ),
+      ],
+    ]);
+    const own = testRuntime(database.db, { agents, alone: false });
+    const say = async (content: string) => {
+      const run = started(
+        await own.startRun(ALICE, {
+          agentId: "payer",
+          threadId: "g-parked",
+          transportRunId: `t-${++counter}`,
+          messages: [{ id: `m-${counter}`, role: "user", content }],
+        }),
+      );
+      const last = (await drain(run.events)).at(-1)!.event;
+      return { runId: run.runId, gate: last.type === "run.paused" ? last.interrupts[0] : undefined };
+    };
+    try {
+      const first = await say("pay");
+      await own.interactions.decide(ALICE, first.gate!.id, true, undefined, { scope: "thread" });
+      await watchUntil(own, first.runId, (e) => e.type === "run.completed");
+      const [grant] = await grantRows(first.gate!.id);
+
+      const both = await say("both");
+      expect(both.gate?.message).toBe("Write a note");
+      await own.grants.revoke(ALICE, grant!.id);
+      await own.interactions.decide(ALICE, both.gate!.id, true);
+      const events = await watchUntil(
+        own,
+        both.runId,
+        (e) => (e.type === "run.paused" && e.interrupts[0]?.id !== both.gate!.id) || e.type === "run.completed",
+      );
+      const paused = events.at(-1)!;
+      expect(paused.type).toBe("run.paused");
+      expect(paused.type === "run.paused" && paused.interrupts[0]?.message).toBe("Pay sam (its standing approval ended: please decide)");
+      expect(events.some((e) => e.type === "tool.result" && e.content.includes("sam"))).toBe(false);
+    } finally {
+      own.close();
+      await own.idle();
+    }
   });
 
   it("never uses a grant after its revoke committed, however many uses race it", async () => {
