@@ -117,7 +117,8 @@ describe("every page at desktop and phone size, light and dark", () => {
         }
         await page.waitForURL(/\/connections$/);
         await page.getByRole("heading", { name: "Connections" }).waitFor();
-        await page.locator('[aria-busy="true"]').waitFor({ state: "detached" });
+        // Every section has loaded (connections and standing approvals each show a skeleton first).
+        await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 15_000 }).toBe(0);
         await check(page, "connections", size, scheme);
 
         await page.goto(`${server.url}/approvals`);
