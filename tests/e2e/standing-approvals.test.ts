@@ -59,6 +59,7 @@ describe("standing approvals in Chromium", () => {
       await screenshot(page, `grant-used-${size}-${scheme}`);
 
       // Revoked in /connections …
+      const conversation = page.url();
       await page.goto(`${server.url}/connections`);
       const grant = page.getByTestId("grant").filter({ hasText: `emails to ${to}` });
       await expect.poll(() => grant.count(), PATIENCE).toBe(1);
@@ -71,8 +72,9 @@ describe("standing approvals in Chromium", () => {
       await expect.poll(() => grant.count(), PATIENCE).toBe(0);
 
       // … the next email asks again.
-      await page.goBack();
-      await page.waitForURL(/\/chat\//);
+      await page.goto(conversation);
+      await expect.poll(() => lastReply(page), PATIENCE).toContain(`Email sent to ${to} under your standing approval.`);
+      await expect.poll(() => page.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);
       await say(page, `send an email to ${to} saying one more`);
       await expect.poll(() => page.locator('[data-testid="approval-card"][data-status="pending"]').count(), PATIENCE).toBe(1);
       await page.getByTestId("approval-card").last().getByRole("button", { name: "Reject" }).click();
