@@ -17,6 +17,7 @@ import { chatBody, measure, type LoadResult } from "./chat-turn";
 import { measureFloor, type FloorResult } from "./durable-floor";
 import { measureEventsFeed, printEventsFeed } from "./events";
 import { replyTo } from "../server/agents/concierge/planner";
+import { pgliteThreadComparison } from "./pglite-thread";
 import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
 import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
@@ -489,6 +490,8 @@ async function main() {
   }
   // `BENCH_ONLY=model-stream npm run bench`: only a model's answer streamed through Harbor.
   if (process.env.BENCH_ONLY === "model-stream") return modelStream();
+  // `BENCH_ONLY=pglite-thread npm run bench`: only the embedded database in the server's thread vs its own.
+  if (process.env.BENCH_ONLY === "pglite-thread") return pgliteThreadComparison(SECONDS);
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
   await threadStorage();
@@ -508,6 +511,7 @@ async function main() {
   }
   console.log();
   for (const engine of engines) printCycles(engine, results.get(engine)!, floor);
+  await pgliteThreadComparison(SECONDS);
   for (const engine of engines) printToolsAndWaits(engine, results.get(engine)!);
   for (const engine of engines) printA2a(engine, results.get(engine)!);
   for (const engine of engines) printSteering(engine, results.get(engine)!);

@@ -14,6 +14,8 @@ const settingsSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   HARBOR_DATA_DIR: z.string().min(1).default(".data"),
   HARBOR_SEED_DEMO: flag,
+  /** Run the embedded database on a worker thread of its own (both cores; see the README's "Performance"). */
+  HARBOR_PGLITE_THREAD: flag,
   AUTH_SECRET: z.string().min(16).optional(),
   /** Pause between streamed text chunks, so the chat visibly streams; 0 in benchmarks. */
   HARBOR_STREAM_CHUNK_MS: z.coerce.number().int().min(0).max(1000).default(15),
@@ -141,6 +143,7 @@ const settingsSchema = z.object({
 export type Settings = Readonly<{
   databaseUrl: string | undefined;
   dataDir: string;
+  pgliteThread: boolean;
   seedDemo: boolean;
   authSecret: string | undefined;
   streamChunkMs: number;
@@ -196,6 +199,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     databaseUrl: s.DATABASE_URL,
     dataDir: path.resolve(s.HARBOR_DATA_DIR),
     // The embedded database is the demo: seed it unless told otherwise.
+    pgliteThread: s.HARBOR_PGLITE_THREAD ?? false,
     seedDemo: s.HARBOR_SEED_DEMO ?? s.DATABASE_URL === undefined,
     authSecret: s.AUTH_SECRET,
     streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,

@@ -13,6 +13,14 @@ import pg from "pg";
 import * as schema from "./schema";
 import { log } from "@/server/log";
 import { acquireDataDirLock } from "./lockfile";
+import { ThreadedPglite } from "./pglite-worker";
+
+/** PGlite on its own thread, typed as the PGlite Drizzle drives (it answers the calls Drizzle makes). */
+async function startThreaded(options: { dataDir?: string; loadDataDir?: Blob }): Promise<PGlite> {
+  const threaded = new ThreadedPglite(options);
+  await threaded.ready;
+  return threaded as unknown as PGlite;
+}
 
 export type Schema = typeof schema;
 /** The driver-independent Drizzle database both engines implement. */
@@ -33,8 +41,11 @@ export interface DatabaseHandle {
 export type OpenOptions = (
   | /** `applicationName` names the connections (Harbor's are `harbor:<instance id>`: their changes notify the others). */
     { engine: "postgres"; url: string; poolSize?: number; applicationName?: string }
-    /** `dataDir` undefined = in memory (tests); `loadDataDir` starts from a dumped template. */
-  | { engine: "pglite"; dataDir?: string; loadDataDir?: Blob }
+    /**
+     * `dataDir` undefined = in memory (tests); `loadDataDir` starts from a dumped template; `thread`
+     * runs PGlite on a worker thread of its own.
+     */
+  | { engine: "pglite"; dataDir?: string; loadDataDir?: Blob; thread?: boolean }
 ) & {
   /** Told every statement the handle sends (the statement budget's counter; never its parameters). */
   onStatement?: (sql: string) => void;
@@ -81,11 +92,18 @@ async function openPostgres(
   return { db: drizzlePg(pool, { schema, ...statementLogger(onStatement) }), engine: "postgres", url, pool, close: () => pool.end() };
 }
 
-async function openPglite(options: { dataDir?: string; loadDataDir?: Blob; onStatement?: (sql: string) => void }): Promise<DatabaseHandle> {
+async function openPglite(options: {
+  dataDir?: string;
+  loadDataDir?: Blob;
+  thread?: boolean;
+  onStatement?: (sql: string) => void;
+}): Promise<DatabaseHandle> {
   const release = options.dataDir ? acquireDataDirLock(options.dataDir) : () => {};
   try {
     const pgDir = options.dataDir ? path.join(options.dataDir, "pglite") : undefined;
-    const client = await PGlite.create({ dataDir: pgDir, loadDataDir: options.loadDataDir });
+    const client = options.thread
+      ? await startThreaded({ dataDir: pgDir, loadDataDir: options.loadDataDir })
+      : await PGlite.create({ dataDir: pgDir, loadDataDir: options.loadDataDir });
     try {
       await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     } catch (error) {
