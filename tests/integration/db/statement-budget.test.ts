@@ -5,13 +5,11 @@
  * today, so a change that adds a round trip fails here; issue 17's targets (2, 4 and 2) are below.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Planner, Runtime, ToolDefinition } from "@/server/runtime";
-import { tool } from "@/server/runtime";
 import { z } from "zod";
-import { testBackends, useSeededDatabase } from "../../helpers/backends";
-import { agentOf, ALICE, drain, started, testRuntime } from "../../helpers/runtime";
 import { createAgents } from "@/server/agents";
-import { TEST_SECRET } from "../../helpers/runtime";
+import { tool, type Planner, type Runtime, type StartedRun, type ToolDefinition } from "@/server/runtime";
+import { testBackends, useSeededDatabase } from "../../helpers/backends";
+import { agentOf, ALICE, drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
 
 /** Today's cost; lower it as the paths get cheaper (the issue's targets: 2, 4, 2). */
 const CEILING = { chatTurn: 3, emailCycle: 9, gateOnly: 4 };
@@ -65,11 +63,11 @@ describe.each(testBackends())("statements per hot path on $name", (backend) => {
       messages: [{ id: `${threadId}-m`, role: "user", content }],
     });
   };
-  const gateOf = async (events: AsyncIterable<{ event: { type: string } }[]>) => {
-    const last = (await drain(events as never)).at(-1) as { event: { type: string; interrupts?: { id: string }[] } } | undefined;
-    const id = last?.event.interrupts?.[0]?.id;
-    if (!id) throw new Error(`expected a gate, got ${last?.event.type}`);
-    return id;
+  /** The gate a run parked at. */
+  const gateOf = async (run: StartedRun) => {
+    const last = (await drain(run.events)).at(-1)?.event;
+    if (last?.type !== "run.paused" || !last.interrupts[0]) throw new Error(`expected a gate, got ${last?.type}`);
+    return last.interrupts[0].id;
   };
   const report = (path: string, sent: string[]) => {
     console.log(
@@ -86,22 +84,18 @@ describe.each(testBackends())("statements per hot path on $name", (backend) => {
 
   it("an email cycle: start, park, approve, send, reply", async () => {
     const sent = await counted(async () => {
-      const id = await gateOf(started(await start("concierge", "send an email to budget@example.com saying hi")).events);
+      const id = await gateOf(started(await start("concierge", "send an email to budget@example.com saying hi")));
       await runtime.interactions.decide(ALICE, id, true);
     });
     expect(report("email cycle", sent)).toBeLessThanOrEqual(CEILING.emailCycle);
   });
 
   it("a gate answered that parks again", async () => {
-    const first = await gateOf(started(await start("again", "go")).events);
-    let id = first;
-    const sent = await counted(async () => {
-      await runtime.interactions.decide(ALICE, id, true);
-    });
+    const first = await gateOf(started(await start("again", "go")));
+    const sent = await counted(() => runtime.interactions.decide(ALICE, first, true));
     const [next] = (await runtime.interactions.list(ALICE, { status: "pending" })).filter((i) => i.tool?.name === "gate");
     expect(next?.interactionId).toBeDefined();
-    id = next!.interactionId;
     expect(report("gate only", sent)).toBeLessThanOrEqual(CEILING.gateOnly);
-    await runtime.interactions.decide(ALICE, id, false);
+    await runtime.interactions.decide(ALICE, next!.interactionId, false);
   });
 });
