@@ -84,8 +84,8 @@ export interface InteractionChange {
   escalatedTo?: EscalationGroup;
 }
 
-/** The group a gate was escalated to, when `identity` belongs to it. */
-export function escalatedTo(row: Pick<InteractionRow, "kind" | "escalatedAt" | "escalateTo">, identity: Identity): boolean {
+/** Whether the gate was escalated to a group `identity` belongs to. */
+function escalatedTo(row: Pick<InteractionRow, "kind" | "escalatedAt" | "escalateTo">, identity: Identity): boolean {
   if (row.kind !== "approval" || !row.escalatedAt || !row.escalateTo) return false;
   return hasRole(identity, row.escalateTo === "admins" ? "admin" : "approver");
 }

@@ -254,7 +254,7 @@ export function createDriver(deps: DriveDeps) {
                 definition,
               )
           : undefined,
-        grantIsLive: deps.grants ? (grantId) => deps.grants!.isLive(grantId) : undefined,
+        grantIsLive: deps.grants?.isLive,
         signal: deps.mailboxes.cancelSignal(base.runId),
       };
       let result = await runLoop(initial, agent, loopDeps, options.resume);
