@@ -237,9 +237,10 @@ export function createDriver(deps: DriveDeps) {
       const loopDeps: RunLoopDeps = {
         append: async (events, append) => {
           const alongside = append?.message ? { messages: { threadId: initial.threadId, rows: [append.message] } } : undefined;
-          if (append?.defer) journal.defer(events, alongside);
+          if (append?.defer) journal.defer(events, alongside, { paceMs: append.paceMs });
           else await journal.append(events, { paceMs: append?.paceMs, alongside });
         },
+        flush: () => journal.flush(),
         newId: randomUUID,
         streamChunkMs: deps.streamChunkMs,
         maxSteps: deps.maxSteps,

@@ -41,8 +41,11 @@ function mergeAlongside(a: Alongside | undefined, b: Alongside | undefined): Alo
 
 export class RunJournal {
   private nextSeq: number;
-  /** Numbered events (and their state changes) that ride along with the next append. */
-  private deferred: { logged: LoggedEvent[]; alongside?: Alongside } | undefined;
+  /**
+   * Numbered events (and their state changes) that ride along with the next append, in groups
+   * that keep their publication pace.
+   */
+  private deferred: { groups: { logged: LoggedEvent[]; paceMs?: number }[]; alongside?: Alongside } | undefined;
 
   constructor(
     readonly runId: string,
@@ -77,22 +80,33 @@ export class RunJournal {
 
   /**
    * Numbers events now but stores (and publishes) them with the next `append`, in the same
-   * statement: for announcements the very next write follows anyway (a gated tool call just before
-   * its pause, the answers just before the resumed run's first step). Saves a commit per step;
-   * nothing is published before it is stored.
+   * statement: for events the very next write follows soon (a gated tool call just before its
+   * pause, the answers just before the resumed run's first step, a reply just before the run
+   * completes). Saves a commit per step; nothing is published before it is stored. Whoever defers
+   * either writes next or calls `flush` before waiting on anything slow.
    */
-  defer(events: readonly RunEvent[], alongside?: Alongside): void {
+  defer(events: readonly RunEvent[], alongside?: Alongside, options: { paceMs?: number } = {}): void {
     const logged = this.prepare(events);
     this.deferred = {
-      logged: [...(this.deferred?.logged ?? []), ...logged],
+      groups: [...(this.deferred?.groups ?? []), { logged, paceMs: options.paceMs }],
       alongside: mergeAlongside(this.deferred?.alongside, alongside),
     };
+  }
+
+  /** Whether deferred events wait for the next write. */
+  get hasDeferred(): boolean {
+    return this.deferred !== undefined;
+  }
+
+  /** Stores and publishes what was deferred, now (nothing when nothing was). */
+  async flush(): Promise<void> {
+    if (this.deferred) await this.append([]);
   }
 
   /** Drops deferred events (never stored, never seen) and their numbers: the run failed before them. */
   discardDeferred(): void {
     if (!this.deferred) return;
-    this.nextSeq = this.deferred.logged[0]?.seq ?? this.nextSeq;
+    this.nextSeq = this.deferred.groups[0]?.logged[0]?.seq ?? this.nextSeq;
     this.deferred = undefined;
   }
 
@@ -100,7 +114,9 @@ export class RunJournal {
   async append(events: readonly RunEvent[], options: AppendOptions = {}): Promise<LoggedEvent[]> {
     const carried = this.deferred;
     this.deferred = undefined;
-    const logged = [...(carried?.logged ?? []), ...this.prepare(events)];
+    const groups = [...(carried?.groups ?? []), { logged: this.prepare(events), paceMs: options.paceMs }];
+    const logged = groups.flatMap((g) => g.logged);
+    if (logged.length === 0 && !options.alongside) return [];
     try {
       await this.store.insert(this.runId, toStoredRows(logged), mergeAlongside(carried?.alongside, options.alongside));
     } catch (error) {
@@ -108,8 +124,7 @@ export class RunJournal {
       this.nextSeq = logged[0]?.seq ?? this.nextSeq;
       throw error;
     }
-    if (carried) await this.publish(carried.logged);
-    await this.publish(logged.slice(carried?.logged.length ?? 0), options);
-    return logged;
+    for (const group of groups) await this.publish(group.logged, { paceMs: group.paceMs });
+    return groups.at(-1)!.logged;
   }
 }

@@ -36,6 +36,8 @@ export interface RunLoopDeps {
    * publishes them, spaced by `paceMs`. `defer` lets them ride with the next write instead.
    */
   append(events: readonly RunEvent[], options?: { paceMs?: number; message?: TranscriptMessage; defer?: boolean }): Promise<unknown>;
+  /** Stores (and publishes) what was deferred: before waiting on anything that may take a while. */
+  flush?(): Promise<void>;
   newId(): string;
   /** Pause between streamed chunks of text. */
   streamChunkMs: number;
@@ -122,6 +124,22 @@ export interface ResumeInput {
   handles?: ReadonlyMap<string, HandleRegistry>;
 }
 
+/**
+ * Awaits a planner's decision; one that does not come at once (a model, a lookup) first lets what
+ * waits to be written go out, so nobody waits on the planner to see the run's last words.
+ */
+async function flushUnlessImmediate<T>(decision: Promise<T> | T, deps: RunLoopDeps): Promise<T> {
+  if (!deps.flush || !(decision instanceof Promise)) return decision;
+  let settled = false;
+  decision.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  if (!settled) await deps.flush();
+  return decision;
+}
+
 /** Splits text into word-sized chunks that concatenate back to the exact text. */
 export function chunkText(text: string): string[] {
   return text.match(/\s*\S+\s*/g) ?? (text.length > 0 ? [text] : []);
@@ -149,14 +167,17 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
       throw new HarborError("STEP_LIMIT", `The run stopped after ${deps.maxSteps} planner steps.`);
     }
     const signal = deps.signal ?? new AbortController().signal;
-    const decision = await agent.planner.next(state, { signal });
+    const decision = await flushUnlessImmediate(agent.planner.next(state, { signal }), deps);
     state = { ...state, step: state.step + 1 };
     switch (decision.type) {
       case "finish":
         return { type: "finished", state };
       case "say":
         state = await say(state, decision.text, deps);
-        if (decision.thenWaitMs) await new Promise((resolve) => setTimeout(resolve, decision.thenWaitMs));
+        if (decision.thenWaitMs) {
+          await deps.flush?.();
+          await new Promise((resolve) => setTimeout(resolve, decision.thenWaitMs));
+        }
         break;
       case "spawn": {
         if (!deps.spawn) throw new HarborError("INTERNAL", "This runtime cannot start child runs.");
@@ -170,6 +191,8 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
         return { type: "paused", state, parking: { requests: [request], calls: [], handles: new Map() } };
       }
       case "stream": {
+        // The model may take a while to say its first word: what waits is seen before.
+        await deps.flush?.();
         const turn = await streamModelTurn(state, decision.parts, deps, signal);
         state = turn.state;
         // A model that said nothing and called nothing has nothing more to do.
@@ -217,9 +240,11 @@ async function callTools(
 async function say(state: RunState, text: string, deps: RunLoopDeps): Promise<RunState> {
   const message: TranscriptMessage = { id: deps.newId(), role: "assistant", content: text };
   const deltas = chunkText(text).map((delta): RunEvent => ({ type: "text.delta", messageId: message.id, delta }));
+  // Whole text rides with the next write (often the run's completion, a moment later).
   await deps.append([{ type: "text.started", messageId: message.id }, ...deltas, { type: "text.ended", messageId: message.id }], {
     paceMs: deps.streamChunkMs,
     message,
+    defer: true,
   });
   return { ...state, transcript: [...state.transcript, message] };
 }
@@ -445,7 +470,11 @@ async function runCalls(
   let state = initial;
   // Gate decisions are copied into the calls first, so a later pause keeps them in its checkpoint.
   const remaining = calls.map((call) => withDecision(call, resolutions));
+  let first = true;
   while (remaining.length > 0) {
+    // An earlier call's result is seen before the next call runs (which may take a while).
+    if (!first) await deps.flush?.();
+    first = false;
     const point = deps.safePoint ? await deps.safePoint(state, "tool") : undefined;
     if (point?.type === "cancel") return { type: "finished", state: { ...point.state, outcome: "cancelled" } };
     const call = remaining[0]!;
@@ -776,7 +805,11 @@ async function refuse(
 
 async function recordResult(state: RunState, call: PendingCall, output: unknown, deps: RunLoopDeps): Promise<RunState> {
   const message: TranscriptMessage = { id: deps.newId(), role: "tool", content: JSON.stringify(output), toolCallId: call.toolCallId };
-  await deps.append([{ type: "tool.result", messageId: message.id, toolCallId: call.toolCallId, content: message.content }], { message });
+  // The result rides with the next write: the next call's flush, the reply, the pause or the end.
+  await deps.append([{ type: "tool.result", messageId: message.id, toolCallId: call.toolCallId, content: message.content }], {
+    message,
+    defer: true,
+  });
   return { ...state, transcript: [...state.transcript, message] };
 }
 

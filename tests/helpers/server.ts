@@ -41,12 +41,12 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startServer(env: Record<string, string> = {}, label = "server"): Promise<RunningServer> {
+export async function startServer(env: Record<string, string> = {}, label = "server", nodeArgs: string[] = []): Promise<RunningServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `harbor-${label}-`));
   const logFile = path.join(dataDir, "server.log");
   const out = fs.openSync(logFile, "a");
-  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
+  const child = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
     cwd: path.resolve(__dirname, "../.."),
     env: {
       ...process.env,

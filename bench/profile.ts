@@ -1,0 +1,125 @@
+/**
+ * Where a server's time goes under load: starts `next start` with V8's CPU profiler, drives one
+ * load against it (park → resume cycles over HTTP, chat turns, or a model's streamed answer), stops
+ * it, and prints the profile's self time grouped by where the code lives, then the hottest functions.
+ *
+ *   BENCH_PROFILE=cycles|turns|model BENCH_IN_FLIGHT=50 BENCH_SECONDS=10 npm run bench:profile
+ *   (add DATABASE_URL=postgres://… to profile on PostgreSQL; HARBOR_PGLITE_THREAD=1 for the worker)
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { measureOverHttp } from "./park-resume";
+import { chatBody, measure } from "./chat-turn";
+import { measureModelStream } from "./model-stream";
+import { startModelServer } from "../tests/helpers/model-server";
+import { createPostgresDatabase } from "../tests/helpers/postgres";
+import { startServer } from "../tests/helpers/server";
+import { createToken, signIn } from "../tests/helpers/http";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Where a frame's code lives, coarse enough to say what a cycle pays for. */
+function placeOf(frame: ProfileNode["callFrame"]): string {
+  const { url, functionName } = frame;
+  if (!url) return functionName === "(garbage collector)" ? "GC" : functionName === "(idle)" ? "idle" : `(${functionName || "native"})`;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  if (url.startsWith("node:")) return `node:${url.slice(5).split("/")[0]}`;
+  if (url.includes("/.next/server/chunks/")) return "app (bundled server code)";
+  if (url.includes("/.next/")) return "app (next runtime)";
+  return url.replace(process.cwd(), ".");
+}
+
+function summarize(profile: CpuProfile): void {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const idle = [...self.entries()].filter(([id]) => byId.get(id)?.callFrame.functionName === "(idle)").reduce((a, [, t]) => a + t, 0);
+  const busy = total - idle;
+  const places = new Map<string, number>();
+  const functions = new Map<string, number>();
+  for (const [id, micros] of self) {
+    const node = byId.get(id)!;
+    const place = placeOf(node.callFrame);
+    if (place === "idle") continue;
+    places.set(place, (places.get(place) ?? 0) + micros);
+    const name = `${node.callFrame.functionName || "(anonymous)"} — ${place}:${node.callFrame.lineNumber + 1}`;
+    functions.set(name, (functions.get(name) ?? 0) + micros);
+  }
+  const pct = (micros: number) => `${((100 * micros) / busy).toFixed(1).padStart(5)} %`;
+  console.log(`main thread busy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s (${((100 * busy) / total).toFixed(0)} %)`);
+  console.log("\nself time by place (share of busy time)");
+  for (const [place, micros] of [...places].sort((a, b) => b[1] - a[1]).slice(0, 18)) console.log(`  ${pct(micros)}  ${place}`);
+  console.log("\nhottest functions (self time)");
+  for (const [name, micros] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${pct(micros)}  ${name}`);
+}
+
+async function main(): Promise<void> {
+  const load = process.env.BENCH_PROFILE ?? "cycles";
+  const inFlight = Number(process.env.BENCH_IN_FLIGHT ?? 50);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-profile-"));
+  const model =
+    load === "model" ? await startModelServer(() => ({ text: "a story told one word at a time ".repeat(20), chunkMs: 0 })) : undefined;
+  const database = process.env.DATABASE_URL
+    ? undefined
+    : process.env.BENCH_POSTGRES_URL
+      ? await createPostgresDatabase(process.env.BENCH_POSTGRES_URL)
+      : undefined;
+  const env: Record<string, string> = {
+    HARBOR_BENCH: "1",
+    HARBOR_STREAM_CHUNK_MS: "0",
+    HARBOR_MAX_ACTIVE_RUNS_PER_USER: "1000",
+    LOG_LEVEL: "warn",
+  };
+  if (database) Object.assign(env, { DATABASE_URL: database.url, HARBOR_SEED_DEMO: "1", AUTH_SECRET: randomBytes(32).toString("hex") });
+  if (model) Object.assign(env, { HARBOR_MODEL_BASE_URL: model.baseUrl, HARBOR_MODEL: "scripted" });
+  const server = await startServer(env, "bench-profile", ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
+  try {
+    const { token } = await createToken(server.url, await signIn(server.url, "alice@acme.test"), "bench");
+    if (load === "turns") {
+      const r = await measure({
+        label: "chat turn",
+        url: `${server.url}/api/agents/concierge/runs`,
+        headers: { authorization: `Bearer ${token}` },
+        connections: inFlight,
+        seconds,
+        body: chatBody,
+      });
+      console.log(`chat turns at ${inFlight} clients: ${r.turnsPerSecond.toFixed(1)}/s, p50 ${r.p50} ms, failures ${r.failures}`);
+    } else if (load === "model") {
+      const r = await measureModelStream("Harbor", server.url, token, inFlight, seconds);
+      console.log(
+        `model answers at ${inFlight} chats: first token p50 ${r.firstTokenP50.toFixed(1)} ms, ${r.tokensPerSecond.toFixed(0)} tokens/s`,
+      );
+    } else {
+      const r = await measureOverHttp(server.url, token, inFlight, seconds);
+      console.log(`park → resume over HTTP at ${inFlight} threads: ${r.cyclesPerSecond.toFixed(1)} cycles/s, failures ${r.failures}`);
+    }
+  } finally {
+    await server.stop();
+    await database?.drop();
+    await model?.close();
+    fs.rmSync(server.dataDir, { recursive: true, force: true });
+  }
+  const files = fs.readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"));
+  if (files.length === 0) throw new Error(`no profile written in ${profileDir}`);
+  // `next start` may fork; the largest profile is the server's.
+  const largest = files.map((f) => path.join(profileDir, f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!;
+  summarize(JSON.parse(fs.readFileSync(largest, "utf8")) as CpuProfile);
+  console.log(`\nprofile: ${largest} (open it in Chrome DevTools › Performance)`);
+}
+
+void main();
