@@ -236,7 +236,10 @@ export function createDriver(deps: DriveDeps) {
       if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
       const loopDeps: RunLoopDeps = {
         append: async (events, append) => {
-          const alongside = append?.message ? { messages: { threadId: initial.threadId, rows: [append.message] } } : undefined;
+          const alongside = {
+            ...(append?.message ? { messages: { threadId: initial.threadId, rows: [append.message] } } : {}),
+            ...(append?.outbox?.length ? { outbox: append.outbox } : {}),
+          };
           if (append?.defer) journal.defer(events, alongside, { paceMs: append.paceMs });
           else await journal.append(events, { paceMs: append?.paceMs, alongside });
         },

@@ -35,6 +35,7 @@ function mergeAlongside(a: Alongside | undefined, b: Alongside | undefined): Alo
     messages: threadId && messages.length > 0 ? { threadId, rows: messages } : undefined,
     interactions: [...(a.interactions ?? []), ...(b.interactions ?? [])],
     jobs: [...(a.jobs ?? []), ...(b.jobs ?? [])],
+    outbox: [...(a.outbox ?? []), ...(b.outbox ?? [])],
     run: a.run || b.run ? ({ ...a.run, ...b.run } as Alongside["run"]) : undefined,
   };
 }

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy } from "@/server/domain";
+import type { OutboxInsert } from "@/server/db/queries/run-writes";
 import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
 import { bindingOf } from "./binding";
@@ -35,7 +36,10 @@ export interface RunLoopDeps {
    * Records events (and the transcript message they say, if any) in the run's log, then
    * publishes them, spaced by `paceMs`. `defer` lets them ride with the next write instead.
    */
-  append(events: readonly RunEvent[], options?: { paceMs?: number; message?: TranscriptMessage; defer?: boolean }): Promise<unknown>;
+  append(
+    events: readonly RunEvent[],
+    options?: { paceMs?: number; message?: TranscriptMessage; defer?: boolean; outbox?: readonly OutboxInsert[] },
+  ): Promise<unknown>;
   /** Stores (and publishes) what was deferred: before waiting on anything that may take a while. */
   flush?(): Promise<void>;
   newId(): string;
@@ -555,7 +559,7 @@ async function runCalls(
     }
     const checked = definition.output.safeParse(ran.output);
     if (!checked.success) throw new HarborError("TOOL_FAILED", `The tool ${call.name} answered outside its output schema.`);
-    state = await recordResult(state, call, checked.data, deps);
+    state = await recordResult(state, call, checked.data, deps, ran.outbox);
     remaining.shift();
   }
   return { type: "finished", state };
@@ -563,7 +567,7 @@ async function runCalls(
 
 /** A tool call either produced its output or must wait on the coordinator for `request`. */
 type CallOutcome =
-  | { type: "done"; output: unknown }
+  | { type: "done"; output: unknown; outbox?: OutboxInsert[] }
   | { type: "paused"; request: PauseRequest; toolState: Record<string, unknown>; handles: HandleRegistry };
 
 function pauseFor(
@@ -622,6 +626,7 @@ async function executeServerTool(
   if (accessToken === null) return consent();
 
   for (let refreshed = false; ; refreshed = true) {
+    const outbox: OutboxInsert[] = [];
     const ctx: ToolContext = {
       runId: state.runId,
       threadId: state.threadId,
@@ -644,9 +649,22 @@ async function executeServerTool(
       credentialRejected: () => {
         throw new CredentialRejectedSignal();
       },
+      recordInOutbox: ({ kind, details }) => {
+        const id = deps.newId();
+        outbox.push({
+          id,
+          tenantId: state.tenantId,
+          userId: state.ownerId,
+          toolCallId: call.toolCallId,
+          kind,
+          details,
+          approvedBy: decision?.by ?? null,
+        });
+        return id;
+      },
     };
     try {
-      return { type: "done", output: await definition.execute(call.args, ctx) };
+      return { type: "done", output: await definition.execute(call.args, ctx), outbox };
     } catch (thrown) {
       if (CredentialRejectedSignal.is(thrown) && auth) {
         // Refused once: a refresh may fix it (the token was revoked early). Refused again, or no
@@ -803,12 +821,19 @@ async function refuse(
   return { ...next, outcome };
 }
 
-async function recordResult(state: RunState, call: PendingCall, output: unknown, deps: RunLoopDeps): Promise<RunState> {
+async function recordResult(
+  state: RunState,
+  call: PendingCall,
+  output: unknown,
+  deps: RunLoopDeps,
+  outbox?: readonly OutboxInsert[],
+): Promise<RunState> {
   const message: TranscriptMessage = { id: deps.newId(), role: "tool", content: JSON.stringify(output), toolCallId: call.toolCallId };
   // The result rides with the next write: the next call's flush, the reply, the pause or the end.
   await deps.append([{ type: "tool.result", messageId: message.id, toolCallId: call.toolCallId, content: message.content }], {
     message,
     defer: true,
+    outbox,
   });
   return { ...state, transcript: [...state.transcript, message] };
 }

@@ -5,7 +5,15 @@
  * pause, a handle that cannot be re-attached fails the resume with `ERR_TOOL_CONTEXT_LOST`.
  */
 import type { z } from "zod";
-import type { EscalationGroup, ExpiryDefault, GrantBounds, InteractionKind, RemotePrompt, ResolverPolicy } from "@/server/domain";
+import type {
+  EscalationGroup,
+  ExpiryDefault,
+  GrantBounds,
+  InteractionKind,
+  OutboxKind,
+  RemotePrompt,
+  ResolverPolicy,
+} from "@/server/domain";
 import { HarborError, ToolContextLostError } from "./errors";
 
 /** How a gate or a tool-level pause was answered. */
@@ -46,6 +54,12 @@ export interface ToolContext {
    * the tool once more, or — when the grant is gone — asks the owner to connect again.
    */
   credentialRejected(): never;
+  /**
+   * Records what the call did in the owner's outbox, in the same statement as the call's result:
+   * the record and the result commit together or not at all, once per tool call. Returns the
+   * record's id.
+   */
+  recordInOutbox(entry: { kind: OutboxKind; details: Record<string, unknown> }): string;
 }
 
 /** What a tool asks the coordinator for when it pauses itself. */

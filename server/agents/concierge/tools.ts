@@ -1,13 +1,11 @@
 /**
- * The concierge's tools. The gated ones write a row in the requester's outbox, once per tool call
- * (the outbox's unique key), after the coordinator let the call through its gate; the browser one
- * is run by the user's browser.
+ * The concierge's tools. The gated ones record what they did in the requester's outbox, once per
+ * tool call, committed with the call's result once the coordinator let the call through its gate;
+ * the browser one is run by the user's browser.
  */
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "@/server/db";
 import { saveCredential } from "@/server/db/queries/credentials";
-import { recordOutbox } from "@/server/db/queries/outbox";
 import type { GrantBounds } from "@/server/domain";
 import { HarborError, type RemoteAgentPort, type ToolContext, type ToolDefinition } from "@/server/runtime";
 import { defineTool } from "../define";
@@ -34,17 +32,6 @@ export type TransferArgs = z.infer<typeof TransferInput>;
 
 export function formatAmount({ amount, currency }: Pick<TransferArgs, "amount" | "currency">): string {
   return `${amount.toLocaleString("en-US", { maximumFractionDigits: 2 })} ${currency}`;
-}
-
-function outboxRow(ctx: ToolContext) {
-  return {
-    id: randomUUID(),
-    tenantId: ctx.tenantId,
-    userId: ctx.userId,
-    runId: ctx.runId,
-    toolCallId: ctx.toolCallId,
-    approvedBy: ctx.approval?.approvedBy ?? null,
-  };
 }
 
 const standing = (ctx: ToolContext) => (ctx.approval?.grantId ? { standing: true as const } : {});
@@ -91,8 +78,8 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
       grantable: { fields: { to: "equal" }, describe: (b) => `emails to ${boundValue(b, "to")}` },
     },
     async run(args, ctx) {
-      const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "email", details: { to: args.to, body: args.body } });
-      return { sent: true as const, outboxId: row.id, ...standing(ctx) };
+      const outboxId = ctx.recordInOutbox({ kind: "email", details: { to: args.to, body: args.body } });
+      return { sent: true as const, outboxId, ...standing(ctx) };
     },
   });
   const transferFunds = defineTool({
@@ -116,8 +103,8 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
       },
     },
     async run(args, ctx) {
-      const row = await recordOutbox(db, { ...outboxRow(ctx), kind: "transfer", details: { ...args } });
-      return { transferred: true as const, outboxId: row.id, ...standing(ctx) };
+      const outboxId = ctx.recordInOutbox({ kind: "transfer", details: { ...args } });
+      return { transferred: true as const, outboxId, ...standing(ctx) };
     },
   });
   const browserTimezone = defineTool({

@@ -9,6 +9,7 @@ import type {
   InteractionDetail,
   InteractionKind,
   MessageRole,
+  OutboxKind,
   EscalationGroup,
   ExpiryDefault,
   PauseReason,
@@ -196,6 +197,17 @@ export interface JobInsert {
   args: Record<string, unknown>;
 }
 
+/** What a tool call did, recorded in its owner's outbox with the call's result. */
+export interface OutboxInsert {
+  id: string;
+  tenantId: string;
+  userId: string;
+  toolCallId: string;
+  kind: OutboxKind;
+  details: Record<string, unknown>;
+  approvedBy: string | null;
+}
+
 /** What commits together with a batch of events. */
 export interface Alongside {
   /** Jobs the events start. */
@@ -204,6 +216,8 @@ export interface Alongside {
   messages?: { threadId: string; rows: readonly MessageInsert[] };
   /** Interactions the events announce (a pause). */
   interactions?: readonly InteractionInsert[];
+  /** Outbox records of the tool calls whose results the events carry. */
+  outbox?: readonly OutboxInsert[];
   /** The run's new status; terminal statuses also stamp `finished_at`. */
   run?: {
     status: RunStatus;
@@ -238,6 +252,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
   const updates = entries.flatMap((e) => (e.alongside?.run ? [{ runId: e.runId, ...e.alongside.run }] : []));
   const waits = entries.flatMap((e) => (e.alongside?.interactions ?? []).map((i) => ({ runId: e.runId, ...i })));
   const work = entries.flatMap((e) => (e.alongside?.jobs ?? []).map((j) => ({ runId: e.runId, ...j })));
+  const effects = entries.flatMap((e) => (e.alongside?.outbox ?? []).map((o) => ({ runId: e.runId, ...o })));
 
   const ctes: SQL[] = [];
   if (messages.length > 0) ctes.push(sql`new_messages as (${insertMessages(messages)})`);
@@ -312,6 +327,23 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         ${textArray(work.map((j) => j.toolName))},
         ${sql.param(work.map((j) => JSON.stringify(j.args)))}::jsonb[]
       ) as j(id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args))`);
+  }
+  if (effects.length > 0) {
+    // Once per tool call (the outbox's unique key): a record that exists already stays as it is.
+    ctes.push(sql`new_outbox as (
+      insert into outbox (id, tenant_id, user_id, run_id, tool_call_id, kind, details, approved_by)
+      select o.id, o.tenant_id, o.user_id, o.run_id, o.tool_call_id, o.kind, o.details, o.approved_by
+      from unnest(
+        ${textArray(effects.map((o) => o.id))},
+        ${textArray(effects.map((o) => o.tenantId))},
+        ${textArray(effects.map((o) => o.userId))},
+        ${textArray(effects.map((o) => o.runId))},
+        ${textArray(effects.map((o) => o.toolCallId))},
+        ${textArray(effects.map((o) => o.kind))},
+        ${sql.param(effects.map((o) => JSON.stringify(o.details)))}::jsonb[],
+        ${sql.param(effects.map((o) => o.approvedBy))}::text[]
+      ) as o(id, tenant_id, user_id, run_id, tool_call_id, kind, details, approved_by)
+      on conflict do nothing)`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
   await db.execute(sql`${prefix}${insertEvents(events)}`);
