@@ -25,6 +25,7 @@ import {
   type RunEnding,
 } from "@/server/db/queries/interactions";
 import type { NewGrant } from "@/server/db/queries/grants";
+import type { InteractionInsert } from "@/server/db/queries/run-writes";
 import type { Continuation } from "@/server/db/queries/runs";
 import type { CancelledBy, Checkpoint, EscalationGroup, InteractionKind, InteractionStatus, ResolverPolicy, Vote } from "@/server/domain";
 
@@ -34,6 +35,7 @@ import type { GateDeadline, InterruptView, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 import type { EventBus } from "./event-bus";
 import type { RunJournal } from "./journal";
+import { ParkedGates } from "./parked-gates";
 import { RemoteAuthAnswer, RemoteInputAnswer, type Parking } from "./run-loop";
 import { grantFor, GrantRequest } from "./grants";
 import { signResumeToken, verifyResumeToken } from "./resume-token";
@@ -206,6 +208,12 @@ export interface CoordinatorDeps {
 
 export function createCoordinator(deps: CoordinatorDeps) {
   const parked = new Map<string, ParkedRun>();
+  const gates = new ParkedGates();
+  /** What a run parked here still waits on (undefined when it is not parked here). */
+  const openWaitsOf = (runId: string) => {
+    const run = parked.get(runId);
+    return run?.waitingOn.filter((id) => !run.resolutions?.has(id));
+  };
   const DURABLE_KINDS: readonly InteractionKind[] = [...ALWAYS_DURABLE, ...(deps.durableWaits ?? [])];
   const LOST_WITH_PROCESS = PROCESS_HELD.filter((k) => !DURABLE_KINDS.includes(k));
   const listeners = new Set<(change: InteractionChange) => void>();
@@ -267,6 +275,25 @@ export function createCoordinator(deps: CoordinatorDeps) {
     ];
     // External work is held by its job, durably, not by this process: nothing to keep in memory.
     const held = views.filter((v) => v.kind !== "external_wait");
+    const written: InteractionInsert[] = parking.requests.map((r) => ({
+      id: r.id,
+      tenantId: state.tenantId,
+      threadId: state.threadId,
+      ownerId: state.ownerId,
+      kind: r.kind,
+      pauseReason: r.reason,
+      policy: r.policy,
+      toolCallId: r.toolCallId,
+      toolName: r.tool?.name,
+      toolArgs: r.tool?.args,
+      message: r.message,
+      responseSchema: responseSchemaOf(r),
+      detail: r.detail,
+      quorum: r.quorum,
+      instanceId: deps.instanceId,
+      expiresAt: expiryOf(r),
+      ...deadlineColumns(deadlines.get(r.id)),
+    }));
     // Held before the write commits, so a resolution racing the commit finds the invocation.
     const answers = new Map(parking.requests.flatMap((r) => (r.answer ? [[r.id, r.answer] as const] : [])));
     if (held.length > 0)
@@ -286,25 +313,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
             checkpoint: { ...checkpoint },
             ...(checkpoint.usage ? { usage: checkpoint.usage } : {}),
           },
-          interactions: parking.requests.map((r) => ({
-            id: r.id,
-            tenantId: state.tenantId,
-            threadId: state.threadId,
-            ownerId: state.ownerId,
-            kind: r.kind,
-            pauseReason: r.reason,
-            policy: r.policy,
-            toolCallId: r.toolCallId,
-            toolName: r.tool?.name,
-            toolArgs: r.tool?.args,
-            message: r.message,
-            responseSchema: responseSchemaOf(r),
-            detail: r.detail,
-            quorum: r.quorum,
-            instanceId: deps.instanceId,
-            expiresAt: expiryOf(r),
-            ...deadlineColumns(deadlines.get(r.id)),
-          })),
+          interactions: written,
           jobs: parking.requests
             .filter((r) => r.kind === "external_wait")
             .map((r) => ({
@@ -323,6 +332,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
       parked.delete(state.runId);
       throw error;
     }
+    // Only once written: an answer checked against this copy must find the row it claims.
+    if (parked.has(state.runId)) gates.remember(state.runId, written);
     notify(
       views.map((v) => ({
         tenantId: state.tenantId,
@@ -476,6 +487,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     const closed = await closeInteractions(deps.db, to, target, ending);
     const at = Date.now();
     for (const c of closed) {
+      gates.forget(parked.get(c.runId)?.waitingOn ?? [c.id]);
       parked.delete(c.runId);
       for (const { seq, event } of c.finalEvents) deps.bus.publish({ runId: c.runId, seq, at, event });
     }
@@ -524,7 +536,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
         : new NotFoundError("Interaction");
     const ids = entries.map((e) => e.interactionId);
     if (new Set(ids).size !== ids.length) throw new InvalidInputError("resume", "each interrupt may be answered once per request");
-    const loaded = await interactionsToResolve(deps.db, ids, options.threadId);
+    const loaded =
+      gates.vouchFor(ids, options.threadId ? openWaitsOf : undefined) ?? (await interactionsToResolve(deps.db, ids, options.threadId));
     const rows = new Map(loaded.filter((r) => ids.includes(r.id)).map((r) => [r.id, r]));
     const ordered = entries.map((entry) => {
       const row = rows.get(entry.interactionId);
@@ -620,6 +633,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       for (const row of now) assertOpen(row);
       throw new HarborError("EXPIRED", "This request expired before it was answered.");
     }
+    gates.forget(ids);
     notify(
       claims.map((c, i) => ({
         tenantId: identity.tenantId,
@@ -646,6 +660,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         actorId: identity.userId,
       } satisfies Resolution);
       if (run.waitingOn.every((id) => run.resolutions?.has(id))) {
+        gates.forget(run.waitingOn);
         parked.delete(runId);
         ready.push({ runId, parked: run, continuation: won.continuations.get(runId) });
       }

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import type { InteractionInsert } from "@/server/db/queries/run-writes";
+import { ParkedGates } from "@/server/runtime/parked-gates";
+
+const gate = (id: string, extra: Partial<InteractionInsert> = {}): InteractionInsert => ({
+  id,
+  tenantId: "tenant-acme",
+  threadId: "thread-1",
+  ownerId: "user-alice",
+  kind: "approval",
+  pauseReason: "hitl",
+  policy: "owner",
+  toolName: "send_email",
+  toolArgs: { to: "a@example.com" },
+  message: "Send an email",
+  instanceId: "instance-1",
+  expiresAt: new Date(Date.now() + 60_000),
+  ...extra,
+});
+
+describe("the gates a process parked, answered without a read", () => {
+  it("vouches for a one-approver gate as written: pending, no votes, owned and scoped as parked", () => {
+    const gates = new ParkedGates();
+    gates.remember("run-1", [gate("g1")]);
+    const [row] = gates.vouchFor(["g1"]) ?? [];
+    expect(row).toMatchObject({ id: "g1", runId: "run-1", tenantId: "tenant-acme", ownerId: "user-alice", status: "pending", votes: [] });
+  });
+
+  it("keeps nothing another process may change while it waits: quorum votes, escalation, other kinds", () => {
+    const gates = new ParkedGates();
+    gates.remember("run-1", [
+      gate("quorum", { quorum: 2, policy: "approvers" }),
+      gate("escalates", { escalateAt: new Date(), escalateTo: "admins" }),
+      gate("form", { kind: "private_input" }),
+    ]);
+    expect(gates.size).toBe(0);
+    expect(gates.vouchFor(["quorum"])).toBeUndefined();
+  });
+
+  it("reads instead when any named gate is unknown here", () => {
+    const gates = new ParkedGates();
+    gates.remember("run-1", [gate("g1")]);
+    expect(gates.vouchFor(["g1", "elsewhere"])).toBeUndefined();
+    expect(gates.vouchFor([])).toBeUndefined();
+  });
+
+  it("for a resume of the whole thread, vouches only when it knows every open wait of the run", () => {
+    const gates = new ParkedGates();
+    gates.remember("run-1", [gate("g1"), gate("g2"), gate("form", { kind: "client_tool" })]);
+    expect(
+      gates
+        .vouchFor(["g1"], () => ["g1", "g2"])
+        ?.map((r) => r.id)
+        .sort(),
+    ).toEqual(["g1", "g2"]);
+    expect(gates.vouchFor(["g1"], () => ["g1", "form"])).toBeUndefined();
+    expect(gates.vouchFor(["g1"], () => undefined)).toBeUndefined();
+  });
+
+  it("forgets answered gates", () => {
+    const gates = new ParkedGates();
+    gates.remember("run-1", [gate("g1")]);
+    gates.forget(["g1"]);
+    expect(gates.vouchFor(["g1"])).toBeUndefined();
+  });
+});
