@@ -121,9 +121,14 @@ describe("every page at desktop and phone size, light and dark", () => {
         await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 15_000 }).toBe(0);
         await check(page, "connections", size, scheme);
 
+        // A member's inbox: her own transfer, waiting on an approver, withdrawable.
         await page.goto(`${server.url}/approvals`);
-        await page.getByTestId("approvals-forbidden").waitFor();
-        await check(page, "approvals-forbidden", size, scheme);
+        const own = page.getByTestId("inbox-group-waiting").getByTestId("inbox-row").filter({ hasText: IBAN });
+        await expect.poll(() => own.count(), PATIENCE).toBe(1);
+        await check(page, "approvals-member", size, scheme);
+        await own.click();
+        await page.getByTestId("inbox-detail").getByRole("button", { name: "Withdraw request" }).waitFor(PATIENCE);
+        await check(page, "approvals-member-detail", size, scheme);
         await page.context().close();
       });
 
@@ -174,6 +179,18 @@ describe("every page at desktop and phone size, light and dark", () => {
         await entry.waitFor(PATIENCE);
         await entry.locator("summary").click();
         await check(page, "console-run-page", size, scheme);
+
+        // The console's other pages, and a decision link that is not one.
+        await page.goto(`${server.url}/console/webhooks`);
+        await page.getByRole("heading", { name: "Webhooks", level: 1 }).first().waitFor(PATIENCE);
+        await expect.poll(() => page.locator('[aria-busy="true"]').count(), PATIENCE).toBe(0);
+        await check(page, "console-webhooks", size, scheme);
+        await page.goto(`${server.url}/console/audit`);
+        await page.getByText("Export audit").first().waitFor(PATIENCE);
+        await check(page, "console-audit", size, scheme);
+        await page.goto(`${server.url}/decide/not-a-link`);
+        await page.getByTestId("link-invalid").waitFor(PATIENCE);
+        await check(page, "decide-invalid", size, scheme);
 
         await page.goto(`${server.url}/chat/not-a-thread-of-anyone`);
         await page.getByRole("heading", { name: "Not found" }).waitFor();
