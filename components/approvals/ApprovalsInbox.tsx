@@ -646,7 +646,9 @@ function Detail({
           </p>
         </footer>
       ) : interaction.status === "pending" ? (
-        <footer className="grid gap-2 border-t pt-4">
+        // On a phone the request is taller than the screen: its decision stays at the bottom edge
+        // while the details scroll under it, so Approve is never below the fold.
+        <footer className="grid gap-2 border-t pt-4 max-md:sticky max-md:bottom-0 max-md:-mx-4 max-md:-mb-4 max-md:rounded-b-xl max-md:bg-card max-md:px-4 max-md:pb-4 max-md:shadow-[0_-10px_16px_-12px_rgb(0_0_0/0.3)]">
           <InboxDecision
             busy={busy}
             large={largeTransferAmount(interaction)}

@@ -58,7 +58,8 @@ export function Conversation({
       {recent.length === 0 ? (
         <p className="text-sm text-muted-foreground">No messages yet.</p>
       ) : (
-        <ol className="grid max-h-64 gap-1.5 overflow-y-auto rounded-lg border bg-muted/40 p-2.5">
+        // Focusable: a long conversation scrolls inside its box, and the keyboard must reach it too.
+        <ol className="grid max-h-64 gap-1.5 overflow-y-auto rounded-lg border bg-muted/40 p-2.5" tabIndex={0} aria-label="Recent messages">
           {recent.map((m) => (
             <li key={m.id} className="grid gap-0.5 text-sm" data-role={m.role}>
               <span className="text-xs font-medium text-muted-foreground">

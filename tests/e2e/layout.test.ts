@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { expectAccessible, horizontalOverflow } from "../helpers/axe";
+import { controlLook, expectAccessible, horizontalOverflow } from "../helpers/axe";
 import { say, SCREENSHOT_DIR, signInAs, useBrowser } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
@@ -169,6 +169,16 @@ describe("every page at desktop and phone size, light and dark", () => {
         await rows.first().click();
         await expect.poll(() => page.getByTestId("timeline").textContent(), PATIENCE).toContain("#");
         await check(page, "console-run", size, scheme);
+        // The paused run cannot be paused: the control reads as off (flat, dashed, no opacity wash)
+        // yet stays legible in this scheme — axe does not check disabled controls' contrast.
+        const steer = page.getByTestId("run-detail");
+        const off = await controlLook(steer.getByRole("button", { name: "Pause", exact: true }));
+        const on = await controlLook(steer.getByRole("button", { name: "Approve gate" }));
+        expect(await steer.getByRole("button", { name: "Pause", exact: true }).isDisabled()).toBe(true);
+        expect(off.opacity).toBe(1);
+        expect(off.contrast, "a disabled control's text is hard to read").toBeGreaterThanOrEqual(4.5);
+        expect(off.borderStyle).toBe("dashed");
+        expect(on.borderStyle).toBe("solid");
         if (size === "phone") {
           await page.getByRole("button", { name: "Back to runs" }).click();
           await rows.first().waitFor();
