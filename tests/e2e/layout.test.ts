@@ -90,6 +90,13 @@ describe("every page at desktop and phone size, light and dark", () => {
         await page.goto(`${server.url}/signin`);
         await page.getByLabel("Email").waitFor();
         await check(page, "signin", size, scheme);
+        // An unknown address, signed out: the brand's header, a main landmark, and a way to sign in.
+        await page.goto(`${server.url}/no/such/page`);
+        await page.getByRole("heading", { name: "Not found" }).waitFor(PATIENCE);
+        expect(await page.getByRole("banner").count()).toBe(1);
+        expect(await page.getByRole("main").getByRole("heading", { name: "Not found" }).count()).toBe(1);
+        expect(await page.getByRole("main").getByRole("link", { name: "Sign in" }).getAttribute("href")).toBe("/signin");
+        await check(page, "not-found-signed-out", size, scheme);
 
         await signInAs(page, server.url, "alice@acme.test");
         await expect.poll(() => page.getByTestId("messages").textContent(), PATIENCE).toContain("How can the concierge help?");
