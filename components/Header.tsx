@@ -28,7 +28,8 @@ function navFor(role: string): NavItem[] {
   return [
     { href: "/chat", label: "Chat", icon: MessageSquareIcon },
     { href: "/connections", label: "Connections", icon: PlugIcon },
-    ...(role === "approver" || role === "admin" ? [{ href: "/approvals", label: "Approvals", icon: InboxIcon }] : []),
+    // Everyone: approvers decide there, members follow (and may withdraw) their own requests.
+    { href: "/approvals", label: "Approvals", icon: InboxIcon },
     ...(role === "admin" ? [{ href: "/console", label: "Console", icon: GaugeIcon }] : []),
   ];
 }

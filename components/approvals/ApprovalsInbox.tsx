@@ -10,6 +10,7 @@ import {
   InboxIcon,
   MousePointerClickIcon,
   SlidersHorizontalIcon,
+  Undo2Icon,
   UserIcon,
   XIcon,
 } from "lucide-react";
@@ -70,14 +71,23 @@ const approvalsOf = (i: InteractionView) => i.votes.filter((v) => v.approved).le
 const newestFirst = (a: InteractionView, b: InteractionView) => b.createdAt.localeCompare(a.createdAt);
 
 /**
- * The inbox: pending pauses the viewer may see (their own, and gates routed to the tenant's
- * approvers) with their reason, newest first; decided receipts; live.
+ * The inbox: pending pauses the viewer may see (their own, and for approvers the gates routed to
+ * the tenant's approvers) with their reason, newest first; decided receipts; live. A member sees
+ * only their own requests: what waits on an approver, withdrawable, and what they must answer.
  *
  * Nothing moves under the pointer: the selection changes only when the viewer picks a row or a
  * tab, a decided request stays selected (showing its receipt) and stays in its place in the
  * pending list until the viewer moves on.
  */
-export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: string; viewerIsAdmin?: boolean }) {
+export function ApprovalsInbox({
+  viewerId,
+  viewerIsApprover = true,
+  viewerIsAdmin = false,
+}: {
+  viewerId: string;
+  viewerIsApprover?: boolean;
+  viewerIsAdmin?: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const catalog = useToolCatalog();
@@ -205,10 +215,20 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
   ) : rows.length === 0 ? (
     <EmptyState
       icon={InboxIcon}
-      title={tab === "pending" ? "Nothing is waiting for a decision." : "No decisions yet."}
+      title={
+        tab === "pending"
+          ? viewerIsApprover
+            ? "Nothing is waiting for a decision."
+            : "None of your requests is waiting."
+          : "No decisions yet."
+      }
       data-testid="inbox-empty"
     >
-      {tab === "pending" ? "New requests appear here as soon as a run pauses." : null}
+      {tab === "pending"
+        ? viewerIsApprover
+          ? "New requests appear here as soon as a run pauses."
+          : "When something you asked for needs an approver, it waits here until they decide; you can withdraw it meanwhile."
+        : null}
     </EmptyState>
   ) : (
     <div className="grid gap-1 p-2" data-testid="inbox-rows">
@@ -218,67 +238,74 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
             ["waiting", "Waiting on others", rows.filter((i) => !needsViewer(i, viewerId, viewerIsAdmin))],
           ] as const)
         : ([["decided", null, rows]] as const)
-      ).map(([key, label, group]) => (
-        <section key={key} aria-label={label ?? "Decided requests"} data-testid={`inbox-group-${key}`} className="grid gap-1">
-          {label ? (
-            <h2 className="flex items-center justify-between px-2 pt-2 pb-1 text-xs font-semibold tracking-wide text-muted-foreground uppercase">
-              {label}
-              <span className="tabular-nums">{group.filter((i) => i.status === "pending").length}</span>
-            </h2>
-          ) : null}
-          {group.length === 0 && label ? (
-            <p className="px-2 pb-2 text-xs text-muted-foreground">
-              {key === "needs-me" ? "Nothing needs you right now." : "Nothing of yours is waiting on anyone."}
-            </p>
-          ) : null}
-          <ul className="grid gap-1">
-            {group.map((i) => (
-              <li key={i.interactionId}>
-                <button
-                  type="button"
-                  className="grid w-full cursor-pointer gap-1.5 rounded-lg border border-transparent px-3 py-2.5 text-left transition-colors hover:bg-accent aria-[current=true]:border-border aria-[current=true]:bg-card aria-[current=true]:shadow-xs"
-                  aria-current={selected?.interactionId === i.interactionId}
-                  onClick={() => {
-                    select(i.interactionId);
-                    setPhoneDetail(true);
-                  }}
-                  data-testid="inbox-row"
-                  data-status={i.status}
-                  data-interaction-id={i.interactionId}
-                >
-                  <span className="flex min-w-0 items-start justify-between gap-2">
-                    <strong className="line-clamp-2 min-w-0 text-sm font-medium [overflow-wrap:anywhere]">{i.message}</strong>
-                    <StatusBadge status={i.status} kind={i.kind} />
-                  </span>
-                  <span className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
-                    <ReasonBadge reason={i.pauseReason} />
-                    <span className="truncate">
-                      {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
+      )
+        // A member decides nobody's requests: "Needs me" shows only when one of their own asks them something.
+        .filter(([key, , group]) => viewerIsApprover || key !== "needs-me" || group.length > 0)
+        .map(([key, label, group]) => (
+          <section key={key} aria-label={label ?? "Decided requests"} data-testid={`inbox-group-${key}`} className="grid gap-1">
+            {label ? (
+              <h2 className="flex items-center justify-between px-2 pt-2 pb-1 text-xs font-semibold tracking-wide text-muted-foreground uppercase">
+                {label}
+                <span className="tabular-nums">{group.filter((i) => i.status === "pending").length}</span>
+              </h2>
+            ) : null}
+            {group.length === 0 && label ? (
+              <p className="px-2 pb-2 text-xs text-muted-foreground">
+                {key === "needs-me"
+                  ? "Nothing needs you right now."
+                  : viewerIsApprover
+                    ? "Nothing of yours is waiting on anyone."
+                    : "Nothing of yours is waiting on an approver."}
+              </p>
+            ) : null}
+            <ul className="grid gap-1">
+              {group.map((i) => (
+                <li key={i.interactionId}>
+                  <button
+                    type="button"
+                    className="grid w-full cursor-pointer gap-1.5 rounded-lg border border-transparent px-3 py-2.5 text-left transition-colors hover:bg-accent aria-[current=true]:border-border aria-[current=true]:bg-card aria-[current=true]:shadow-xs"
+                    aria-current={selected?.interactionId === i.interactionId}
+                    onClick={() => {
+                      select(i.interactionId);
+                      setPhoneDetail(true);
+                    }}
+                    data-testid="inbox-row"
+                    data-status={i.status}
+                    data-interaction-id={i.interactionId}
+                  >
+                    <span className="flex min-w-0 items-start justify-between gap-2">
+                      <strong className="line-clamp-2 min-w-0 text-sm font-medium [overflow-wrap:anywhere]">{i.message}</strong>
+                      <StatusBadge status={i.status} kind={i.kind} />
                     </span>
-                    {deadlineFlag(i) ? (
-                      <span className="flex items-center gap-1 font-medium text-warning-fg" data-testid="row-deadline">
-                        <AlarmClockIcon className="size-3.5 shrink-0" aria-hidden="true" />
-                        {deadlineFlag(i)}
+                    <span className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
+                      <ReasonBadge reason={i.pauseReason} />
+                      <span className="truncate">
+                        {i.requester.name ?? i.requester.email} · {when(i.createdAt)}
+                      </span>
+                      {deadlineFlag(i) ? (
+                        <span className="flex items-center gap-1 font-medium text-warning-fg" data-testid="row-deadline">
+                          <AlarmClockIcon className="size-3.5 shrink-0" aria-hidden="true" />
+                          {deadlineFlag(i)}
+                        </span>
+                      ) : null}
+                      {i.quorum > 1 && i.status === "pending" ? (
+                        <span className="font-medium text-foreground" data-testid="row-votes">
+                          {approvalsOf(i)} of {i.quorum} approvals
+                        </span>
+                      ) : null}
+                    </span>
+                    {vanished(i) ? (
+                      <span className="flex items-center gap-1 text-xs text-warning-fg" data-testid="vanished-note">
+                        <AlertTriangleIcon className="size-3.5 shrink-0" aria-hidden="true" />
+                        {i.status === "lost" ? "Lost when Harbor restarted — nobody can decide it now" : "Expired before anyone decided"}
                       </span>
                     ) : null}
-                    {i.quorum > 1 && i.status === "pending" ? (
-                      <span className="font-medium text-foreground" data-testid="row-votes">
-                        {approvalsOf(i)} of {i.quorum} approvals
-                      </span>
-                    ) : null}
-                  </span>
-                  {vanished(i) ? (
-                    <span className="flex items-center gap-1 text-xs text-warning-fg" data-testid="vanished-note">
-                      <AlertTriangleIcon className="size-3.5 shrink-0" aria-hidden="true" />
-                      {i.status === "lost" ? "Lost when Harbor restarted — nobody can decide it now" : "Expired before anyone decided"}
-                    </span>
-                  ) : null}
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ))}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
     </div>
   );
 
@@ -396,25 +423,28 @@ export function ApprovalsInbox({ viewerId, viewerIsAdmin = false }: { viewerId: 
                   ))}
                 </Select>
               </label>
-              <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
-                Requester
-                <Select
-                  aria-label="Filter by requester"
-                  value={requester}
-                  className="h-8 px-2 text-sm text-foreground sm:text-sm"
-                  onChange={(e) => {
-                    setRequester(e.target.value);
-                    moveOn();
-                  }}
-                >
-                  <option value="">Everyone</option>
-                  {requesters.map(([id, name]) => (
-                    <option key={id} value={id}>
-                      {name}
-                    </option>
-                  ))}
-                </Select>
-              </label>
+              {/* A member's inbox holds only their own requests: nobody else to filter by. */}
+              {viewerIsApprover ? (
+                <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
+                  Requester
+                  <Select
+                    aria-label="Filter by requester"
+                    value={requester}
+                    className="h-8 px-2 text-sm text-foreground sm:text-sm"
+                    onChange={(e) => {
+                      setRequester(e.target.value);
+                      moveOn();
+                    }}
+                  >
+                    <option value="">Everyone</option>
+                    {requesters.map(([id, name]) => (
+                      <option key={id} value={id}>
+                        {name}
+                      </option>
+                    ))}
+                  </Select>
+                </label>
+              ) : null}
             </div>
           </div>
           <TabsContent value="pending" className="min-h-0 flex-1 overflow-y-auto">
@@ -480,8 +510,21 @@ function Detail({
   const onSettled = () => queryClient.invalidateQueries({ queryKey: trpc.interactions.pathKey() });
   const approve = useMutation(trpc.interactions.approve.mutationOptions({ onSettled }));
   const reject = useMutation(trpc.interactions.reject.mutationOptions({ onSettled }));
-  const busy = approve.isPending || reject.isPending;
-  const failure = approve.error ?? reject.error;
+  const withdrawal = useMutation(trpc.interactions.resume.mutationOptions({ onSettled }));
+  const busy = approve.isPending || reject.isPending || withdrawal.isPending;
+  const failure = approve.error ?? reject.error ?? withdrawal.error;
+  // The requester may take back their own approval request, whoever decides it (nothing gated runs).
+  const withdrawable = interaction.kind === "approval" && interaction.status === "pending" && interaction.requester.id === viewerId;
+  const withdraw = async () => {
+    try {
+      await withdrawal.mutateAsync({ interactionId: interaction.interactionId, status: "cancelled" });
+    } catch {
+      toast({ tone: "error", title: "Could not withdraw the request", detail: interaction.message ?? title });
+      return;
+    }
+    onDecided(interaction.interactionId);
+    toast({ tone: "success", title: "Request withdrawn", detail: interaction.message ?? title });
+  };
   const own = interaction.requester.id === viewerId && interaction.policy === "approvers";
   const decide = async (approved: boolean, reason?: string, grant?: GrantChoice) => {
     const input = { interactionId: interaction.interactionId, ...(reason ? { reason } : {}) };
@@ -603,7 +646,9 @@ function Detail({
           </p>
         </footer>
       ) : interaction.status === "pending" ? (
-        <footer className="grid gap-2 border-t pt-4">
+        // On a phone the request is taller than the screen: its decision stays at the bottom edge
+        // while the details scroll under it, so Approve is never below the fold.
+        <footer className="grid gap-2 border-t pt-4 max-md:sticky max-md:bottom-0 max-md:-mx-4 max-md:-mb-4 max-md:rounded-b-xl max-md:bg-card max-md:px-4 max-md:pb-4 max-md:shadow-[0_-10px_16px_-12px_rgb(0_0_0/0.3)]">
           <InboxDecision
             busy={busy}
             large={largeTransferAmount(interaction)}
@@ -623,6 +668,19 @@ function Detail({
             }
             onDecide={decide}
           />
+          {withdrawable ? (
+            <Button
+              variant="secondary"
+              size="sm"
+              className="justify-self-start"
+              disabled={busy}
+              onClick={() => void withdraw()}
+              data-testid="withdraw-request"
+            >
+              <Undo2Icon aria-hidden="true" />
+              Withdraw request
+            </Button>
+          ) : null}
           {failure ? <ErrorAlert>{failure.message}</ErrorAlert> : null}
         </footer>
       ) : null}
@@ -684,7 +742,7 @@ function receipt(i: InteractionView, viewerId: string): string {
     case "rejected":
       return `Rejected by ${who}${at}${reason}`;
     case "cancelled":
-      return `Cancelled by ${who}${at}`;
+      return i.resolvedBy?.id === i.requester.id ? `Withdrawn by ${who}${at}` : `Cancelled by ${who}${at}`;
     case "expired":
       return `Expired${at}: nobody decided in time`;
     case "lost":

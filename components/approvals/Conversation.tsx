@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { EyeOffIcon, MessagesSquareIcon } from "lucide-react";
+import { useCallback } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Skeleton } from "@/components/ui/Skeleton";
 import type { InteractionView } from "@/components/trpc/types";
@@ -26,6 +27,10 @@ export function Conversation({
 }) {
   const trpc = useTRPC();
   const mayRead = interaction.requester.id === viewerId || viewerIsAdmin;
+  // The latest messages are nearest the request: a long conversation opens scrolled to its end.
+  const scrolledToLatest = useCallback((list: HTMLOListElement | null) => {
+    if (list) list.scrollTop = list.scrollHeight;
+  }, []);
   const thread = useQuery(trpc.threads.get.queryOptions({ threadId: interaction.threadId }, { enabled: mayRead, retry: false }));
   const heading = (
     <h3 className="flex items-center gap-1.5 text-xs font-medium text-muted-foreground">
@@ -58,7 +63,13 @@ export function Conversation({
       {recent.length === 0 ? (
         <p className="text-sm text-muted-foreground">No messages yet.</p>
       ) : (
-        <ol className="grid max-h-64 gap-1.5 overflow-y-auto rounded-lg border bg-muted/40 p-2.5">
+        // Focusable: a long conversation scrolls inside its box, and the keyboard must reach it too.
+        <ol
+          ref={scrolledToLatest}
+          className="grid max-h-64 gap-1.5 overflow-y-auto rounded-lg border bg-muted/40 p-2.5"
+          tabIndex={0}
+          aria-label="Recent messages"
+        >
           {recent.map((m) => (
             <li key={m.id} className="grid gap-0.5 text-sm" data-role={m.role}>
               <span className="text-xs font-medium text-muted-foreground">

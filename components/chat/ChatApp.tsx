@@ -249,13 +249,15 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
     }
   }
 
-  // A request that just opened takes the focus on its first control, so the keyboard is where the answer goes.
+  // A request that just opened takes the focus on its first control, so the keyboard is where the
+  // answer goes. Not one waiting on an approver: the requester has nothing to answer there (its
+  // only control is Withdraw, which a stray Enter must not press).
   const conversation = useRef<HTMLDivElement>(null);
   const focused = useRef(new Set<string>());
   useEffect(() => {
-    const fresh = gates.blockers.filter((i) => i.kind !== "operator" && !focused.current.has(i.interactionId));
-    if (fresh.length === 0) return;
+    const fresh = gates.blockers.filter((i) => !focused.current.has(i.interactionId));
     for (const i of fresh) focused.current.add(i.interactionId);
+    if (!fresh.some((i) => i.kind !== "operator" && i.policy !== "approvers")) return;
     const cards = conversation.current?.querySelectorAll("article");
     const card = cards?.[cards.length - 1];
     const control = card?.querySelector<HTMLElement>(
@@ -296,7 +298,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                 {agent?.description && agent.id !== DEFAULT_AGENT_ID ? agent.description : "Say hello, or pick something to try."}
               </p>
               {!threadId ? <AgentPicker agentId={agentId} agents={agents} onPick={onPick} /> : null}
-              <ul className="mt-2 flex max-w-lg flex-wrap justify-center gap-2" aria-label="Suggestions">
+              <ul className="mt-2 flex max-w-2xl flex-wrap justify-center gap-2" aria-label="Suggestions">
                 {suggestions.map((s) => (
                   <li key={s.label}>
                     <Button

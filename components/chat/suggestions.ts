@@ -23,12 +23,13 @@ const EXAMPLES: Record<string, string> = {
   ask_travel_agent: "Ask the travel agent to book a trip",
 };
 
-/** At most this many chips, so an agent with many tools does not bury the composer. */
-const MAX_SUGGESTIONS = 6;
-
-/** Chips for an empty conversation with `agent`, one per capability it declares. */
+/**
+ * Chips for an empty conversation with `agent`: "What can you do?" and one per capability it
+ * declares, every one of them: an agent's tools are what it can do, and a missing chip hides one.
+ * The chips wrap (a phone shows them all, a few lines high).
+ */
 export function suggestionsFor(agent: AgentSummary | undefined): Suggestion[] {
   const tools = agent?.tools ?? [];
   const chips = tools.map((tool) => ({ label: tool.title, text: EXAMPLES[tool.name] ?? `${tool.title}: ` }));
-  return [{ label: "What can you do?", text: "What can you do?" }, ...chips].slice(0, MAX_SUGGESTIONS);
+  return [{ label: "What can you do?", text: "What can you do?" }, ...chips];
 }

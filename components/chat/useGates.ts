@@ -81,15 +81,17 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
 
   /**
    * The requester withdraws their own open request (cancelled: nothing gated runs). When it is the
-   * thread's only open request, an AG-UI resume continues the run here; otherwise it is answered
-   * through tRPC and the run goes on once the rest are answered too.
+   * thread's only open request and theirs to answer, an AG-UI resume continues the run here;
+   * otherwise it is answered through tRPC and the run goes on once the rest are answered too — a
+   * request routed to the approvers goes on exactly as if an approver had decided it, in the run
+   * this page already follows.
    */
   const withdraw = useCallback(
     async (toolCallId: string) => {
       const open = byToolCall.get(toolCallId);
       if (!open || open.status !== "pending") return;
       const others = pending.filter((i) => i.interactionId !== open.interactionId && i.kind !== "external_wait");
-      if (others.length === 0) {
+      if (others.length === 0 && open.policy === "owner") {
         const { delivered } = await run.resume([{ interruptId: open.interactionId, status: "cancelled" }]);
         if (!delivered) throw new Error("The withdrawal did not reach Harbor.");
       } else {

@@ -157,7 +157,7 @@ export function Console() {
               className="sm:w-48"
               onChange={(e) => setParam("reason", e.target.value)}
             >
-              <option value="">Any pause reason</option>
+              <option value="">Any reason</option>
               {PAUSE_REASON_LIST.map((r) => (
                 <option key={r} value={r}>
                   {REASON_LABELS[r]}

@@ -89,7 +89,7 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
                 onDecide={onDecide}
               />
             )}
-            {onWithdraw && interaction.policy === "owner" && interaction.requester.id === viewerId ? (
+            {onWithdraw && interaction.requester.id === viewerId ? (
               <div>
                 <Button
                   variant="link"

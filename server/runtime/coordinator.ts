@@ -87,6 +87,11 @@ export interface InteractionChange {
 }
 
 /** Whether the gate was escalated to a group `identity` belongs to. */
+/** The requester cancelling their own open approval request: always theirs to take back. */
+function isWithdrawal(row: Pick<InteractionRow, "kind" | "ownerId">, identity: Identity, status: ResolutionInput["status"]): boolean {
+  return status === "cancelled" && row.kind === "approval" && row.ownerId === identity.userId;
+}
+
 function escalatedTo(row: Pick<InteractionRow, "kind" | "escalatedAt" | "escalateTo">, identity: Identity): boolean {
   if (row.kind !== "approval" || !row.escalatedAt || !row.escalateTo) return false;
   return hasRole(identity, row.escalateTo === "admins" ? "admin" : "approver");
@@ -350,9 +355,11 @@ export function createCoordinator(deps: CoordinatorDeps) {
   /**
    * Rule 1, identity and policy: other tenants see nothing; within the tenant, the policy decides.
    * A tenant's admin steering from the console may also decide approval gates (nobody decides their
-   * own `approvers` gate: four-eyes holds for admins too).
+   * own `approvers` gate: four-eyes holds for admins too). The requester may withdraw (cancel) their
+   * own approval request, whoever decides it: nothing gated runs, so the four-eyes rule is kept.
    */
-  function authorize(row: InteractionRow, identity: Identity, via: ResolveVia): void {
+  function authorize(row: InteractionRow, identity: Identity, via: ResolveVia, status: ResolutionInput["status"]): void {
+    if (isWithdrawal(row, identity, status)) return;
     const operator = via === "console" && hasRole(identity, "admin") && row.kind === "approval";
     if (operator && row.ownerId !== identity.userId) return;
     // Escalated: the group it went to may decide it too (never its requester).
@@ -545,7 +552,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       if (options.threadId && row.threadId !== options.threadId) throw unknown(entry.interactionId);
       return row;
     });
-    for (const row of ordered) authorize(row, identity, options.via);
+    for (const [index, row] of ordered.entries()) authorize(row, identity, options.via, entries[index]!.status);
     const background = ordered.find((r) => r.kind === "external_wait");
     if (background) {
       throw new ForbiddenError("This work completes by itself: poll its response instead of answering it.");
@@ -612,7 +619,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
 
     // A quorum: an approval is a vote until enough approvers agree; the vote that completes it
     // claims the gate like any answer, and one rejection decides at once.
-    const ballot = ordered.findIndex((row) => row.quorum > 1);
+    // A requester's withdrawal is no vote: it closes the gate at once.
+    const ballot = ordered.findIndex((row, index) => row.quorum > 1 && !isWithdrawal(row, identity, entries[index]!.status));
     if (ballot !== -1) {
       if (claims.length > 1) throw new InvalidInputError("resume", "a gate that needs several approvers is answered on its own");
       const tally = await vote(identity, ordered[0]!, claims[0]!);
@@ -682,7 +690,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     ) {
       throw new NotFoundError("Consent request");
     }
-    authorize(row, identity, "oauth_callback");
+    authorize(row, identity, "oauth_callback", "resolved");
     assertOpen(row);
     if (row.expiresAt.getTime() <= Date.now()) await closeAndRefuse("expired", [row]);
     return row;

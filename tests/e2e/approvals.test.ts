@@ -1,5 +1,7 @@
-import { describe, expect, inject, it } from "vitest";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import { describe, expect, inject, it } from "vitest";
+import { expectAccessible } from "../helpers/axe";
 import { say, screenshot, signInAs, useBrowser } from "../helpers/browser";
 import { startServer } from "../helpers/server";
 
@@ -82,22 +84,85 @@ describe("approval journeys in Chromium", () => {
     await bob.context().close();
   });
 
-  it("keeps members out of /approvals and lets admins in", async () => {
+  it("lets a member follow her own requests in /approvals — only hers, waiting on others — and withdraw one there; admins decide", async () => {
+    const tag = randomUUID().slice(0, 8).toUpperCase();
+    const bob = await (await browser.newContext()).newPage();
+    await signInAs(bob, server.url, "bob@acme.test");
+    await say(bob, `transfer 21 EUR to BOBS-${tag}`);
+    await bob.locator('[data-testid="approval-card"][data-status="pending"]').waitFor(PATIENCE);
+
     const alice = await (await browser.newContext()).newPage();
     await signInAs(alice, server.url, "alice@acme.test");
-    expect(await alice.getByRole("link", { name: "Approvals" }).count()).toBe(0);
-    await alice.goto(`${server.url}/approvals`);
-    await expect.poll(() => alice.getByTestId("approvals-forbidden").textContent(), PATIENCE).toContain("Approvers only");
-    await screenshot(alice, "approvals-member");
-    await alice.context().close();
+    await say(alice, `transfer 15 EUR to MINE-${tag}`);
+    await alice.locator('[data-testid="approval-card"][data-status="pending"]').waitFor(PATIENCE);
+    await alice.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+    const threadPath = new URL(alice.url()).pathname;
 
+    await alice.getByRole("link", { name: "Approvals" }).click();
+    await alice.waitForURL(/\/approvals$/);
+    const waiting = alice.getByTestId("inbox-group-waiting");
+    const mine = waiting.getByTestId("inbox-row").filter({ hasText: `MINE-${tag}` });
+    await expect.poll(() => mine.count(), PATIENCE).toBe(1);
+    // Nothing is hers to decide, so there is no "Needs me"; bob's request is not hers to see at all.
+    expect(await alice.getByTestId("inbox-group-needs-me").count()).toBe(0);
+    expect(
+      await alice
+        .getByTestId("inbox-row")
+        .filter({ hasText: `BOBS-${tag}` })
+        .count(),
+    ).toBe(0);
+    // Her inbox has only her own requests: there is nobody to filter by.
+    await alice.getByTestId("filters-toggle").click();
+    await alice.getByLabel("Filter by tool").waitFor(PATIENCE);
+    expect(await alice.getByLabel("Filter by requester").count()).toBe(0);
+    await alice.getByTestId("filters-toggle").click();
+
+    await mine.click();
+    const detail = alice.getByTestId("inbox-detail");
+    await expect.poll(() => detail.textContent(), PATIENCE).toContain("another approver must decide");
+    expect(await detail.getByRole("button", { name: "Approve" }).count()).toBe(0);
+    await expectAccessible(alice, "a member's own request in the inbox");
+    await screenshot(alice, "approvals-member");
+    await detail.getByRole("button", { name: "Withdraw request" }).click();
+    await expect.poll(() => detail.getAttribute("data-status"), PATIENCE).toBe("cancelled");
+    await expect.poll(() => alice.getByTestId("receipt").textContent(), PATIENCE).toMatch(/^Withdrawn by you on .+/);
+    await expect.poll(() => alice.getByTestId("toast").first().textContent(), PATIENCE).toContain("Request withdrawn");
+    await screenshot(alice, "approvals-member-withdrawn");
+
+    // Nothing was transferred; her conversation shows the request withdrawn and takes new messages.
+    const outbox = await alice.request.get(`${server.url}/api/trpc/outbox.list`);
+    const rows = ((await outbox.json()) as { result: { data: { details: { to?: string } }[] } }).result.data;
+    expect(rows.filter((r) => r.details.to === `MINE-${tag}`)).toEqual([]);
+    await alice.goto(`${server.url}${threadPath}`);
+    await expect.poll(() => alice.getByTestId("approval-card").getAttribute("data-status"), PATIENCE).toBe("cancelled");
+    await expect.poll(() => alice.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);
+
+    // Bob's request is still there for the others: carol (admin) sees it under Needs me, and rejects it.
     const carol = await (await browser.newContext()).newPage();
     await signInAs(carol, server.url, "carol@acme.test");
     await carol.goto(`${server.url}/approvals`);
-    await expect.poll(() => carol.getByRole("tab", { name: /Pending/ }).count(), PATIENCE).toBe(1);
-    await carol.getByRole("tab", { name: "Decided" }).click();
-    await expect.poll(() => carol.getByTestId("inbox-row").count(), PATIENCE).toBeGreaterThan(0);
-    await carol.context().close();
+    const bobs = carol
+      .getByTestId("inbox-group-needs-me")
+      .getByTestId("inbox-row")
+      .filter({ hasText: `BOBS-${tag}` });
+    await expect.poll(() => bobs.count(), PATIENCE).toBe(1);
+    await bobs.click();
+    await carol.getByTestId("inbox-detail").getByRole("button", { name: "Reject" }).click();
+    await expect.poll(() => carol.getByTestId("inbox-detail").getAttribute("data-status"), PATIENCE).toBe("rejected");
+    for (const p of [alice, bob, carol]) await p.context().close();
+  });
+
+  it("lets the requester withdraw a transfer waiting on an approver from her chat", async () => {
+    const tag = randomUUID().slice(0, 8).toUpperCase();
+    const alice = await (await browser.newContext()).newPage();
+    await signInAs(alice, server.url, "alice@acme.test");
+    await say(alice, `transfer 16 EUR to CHATWD-${tag}`);
+    const card = alice.getByTestId("approval-card");
+    await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("pending");
+    await card.getByRole("button", { name: "Withdraw request" }).click();
+    await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("cancelled");
+    await expect.poll(() => alice.getByLabel("Message").isDisabled(), PATIENCE).toBe(false);
+    await alice.context().close();
   });
 
   it("tells alice her approval was lost when Harbor restarted, and lets her ask again", async () => {

@@ -130,12 +130,24 @@ describe("chat features on a server with a scripted model", () => {
         await page.context().close();
       });
 
-      it("suggestions come from the concierge's tools and fill the composer without sending", async () => {
+      it("suggestions name every one of the concierge's tools and fill the composer without sending", async () => {
         const page = await open(size);
         const chips = page.getByRole("list", { name: "Suggestions" }).getByRole("button");
         await expect.poll(() => chips.allTextContents(), PATIENCE).toContain("Send an email");
-        const labels = await chips.allTextContents();
-        expect(labels).toContain("Deep research");
+        // One chip per capability the agent declares (its catalogue, as the UI reads it), none left out.
+        const listed = await page.request.get(`${server.url}/api/trpc/agents.list`);
+        const agents = ((await listed.json()) as { result: { data: { id: string; tools: { title: string; kind: string }[] }[] } }).result
+          .data;
+        const concierge = agents.find((a) => a.id === "concierge")!;
+        expect(new Set(concierge.tools.map((t) => t.kind)).size, "the concierge declares tools of several kinds").toBeGreaterThan(1);
+        expect((await chips.allTextContents()).sort()).toEqual(["What can you do?", ...concierge.tools.map((t) => t.title)].sort());
+        // Every chip is on screen (they wrap; none is cut off at the side).
+        for (const chip of await chips.all()) {
+          const box = (await chip.boundingBox())!;
+          expect(box.x).toBeGreaterThanOrEqual(0);
+          expect(box.x + box.width).toBeLessThanOrEqual(SIZES[size].width);
+        }
+        await page.screenshot({ path: `${SHOTS}/suggestions-${size}.png` });
         await page.getByRole("button", { name: "Send an email" }).click();
         expect(await page.getByLabel("Message").inputValue()).toMatch(/^Send an email to \S+@\S+ saying .+/);
         expect(await page.getByTestId("message-user").count()).toBe(0);

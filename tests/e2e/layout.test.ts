@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { expectAccessible, horizontalOverflow } from "../helpers/axe";
+import { controlLook, expectAccessible, horizontalOverflow } from "../helpers/axe";
 import { say, SCREENSHOT_DIR, signInAs, useBrowser } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
@@ -90,6 +90,13 @@ describe("every page at desktop and phone size, light and dark", () => {
         await page.goto(`${server.url}/signin`);
         await page.getByLabel("Email").waitFor();
         await check(page, "signin", size, scheme);
+        // An unknown address, signed out: the brand's header, a main landmark, and a way to sign in.
+        await page.goto(`${server.url}/no/such/page`);
+        await page.getByRole("heading", { name: "Not found" }).waitFor(PATIENCE);
+        expect(await page.getByRole("banner").count()).toBe(1);
+        expect(await page.getByRole("main").getByRole("heading", { name: "Not found" }).count()).toBe(1);
+        expect(await page.getByRole("main").getByRole("link", { name: "Sign in" }).getAttribute("href")).toBe("/signin");
+        await check(page, "not-found-signed-out", size, scheme);
 
         await signInAs(page, server.url, "alice@acme.test");
         await expect.poll(() => page.getByTestId("messages").textContent(), PATIENCE).toContain("How can the concierge help?");
@@ -121,9 +128,14 @@ describe("every page at desktop and phone size, light and dark", () => {
         await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 15_000 }).toBe(0);
         await check(page, "connections", size, scheme);
 
+        // A member's inbox: her own transfer, waiting on an approver, withdrawable.
         await page.goto(`${server.url}/approvals`);
-        await page.getByTestId("approvals-forbidden").waitFor();
-        await check(page, "approvals-forbidden", size, scheme);
+        const own = page.getByTestId("inbox-group-waiting").getByTestId("inbox-row").filter({ hasText: IBAN });
+        await expect.poll(() => own.count(), PATIENCE).toBe(1);
+        await check(page, "approvals-member", size, scheme);
+        await own.click();
+        await page.getByTestId("inbox-detail").getByRole("button", { name: "Withdraw request" }).waitFor(PATIENCE);
+        await check(page, "approvals-member-detail", size, scheme);
         await page.context().close();
       });
 
@@ -164,6 +176,16 @@ describe("every page at desktop and phone size, light and dark", () => {
         await rows.first().click();
         await expect.poll(() => page.getByTestId("timeline").textContent(), PATIENCE).toContain("#");
         await check(page, "console-run", size, scheme);
+        // The paused run cannot be paused: the control reads as off (flat, dashed, no opacity wash)
+        // yet stays legible in this scheme — axe does not check disabled controls' contrast.
+        const steer = page.getByTestId("run-detail");
+        const off = await controlLook(steer.getByRole("button", { name: "Pause", exact: true }));
+        const on = await controlLook(steer.getByRole("button", { name: "Approve gate" }));
+        expect(await steer.getByRole("button", { name: "Pause", exact: true }).isDisabled()).toBe(true);
+        expect(off.opacity).toBe(1);
+        expect(off.contrast, "a disabled control's text is hard to read").toBeGreaterThanOrEqual(4.5);
+        expect(off.borderStyle).toBe("dashed");
+        expect(on.borderStyle).toBe("solid");
         if (size === "phone") {
           await page.getByRole("button", { name: "Back to runs" }).click();
           await rows.first().waitFor();
@@ -174,6 +196,18 @@ describe("every page at desktop and phone size, light and dark", () => {
         await entry.waitFor(PATIENCE);
         await entry.locator("summary").click();
         await check(page, "console-run-page", size, scheme);
+
+        // The console's other pages, and a decision link that is not one.
+        await page.goto(`${server.url}/console/webhooks`);
+        await page.getByRole("heading", { name: "Webhooks", level: 1 }).first().waitFor(PATIENCE);
+        await expect.poll(() => page.locator('[aria-busy="true"]').count(), PATIENCE).toBe(0);
+        await check(page, "console-webhooks", size, scheme);
+        await page.goto(`${server.url}/console/audit`);
+        await page.getByText("Export audit").first().waitFor(PATIENCE);
+        await check(page, "console-audit", size, scheme);
+        await page.goto(`${server.url}/decide/not-a-link`);
+        await page.getByTestId("link-invalid").waitFor(PATIENCE);
+        await check(page, "decide-invalid", size, scheme);
 
         await page.goto(`${server.url}/chat/not-a-thread-of-anyone`);
         await page.getByRole("heading", { name: "Not found" }).waitFor();

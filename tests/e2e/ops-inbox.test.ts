@@ -225,10 +225,14 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
         `e2e-inbox-deadline-${size}`,
       );
       try {
-        const alice = await (await browser.newContext()).newPage();
+        const alice = await (await browser.newContext({ viewport })).newPage();
         await signInAs(alice, own.url, "alice@acme.test");
         await say(alice, "transfer 42 EUR to EXPIRING");
         await alice.locator('[data-testid="approval-card"][data-status="pending"]').waitFor(PATIENCE);
+        // Alice follows her request from her own inbox, where it waits on others.
+        await alice.goto(`${own.url}/approvals`);
+        const hers = row(alice.getByTestId("inbox-group-waiting"), "EXPIRING");
+        await expect.poll(() => hers.getAttribute("data-status"), PATIENCE).toBe("pending");
         const carol = await (await browser.newContext({ viewport })).newPage();
         await signInAs(carol, own.url, "carol@acme.test");
         await carol.goto(`${own.url}/approvals`);
@@ -248,7 +252,18 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
         const detail = carol.getByTestId("inbox-detail");
         await expect.poll(() => detail.getAttribute("data-status"), { timeout: 30_000 }).toBe("expired");
         await expect.poll(() => carol.getByTestId("vanished-detail").textContent(), PATIENCE).toContain("expired before anyone decided");
+        // It stays in the list where it was, with a note, instead of silently leaving Pending.
+        await expect.poll(() => expiring.getAttribute("data-status"), PATIENCE).toBe("expired");
+        expect(await expiring.getByTestId("vanished-note").textContent()).toBe("Expired before anyone decided");
+        await expectAccessible(carol, `inbox with an expired request (${size})`);
         await carol.screenshot({ path: path.join(SHOTS, `deadline-expired-${size}.png`), fullPage: true });
+        // The requester's inbox says so too, live, without a reload.
+        await expect.poll(() => hers.getAttribute("data-status"), PATIENCE).toBe("expired");
+        expect(await hers.getByTestId("vanished-note").textContent()).toBe("Expired before anyone decided");
+        if (size === "phone") await hers.click();
+        await expect.poll(() => alice.getByTestId("vanished-detail").textContent(), PATIENCE).toContain("expired before anyone decided");
+        expect((await horizontalOverflow(alice)).scrollWidth).toBeLessThanOrEqual(viewport.width);
+        await alice.screenshot({ path: path.join(SHOTS, `deadline-expired-requester-${size}.png`), fullPage: true });
         await alice.context().close();
         await carol.context().close();
       } finally {

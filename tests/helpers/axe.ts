@@ -4,7 +4,7 @@
  */
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Result } from "axe-core";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 
@@ -28,4 +28,28 @@ export async function expectAccessible(page: Page, where: string): Promise<Resul
 /** The page's widest point against the viewport: nothing may scroll sideways. */
 export async function horizontalOverflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number }> {
   return page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+}
+
+/**
+ * A control's own look, for what axe leaves out (it skips disabled controls' contrast): its text
+ * colour against its background (WCAG contrast ratio), its opacity and its border style.
+ */
+export async function controlLook(control: Locator): Promise<{ contrast: number; opacity: number; borderStyle: string }> {
+  return control.evaluate((element) => {
+    const rgb = (css: string) => (css.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+    const luminance = (css: string) => {
+      const [r = 0, g = 0, b = 0] = rgb(css).map((v) => {
+        const c = v / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const style = getComputedStyle(element);
+    // The first ancestor with a background paints behind a transparent control.
+    let painted: Element | null = element;
+    while (painted && /rgba\(0, 0, 0, 0\)|transparent/.test(getComputedStyle(painted).backgroundColor)) painted = painted.parentElement;
+    const background = painted ? getComputedStyle(painted).backgroundColor : "rgb(255, 255, 255)";
+    const [light, dark] = [luminance(style.color), luminance(background)].sort((a, b) => b - a) as [number, number];
+    return { contrast: (light + 0.05) / (dark + 0.05), opacity: Number(style.opacity), borderStyle: style.borderTopStyle };
+  });
 }

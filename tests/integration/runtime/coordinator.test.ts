@@ -166,6 +166,50 @@ describe.each(testBackends())("the coordinator on $name", (backend) => {
     });
   });
 
+  it("lets the requester withdraw her own transfer request: nothing is transferred, and an approver can no longer decide it", async () => {
+    const { runId, interrupts } = await park(alice, "c-withdraw", "transfer 75 EUR to ACME-WITHDRAWN");
+    const id = interrupts[0]!.id;
+    const cancel = { interactionId: id, status: "cancelled" as const };
+    // Only the requester withdraws: another tenant does not even see it.
+    await expect(runtime.interactions.resolve(mallory, cancel)).rejects.toMatchObject({ code: "NOT_FOUND" });
+
+    const follow = runtime.follow(runId);
+    expect(await runtime.interactions.resolve(alice, cancel)).toEqual({ continued: [runId] });
+    expect((await drain(follow)).at(-1)?.event).toEqual({ type: "run.completed", status: "cancelled" });
+    expect(await runtime.interactions.get(alice, id)).toMatchObject({ status: "cancelled", resolvedBy: { id: "user-alice" } });
+    await expect(runtime.interactions.resolve(bob, approve(id)[0]!)).rejects.toMatchObject({ code: "ALREADY_RESOLVED" });
+    expect(await queryRows(database.db, sql`select id from outbox where run_id = ${runId}`)).toEqual([]);
+    // Withdrawing is not deciding: she still cannot approve her own request.
+    const again = await park(alice, "c-withdraw-2", "transfer 76 EUR to ACME-WITHDRAWN-2");
+    await expect(runtime.interactions.resolve(alice, approve(again.interrupts[0]!.id)[0]!)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await runtime.interactions.resolve(alice, { interactionId: again.interrupts[0]!.id, status: "cancelled" });
+  });
+
+  it("lists for a member only her own requests: never another person's, never another tenant's", async () => {
+    const own = await park(alice, "c-inbox-alice", "transfer 11 EUR to ACME-MINE");
+    const bobs = await park(bob, "c-inbox-bob", "transfer 12 EUR to ACME-BOBS");
+    const bobsEmail = await park(bob, "c-inbox-bob-mail", "send an email to x@example.com saying bob's own");
+    const mallorys = await park(mallory, "c-inbox-mallory", "transfer 13 EUR to GLOBEX-1");
+    const listed = (await runtime.interactions.list(alice, { status: "pending" })).map((i) => i.interactionId);
+    expect(listed).toContain(own.interrupts[0]!.id);
+    for (const other of [bobs, bobsEmail, mallorys]) expect(listed).not.toContain(other.interrupts[0]!.id);
+    // Filtering by someone else's id finds nothing, rather than their requests.
+    expect(await runtime.interactions.list(alice, { requester: "user-bob" })).toEqual([]);
+    await expect(runtime.interactions.get(alice, bobs.interrupts[0]!.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // Bob, an approver, sees alice's routed request; mallory, in another tenant, does not.
+    expect((await runtime.interactions.list(bob, { status: "pending" })).map((i) => i.interactionId)).toContain(own.interrupts[0]!.id);
+    expect((await runtime.interactions.list(mallory, {})).map((i) => i.interactionId)).not.toContain(own.interrupts[0]!.id);
+
+    // Everyone withdraws their own, leaving nothing open.
+    for (const [who, parked] of [
+      [alice, own],
+      [bob, bobs],
+      [bob, bobsEmail],
+      [mallory, mallorys],
+    ] as const)
+      await runtime.interactions.resolve(who, { interactionId: parked.interrupts[0]!.id, status: "cancelled" });
+  });
+
   it("checks a presented resume token against the caller's identity", async () => {
     const { interrupts } = await park(alice, "c-token", "send an email to t@example.com saying token");
     const [gate] = interrupts;

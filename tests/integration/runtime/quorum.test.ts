@@ -75,6 +75,18 @@ describe.each(testBackends())("approval quorums on $name", (backend) => {
     await expect(decide(BOB, gate.id, true)).rejects.toMatchObject({ code: "ALREADY_RESOLVED" });
   });
 
+  it("lets the requester withdraw a gate that needs several approvers at once, without counting as a vote", async () => {
+    const { runId, gate } = await transfer(12_000);
+    await decide(BOB, gate.id, true);
+    expect(await runtime.interactions.resolve(ALICE, { interactionId: gate.id, status: "cancelled" })).toEqual({ continued: [runId] });
+    const closed = await runtime.interactions.get(CAROL, gate.id);
+    expect(closed).toMatchObject({ status: "cancelled", resolvedBy: { id: ALICE.userId } });
+    expect(closed.votes.map((v) => v.by)).toEqual([BOB.userId]);
+    await expect(decide(CAROL, gate.id, true)).rejects.toMatchObject({ code: "ALREADY_RESOLVED" });
+    await watchUntil(runtime, runId, (e) => e.type === "run.completed");
+    expect(await transfers(runId)).toEqual([{ n: 0 }]);
+  });
+
   it("rejects at the first rejection, whatever approvals came before", async () => {
     const { runId, gate } = await transfer(50_000);
     await decide(BOB, gate.id, true);
