@@ -86,12 +86,12 @@ export interface InteractionChange {
   escalatedTo?: EscalationGroup;
 }
 
-/** Whether the gate was escalated to a group `identity` belongs to. */
 /** The requester cancelling their own open approval request: always theirs to take back. */
 function isWithdrawal(row: Pick<InteractionRow, "kind" | "ownerId">, identity: Identity, status: ResolutionInput["status"]): boolean {
   return status === "cancelled" && row.kind === "approval" && row.ownerId === identity.userId;
 }
 
+/** Whether the gate was escalated to a group `identity` belongs to. */
 function escalatedTo(row: Pick<InteractionRow, "kind" | "escalatedAt" | "escalateTo">, identity: Identity): boolean {
   if (row.kind !== "approval" || !row.escalatedAt || !row.escalateTo) return false;
   return hasRole(identity, row.escalateTo === "admins" ? "admin" : "approver");
