@@ -23,7 +23,7 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -41,7 +41,7 @@ function placeOf(frame: ProfileNode["callFrame"]): string {
   return url.replace(process.cwd(), ".");
 }
 
-function summarize(profile: CpuProfile): void {
+export function summarize(profile: CpuProfile): void {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
@@ -122,4 +122,4 @@ async function main(): Promise<void> {
   console.log(`\nprofile: ${largest} (open it in Chrome DevTools › Performance)`);
 }
 
-void main();
+if (process.argv[1]?.endsWith("profile.ts")) void main();

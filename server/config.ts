@@ -16,6 +16,8 @@ const settingsSchema = z.object({
   HARBOR_SEED_DEMO: flag,
   /** Run the embedded database on a worker thread of its own (both cores; see the README's "Performance"). */
   HARBOR_PGLITE_THREAD: flag,
+  /** Plan the embedded database's statements once and reuse the plans (off only to compare). */
+  HARBOR_PGLITE_PREPARED: flag,
   AUTH_SECRET: z.string().min(16).optional(),
   /** Pause between streamed text chunks, so the chat visibly streams; 0 in benchmarks. */
   HARBOR_STREAM_CHUNK_MS: z.coerce.number().int().min(0).max(1000).default(15),
@@ -144,6 +146,7 @@ export type Settings = Readonly<{
   databaseUrl: string | undefined;
   dataDir: string;
   pgliteThread: boolean;
+  pglitePrepared: boolean;
   seedDemo: boolean;
   authSecret: string | undefined;
   streamChunkMs: number;
@@ -199,7 +202,8 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     databaseUrl: s.DATABASE_URL,
     dataDir: path.resolve(s.HARBOR_DATA_DIR),
     // The embedded database is the demo: seed it unless told otherwise.
-    pgliteThread: s.HARBOR_PGLITE_THREAD ?? false,
+    pgliteThread: s.HARBOR_PGLITE_THREAD ?? true,
+    pglitePrepared: s.HARBOR_PGLITE_PREPARED ?? true,
     seedDemo: s.HARBOR_SEED_DEMO ?? s.DATABASE_URL === undefined,
     authSecret: s.AUTH_SECRET,
     streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,

@@ -14,9 +14,10 @@ import * as schema from "./schema";
 import { log } from "@/server/log";
 import { acquireDataDirLock } from "./lockfile";
 import { ThreadedPglite } from "./pglite-worker";
+import { usePreparedStatements } from "./pglite-prepared.mjs";
 
 /** PGlite on its own thread, typed as the PGlite Drizzle drives (it answers the calls Drizzle makes). */
-async function startThreaded(options: { dataDir?: string; loadDataDir?: Blob }): Promise<PGlite> {
+async function startThreaded(options: { dataDir?: string; loadDataDir?: Blob; prepared: boolean }): Promise<PGlite> {
   const threaded = new ThreadedPglite(options);
   await threaded.ready;
   return threaded as unknown as PGlite;
@@ -43,9 +44,10 @@ export type OpenOptions = (
     { engine: "postgres"; url: string; poolSize?: number; applicationName?: string }
     /**
      * `dataDir` undefined = in memory (tests); `loadDataDir` starts from a dumped template; `thread`
-     * runs PGlite on a worker thread of its own.
+     * runs PGlite on a worker thread of its own; `prepared: false` plans every statement anew
+     * (PGlite's own `query`, kept for comparison).
      */
-  | { engine: "pglite"; dataDir?: string; loadDataDir?: Blob; thread?: boolean }
+  | { engine: "pglite"; dataDir?: string; loadDataDir?: Blob; thread?: boolean; prepared?: boolean }
 ) & {
   /** Told every statement the handle sends (the statement budget's counter; never its parameters). */
   onStatement?: (sql: string) => void;
@@ -96,14 +98,17 @@ async function openPglite(options: {
   dataDir?: string;
   loadDataDir?: Blob;
   thread?: boolean;
+  prepared?: boolean;
   onStatement?: (sql: string) => void;
 }): Promise<DatabaseHandle> {
+  const prepared = options.prepared ?? true;
   const release = options.dataDir ? acquireDataDirLock(options.dataDir) : () => {};
   try {
     const pgDir = options.dataDir ? path.join(options.dataDir, "pglite") : undefined;
     const client = options.thread
-      ? await startThreaded({ dataDir: pgDir, loadDataDir: options.loadDataDir })
+      ? await startThreaded({ dataDir: pgDir, loadDataDir: options.loadDataDir, prepared })
       : await PGlite.create({ dataDir: pgDir, loadDataDir: options.loadDataDir });
+    if (!options.thread && prepared) usePreparedStatements(client);
     try {
       await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     } catch (error) {

@@ -19,7 +19,7 @@ async function openConfigured(): Promise<DatabaseHandle> {
   const started = Date.now();
   const handle = s.databaseUrl
     ? await openDatabase({ engine: "postgres", url: s.databaseUrl, applicationName: `harbor:${instanceId()}` })
-    : await openDatabase({ engine: "pglite", dataDir: s.dataDir, thread: s.pgliteThread });
+    : await openDatabase({ engine: "pglite", dataDir: s.dataDir, thread: s.pgliteThread, prepared: s.pglitePrepared });
   if (s.seedDemo) {
     try {
       await seedDemo(handle.db);

@@ -3,11 +3,13 @@
 // Node runs it as it is, outside the application's bundle.
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
+import { usePreparedStatements } from "./pglite-prepared.mjs";
 
 const identity = (value) => value;
 const parsersOf = (oids) => Object.fromEntries((oids ?? []).map((oid) => [oid, identity]));
 
 const db = await PGlite.create({ dataDir: workerData.dataDir, loadDataDir: workerData.loadDataDir });
+if (workerData.prepared) usePreparedStatements(db);
 /** Open transactions by id: each holds PGlite's transaction open until commit or rollback. */
 const open = new Map();
 
