@@ -48,7 +48,12 @@ export function usePreparedStatements(pg) {
     return pg._runExclusiveTransaction(() =>
       pg.runExclusive(async () => {
         const key = createHash("sha1").update(text).digest("hex");
-        const statement = prepared.get(key) ?? (await prepare(text, key));
+        let statement = prepared.get(key);
+        if (statement) {
+          // Least recently used is closed first: a hit moves to the end.
+          prepared.delete(key);
+          prepared.set(key, statement);
+        } else statement = await prepare(text, key);
         const values = params.map((value, index) => {
           if (value === null || value === undefined) return null;
           const type = statement.paramTypes[index];
@@ -61,8 +66,8 @@ export function usePreparedStatements(pg) {
           results.push(...(await send(protocol.serialize.describe({ type: "P" }))));
           results.push(...(await send(protocol.serialize.execute({}))));
         } catch (error) {
-          // A statement closed underneath (never expected): prepare it again next time.
-          if (/prepared statement .* does not exist/.test(String(error?.message))) prepared.delete(key);
+          // A statement gone or outdated underneath (closed, or a table changed): prepare it again next time.
+          if (["26000", "0A000"].includes(error?.code)) prepared.delete(key);
           throw error;
         } finally {
           results.push(...(await send(protocol.serialize.sync())));

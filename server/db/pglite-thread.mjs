@@ -40,7 +40,8 @@ parentPort.on("message", (m) => {
     }
     case "begin": {
       let started;
-      const ready = new Promise((resolve) => (started = resolve));
+      let failedToStart;
+      const ready = new Promise((resolve, reject) => ((started = resolve), (failedToStart = reject)));
       const entry = {};
       entry.done = db.transaction(async (tx) => {
         const end = new Promise((resolve, reject) => Object.assign(entry, { tx, commit: resolve, rollback: reject }));
@@ -48,7 +49,8 @@ parentPort.on("message", (m) => {
         started();
         await end;
       });
-      entry.done.catch(() => {}).finally(() => open.delete(m.tx));
+      // A transaction that fails before its callback runs (BEGIN refused) answers the caller too.
+      entry.done.catch((error) => failedToStart(error)).finally(() => open.delete(m.tx));
       return answer(
         m.id,
         ready.then(() => ({ ok: true })),

@@ -637,6 +637,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
       claims.flatMap((c) => (c.grant ? [c.grant] : [])),
     );
     if (won.ids.length !== claims.length) {
+      gates.forget(ids);
       const now = await findInteractions(deps.db, ids);
       for (const row of now) assertOpen(row);
       throw new HarborError("EXPIRED", "This request expired before it was answered.");

@@ -277,6 +277,9 @@ export function createDriver(deps: DriveDeps) {
       }
       const final = result.state;
       if (result.type === "paused") {
+        // Streamed text goes out in its own write first: once the park commits, the gate can be
+        // answered at once, and the resumed run's events must not overtake the text still streaming.
+        if (journal.hasPacedDeferred) await journal.flush();
         await deps.coordinator.park(final, journal, result.parking, {
           version: CHECKPOINT_VERSION,
           step: final.step,

@@ -99,6 +99,11 @@ export class RunJournal {
     return this.deferred !== undefined;
   }
 
+  /** Whether a deferred group is published at a pace (streamed text): it takes a while to go out. */
+  get hasPacedDeferred(): boolean {
+    return this.deferred?.groups.some((g) => (g.paceMs ?? 0) > 0 && g.logged.length > 1) ?? false;
+  }
+
   /** Stores and publishes what was deferred, now (nothing when nothing was). */
   async flush(): Promise<void> {
     if (this.deferred) await this.append([]);
@@ -115,14 +120,17 @@ export class RunJournal {
   async append(events: readonly RunEvent[], options: AppendOptions = {}): Promise<LoggedEvent[]> {
     const carried = this.deferred;
     this.deferred = undefined;
-    const groups = [...(carried?.groups ?? []), { logged: this.prepare(events), paceMs: options.paceMs }];
+    const fresh = this.prepare(events);
+    const groups = [...(carried?.groups ?? []), { logged: fresh, paceMs: options.paceMs }];
     const logged = groups.flatMap((g) => g.logged);
     if (logged.length === 0 && !options.alongside) return [];
     try {
       await this.store.insert(this.runId, toStoredRows(logged), mergeAlongside(carried?.alongside, options.alongside));
     } catch (error) {
-      // Nothing was stored: hand the numbers out again so the log keeps no gaps.
-      this.nextSeq = logged[0]?.seq ?? this.nextSeq;
+      // Nothing was stored: hand the new numbers out again so the log keeps no gaps, and keep what
+      // was deferred (tool results and their outbox records) for the write that records the failure.
+      this.nextSeq = fresh[0]?.seq ?? this.nextSeq;
+      this.deferred = carried;
       throw error;
     }
     for (const group of groups) await this.publish(group.logged, { paceMs: group.paceMs });

@@ -29,7 +29,9 @@ export class ParkedGates {
    * waits. Undefined when any is unknown here: the caller reads them.
    */
   vouchFor(ids: readonly string[], openOfRun?: (runId: string) => readonly string[] | undefined): InteractionRow[] | undefined {
-    const named = ids.map((id) => this.rows.get(id));
+    const now = Date.now();
+    // Past its expiry a gate may have been closed elsewhere: the caller reads what it became.
+    const named = ids.map((id) => this.rows.get(id)).map((row) => (row && row.expiresAt.getTime() > now ? row : undefined));
     if (named.length === 0 || named.some((row) => !row)) return undefined;
     const runIds = new Set(named.map((row) => row!.runId));
     if (!openOfRun) return named as InteractionRow[];

@@ -650,6 +650,8 @@ async function executeServerTool(
         throw new CredentialRejectedSignal();
       },
       recordInOutbox: ({ kind, details }) => {
+        // The outbox keeps one record per tool call (its unique key).
+        if (outbox.length > 0) throw new Error(`${call.name} recorded more than one outbox entry for one call`);
         const id = deps.newId();
         outbox.push({
           id,

@@ -329,7 +329,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
       ) as j(id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args))`);
   }
   if (effects.length > 0) {
-    // Once per tool call (the outbox's unique key): a record that exists already stays as it is.
+    // Once per tool call (the outbox's unique key): a second record for a call fails the write, loudly.
     ctes.push(sql`new_outbox as (
       insert into outbox (id, tenant_id, user_id, run_id, tool_call_id, kind, details, approved_by)
       select o.id, o.tenant_id, o.user_id, o.run_id, o.tool_call_id, o.kind, o.details, o.approved_by
@@ -342,8 +342,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         ${textArray(effects.map((o) => o.kind))},
         ${sql.param(effects.map((o) => JSON.stringify(o.details)))}::jsonb[],
         ${sql.param(effects.map((o) => o.approvedBy))}::text[]
-      ) as o(id, tenant_id, user_id, run_id, tool_call_id, kind, details, approved_by)
-      on conflict do nothing)`);
+      ) as o(id, tenant_id, user_id, run_id, tool_call_id, kind, details, approved_by))`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
   await db.execute(sql`${prefix}${insertEvents(events)}`);

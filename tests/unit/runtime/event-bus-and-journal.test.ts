@@ -96,4 +96,25 @@ describe("the run journal", () => {
     // The failed write used no sequence number.
     expect(journal.prepare([{ type: "run.completed" }])[0]?.seq).toBe(1);
   });
+
+  it("keeps deferred events for the next write when a write fails, and stores them with it", async () => {
+    const writes: number[][] = [];
+    let failing = true;
+    const journal = new RunJournal(
+      "r",
+      {
+        insert: async (_runId, events) => {
+          if (failing) throw new Error("connection reset");
+          writes.push(events.map((e) => e.seq));
+        },
+      },
+      new EventBus(),
+    );
+    journal.defer([{ type: "tool.result", messageId: "m", toolCallId: "c", content: "{}" }]);
+    await expect(journal.append([{ type: "text.started", messageId: "n" }])).rejects.toThrow("connection reset");
+    failing = false;
+    // The run's failure is recorded with the result that was waiting, numbered without a gap.
+    await journal.append([{ type: "run.failed", code: "INTERNAL", message: "down" }]);
+    expect(writes).toEqual([[1, 2]]);
+  });
 });

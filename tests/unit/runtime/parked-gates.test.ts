@@ -57,6 +57,12 @@ describe("the gates a process parked, answered without a read", () => {
     expect(gates.vouchFor(["g1"], () => undefined)).toBeUndefined();
   });
 
+  it("reads instead once a gate's time ran out (another process may have closed it)", () => {
+    const gates = new ParkedGates();
+    gates.remember("run-1", [gate("late", { expiresAt: new Date(Date.now() - 1) })]);
+    expect(gates.vouchFor(["late"])).toBeUndefined();
+  });
+
   it("forgets answered gates", () => {
     const gates = new ParkedGates();
     gates.remember("run-1", [gate("g1")]);
