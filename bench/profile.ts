@@ -114,12 +114,22 @@ async function main(): Promise<void> {
     await model?.close();
     fs.rmSync(server.dataDir, { recursive: true, force: true });
   }
-  const files = fs.readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"));
+  // One profile per thread: the server's main thread (id 0) and the embedded database's worker.
+  const files = fs
+    .readdirSync(profileDir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .sort((a, b) => threadOf(a) - threadOf(b));
   if (files.length === 0) throw new Error(`no profile written in ${profileDir}`);
-  // `next start` may fork; the largest profile is the server's.
-  const largest = files.map((f) => path.join(profileDir, f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!;
-  summarize(JSON.parse(fs.readFileSync(largest, "utf8")) as CpuProfile);
-  console.log(`\nprofile: ${largest} (open it in Chrome DevTools › Performance)`);
+  for (const file of files) {
+    console.log(`\n== ${threadOf(file) === 0 ? "main thread" : `worker thread ${threadOf(file)}`} (${path.join(profileDir, file)})`);
+    summarize(JSON.parse(fs.readFileSync(path.join(profileDir, file), "utf8")) as CpuProfile);
+  }
+  console.log("\nOpen a profile in Chrome DevTools › Performance for the call tree.");
+}
+
+/** The thread id in V8's profile name: CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile */
+function threadOf(file: string): number {
+  return Number(file.split(".").at(-3) ?? 0);
 }
 
 if (process.argv[1]?.endsWith("profile.ts")) void main();
