@@ -59,7 +59,7 @@ export function summarize(profile: CpuProfile): void {
     functions.set(name, (functions.get(name) ?? 0) + micros);
   }
   const pct = (micros: number) => `${((100 * micros) / busy).toFixed(1).padStart(5)} %`;
-  console.log(`main thread busy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s (${((100 * busy) / total).toFixed(0)} %)`);
+  console.log(`busy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s (${((100 * busy) / total).toFixed(0)} %)`);
   console.log("\nself time by place (share of busy time)");
   for (const [place, micros] of [...places].sort((a, b) => b[1] - a[1]).slice(0, 18)) console.log(`  ${pct(micros)}  ${place}`);
   console.log("\nhottest functions (self time)");
