@@ -385,65 +385,35 @@ export function ApprovalsInbox({
               ) : null}
             </div>
             <div id="inbox-filters" className={cn("gap-2", filtersOpen ? "grid" : "hidden")} data-testid="inbox-filters">
-              <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
-                Reason
-                <Select
-                  aria-label="Filter by reason"
-                  value={reason}
-                  className="h-8 px-2 text-sm text-foreground sm:text-sm"
-                  onChange={(e) => {
-                    setReason(e.target.value as Reason | "");
-                    moveOn();
-                  }}
-                >
-                  <option value="">All reasons</option>
-                  {PAUSE_REASON_LIST.map((r) => (
-                    <option key={r} value={r}>
-                      {REASON_LABELS[r]}
-                    </option>
-                  ))}
-                </Select>
-              </label>
-              <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
-                Tool
-                <Select
-                  aria-label="Filter by tool"
-                  value={tool}
-                  className="h-8 px-2 text-sm text-foreground sm:text-sm"
-                  onChange={(e) => {
-                    setTool(e.target.value);
-                    moveOn();
-                  }}
-                >
-                  <option value="">All tools</option>
-                  {tools.map((t) => (
-                    <option key={t} value={t}>
-                      {catalog.title(t)}
-                    </option>
-                  ))}
-                </Select>
-              </label>
+              <FilterSelect
+                label="Reason"
+                value={reason}
+                onChange={(value) => {
+                  setReason(value as Reason | "");
+                  moveOn();
+                }}
+                options={[["", "All reasons"], ...PAUSE_REASON_LIST.map((r): [string, string] => [r, REASON_LABELS[r]])]}
+              />
+              <FilterSelect
+                label="Tool"
+                value={tool}
+                onChange={(value) => {
+                  setTool(value);
+                  moveOn();
+                }}
+                options={[["", "All tools"], ...tools.map((t): [string, string] => [t, catalog.title(t)])]}
+              />
               {/* A member's inbox holds only their own requests: nobody else to filter by. */}
               {viewerIsApprover ? (
-                <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
-                  Requester
-                  <Select
-                    aria-label="Filter by requester"
-                    value={requester}
-                    className="h-8 px-2 text-sm text-foreground sm:text-sm"
-                    onChange={(e) => {
-                      setRequester(e.target.value);
-                      moveOn();
-                    }}
-                  >
-                    <option value="">Everyone</option>
-                    {requesters.map(([id, name]) => (
-                      <option key={id} value={id}>
-                        {name}
-                      </option>
-                    ))}
-                  </Select>
-                </label>
+                <FilterSelect
+                  label="Requester"
+                  value={requester}
+                  onChange={(value) => {
+                    setRequester(value);
+                    moveOn();
+                  }}
+                  options={[["", "Everyone"], ...requesters]}
+                />
               ) : null}
             </div>
           </div>
@@ -715,6 +685,37 @@ function Votes({ interaction, viewerId }: { interaction: InteractionView; viewer
         </span>
       ) : null}
     </div>
+  );
+}
+
+/** One labelled filter of the list: `options` are `[value, label]` pairs. */
+function FilterSelect({
+  label,
+  value,
+  onChange,
+  options,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly (readonly [string, string])[];
+}) {
+  return (
+    <label className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-center gap-2 text-xs font-medium text-muted-foreground">
+      {label}
+      <Select
+        aria-label={`Filter by ${label.toLowerCase()}`}
+        value={value}
+        className="h-8 px-2 text-sm text-foreground sm:text-sm"
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {options.map(([optionValue, optionLabel]) => (
+          <option key={optionValue} value={optionValue}>
+            {optionLabel}
+          </option>
+        ))}
+      </Select>
+    </label>
   );
 }
 

@@ -5,7 +5,6 @@
 // only bound and executed, so PostgreSQL reuses its plan. The rest of PGlite's `query` is kept:
 // its locks, serializers, parsers, error type and sync to the filesystem. Plain JavaScript, so the
 // embedded database's own thread (pglite-thread.mjs) uses it as it is.
-import { createHash } from "node:crypto";
 import { parse, protocol } from "@electric-sql/pglite";
 
 /** Statements kept prepared on the connection at once (the oldest is closed past this). */
@@ -14,13 +13,13 @@ const MAX_PREPARED = 256;
 /** Makes `pg.query` use named prepared statements for statements with parameters. */
 export function usePreparedStatements(pg) {
   const unprepared = pg.query.bind(pg);
-  /** By the statement text's hash: `{ name, paramTypes }`, oldest first. */
+  /** By statement text: `{ name, paramTypes }`, least recently used first. */
   const prepared = new Map();
   let counter = 0;
   const send = (message) => pg.execProtocolStream(message, { syncToFs: false });
 
-  async function prepare(text, key) {
-    const name = `h${(++counter).toString(36)}_${key.slice(0, 8)}`;
+  async function prepare(text) {
+    const name = `harbor_${(++counter).toString(36)}`;
     const messages = [];
     try {
       messages.push(...(await send(protocol.serialize.parse({ name, text }))));
@@ -29,7 +28,7 @@ export function usePreparedStatements(pg) {
       await send(protocol.serialize.sync());
     }
     const statement = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
-    prepared.set(key, statement);
+    prepared.set(text, statement);
     if (prepared.size > MAX_PREPARED) {
       const [oldestKey, oldest] = prepared.entries().next().value;
       prepared.delete(oldestKey);
@@ -47,13 +46,12 @@ export function usePreparedStatements(pg) {
     // The locks `query` takes, in its order: outside any transaction, then alone on the connection.
     return pg._runExclusiveTransaction(() =>
       pg.runExclusive(async () => {
-        const key = createHash("sha1").update(text).digest("hex");
-        let statement = prepared.get(key);
+        let statement = prepared.get(text);
         if (statement) {
           // Least recently used is closed first: a hit moves to the end.
-          prepared.delete(key);
-          prepared.set(key, statement);
-        } else statement = await prepare(text, key);
+          prepared.delete(text);
+          prepared.set(text, statement);
+        } else statement = await prepare(text);
         const values = params.map((value, index) => {
           if (value === null || value === undefined) return null;
           const type = statement.paramTypes[index];
@@ -67,7 +65,7 @@ export function usePreparedStatements(pg) {
           results.push(...(await send(protocol.serialize.execute({}))));
         } catch (error) {
           // A statement gone or outdated underneath (closed, or a table changed): prepare it again next time.
-          if (["26000", "0A000"].includes(error?.code)) prepared.delete(key);
+          if (["26000", "0A000"].includes(error?.code)) prepared.delete(text);
           throw error;
         } finally {
           results.push(...(await send(protocol.serialize.sync())));

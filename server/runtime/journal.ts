@@ -94,11 +94,6 @@ export class RunJournal {
     };
   }
 
-  /** Whether deferred events wait for the next write. */
-  get hasDeferred(): boolean {
-    return this.deferred !== undefined;
-  }
-
   /** Whether a deferred group is published at a pace (streamed text): it takes a while to go out. */
   get hasPacedDeferred(): boolean {
     return this.deferred?.groups.some((g) => (g.paceMs ?? 0) > 0 && g.logged.length > 1) ?? false;
