@@ -19,7 +19,7 @@ import type { AgentRegistry } from "./planner";
 import { runLoop, type ResumeInput, type RunLoopDeps, type SafePoint } from "./run-loop";
 import type { RunEvent } from "./events";
 import type { CredentialBroker } from "./credentials";
-import type { GrantService } from "./grants";
+import type { GrantService, GrantSnapshot } from "./grants";
 import type { Mailboxes } from "./steering";
 import type { RunState, TranscriptMessage } from "./state";
 
@@ -208,7 +208,14 @@ export function createDriver(deps: DriveDeps) {
     base: RunState,
     journal: RunJournal,
     log: Logger,
-    options: { loadTranscript: boolean; resume?: ResumeInput; priority?: number; heldInput?: boolean },
+    options: {
+      loadTranscript: boolean;
+      resume?: ResumeInput;
+      priority?: number;
+      heldInput?: boolean;
+      /** The owner's live grants as the run began (see grants.ts). */
+      grants?: GrantSnapshot;
+    },
   ): Promise<void> {
     let parked = false;
     let takenElsewhere = false;
@@ -256,6 +263,7 @@ export function createDriver(deps: DriveDeps) {
                 { tenantId: state.tenantId, ownerId: state.ownerId, threadId: state.threadId, runId: state.runId, ...call },
                 agent,
                 definition,
+                options.grants,
               )
           : undefined,
         grantIsLive: deps.grants?.isLive,

@@ -118,6 +118,25 @@ function plainWords(toolName: string, bounds: GrantBounds): string {
   return parts.length > 0 ? `${toolName} with ${parts.join(", ")}` : `any ${toolName}`;
 }
 
+/**
+ * The tools an owner held live standing approvals for, as the statement that began her run saw
+ * them (`beginRun`). For a moment after, a gated call of any other tool skips the lookup: a grant
+ * given within that moment was given concurrently with the call, which then asks as if it had
+ * come just before. A snapshot only ever spares a lookup; it never lets a call through.
+ */
+export interface GrantSnapshot {
+  tools: ReadonlySet<string>;
+  seenAt: number;
+}
+
+/** How long a snapshot rules grants out: the first steps of a run, not a model's long thinking. */
+export const GRANT_SNAPSHOT_MS = 1000;
+
+/** Whether the snapshot shows that no grant can cover a call of `toolName` now. */
+export function rulesOutGrant(snapshot: GrantSnapshot | undefined, toolName: string, now = Date.now()): boolean {
+  return snapshot !== undefined && now - snapshot.seenAt <= GRANT_SNAPSHOT_MS && !snapshot.tools.has(toolName);
+}
+
 /** A standing approval a call fell within: who gave it. */
 export interface StandingApproval {
   grantId: string;
@@ -132,13 +151,15 @@ export function grantService(db: Database, agents: AgentRegistry) {
   return {
     /**
      * The grant covering a gated call, used (counted and audited) — or undefined: the call pauses.
-     * Race-safe against a revoke (see `useGrant`).
+     * Race-safe against a revoke (see `useGrant`). No statement when `snapshot` rules one out.
      */
     async use(
       call: { tenantId: string; ownerId: string; threadId: string; runId: string; toolCallId: string; args: Record<string, unknown> },
       agent: AgentDefinition,
       definition: ToolDefinition,
+      snapshot?: GrantSnapshot,
     ): Promise<StandingApproval | undefined> {
+      if (rulesOutGrant(snapshot, definition.name)) return undefined;
       const used = await useGrant(db, {
         ...call,
         agentId: agent.id,

@@ -180,6 +180,8 @@ export function runService(deps: RunsDeps) {
     const holdMessages =
       multitask !== "reject" &&
       (threadBusy(request.threadId) || (deps.route !== undefined && (await activeRunsOnThread(deps.db, request.threadId)).length > 0));
+    // Taken before the statement: its snapshot of the owner's grants is no older than this.
+    const begun = Date.now();
     const thread = await beginRun(deps.db, {
       thread: {
         id: request.threadId,
@@ -223,7 +225,13 @@ export function runService(deps: RunsDeps) {
     await journal.publish(started);
     // Double-texting: the runs still executing on the thread stop at their next safe point first.
     if (multitask === "interrupt" && !thread.created) await interruptThread(thread.id, runId, identity);
-    track(drive(base, journal, logFor(runId, thread.id, request.requestId), { loadTranscript: !thread.created, heldInput: holdMessages }));
+    track(
+      drive(base, journal, logFor(runId, thread.id, request.requestId), {
+        loadTranscript: !thread.created,
+        heldInput: holdMessages,
+        grants: { tools: new Set(thread.grantTools), seenAt: begun },
+      }),
+    );
     return { runId, threadId: thread.id, events };
   }
 

@@ -60,6 +60,27 @@ describe.each(testBackends())("run writes on $name", (backend) => {
     expect((await findThread(h.db, "t-new"))?.updatedAt).toEqual(before?.updatedAt);
   });
 
+  it("names the tools its owner holds live standing approvals for in this conversation", async () => {
+    const grant = (id: string, tool: string, owner: string, threadId: string | null, extra = sql``) =>
+      h.db.execute(sql`
+        insert into approval_grants (id, tenant_id, owner_id, thread_id, scope, agent_id, tool_name, tool_version, bounds,
+          interaction_id, granted_by, expires_at, revoked_at)
+        select ${id}, 'tenant-acme', ${owner}, ${threadId}::text, case when ${threadId}::text is null then 'hours' else 'thread' end,
+          'concierge', ${tool}, 'v', '{}'::jsonb, ${`i-${id}`}, ${owner}, now() + interval '1 hour', null ${extra}`);
+    await grant("g-here", "send_email", "user-alice", "t-grants");
+    await grant("g-anywhere", "transfer_funds", "user-alice", null);
+    await grant("g-elsewhere", "book_flight", "user-alice", "t-other");
+    await grant("g-bob", "check_calendar", "user-bob", null);
+    await grant("g-revoked", "research", "user-alice", null);
+    await h.db.execute(sql`update approval_grants set revoked_at = now() where id = 'g-revoked'`);
+    await grant("g-expired", "wait", "user-alice", null);
+    await h.db.execute(sql`update approval_grants set expires_at = now() - interval '1 second' where id = 'g-expired'`);
+
+    const thread = await begin(h, "t-grants", "r-grants");
+    expect(thread?.grantTools.sort()).toEqual(["send_email", "transfer_funds"]);
+    expect((await begin(h, "t-no-grants", "r-no-grants", { tenantId: "tenant-acme", ownerId: "user-carol" }))?.grantTools).toEqual([]);
+  });
+
   it("commits events with the message and run status they describe, or none of them", async () => {
     await appendRunEvents(h.db, [
       {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "@/server/agents/define";
 import { ApprovalAnswer, type InterruptView, type RunEvent } from "@/server/runtime";
-import { grantOffer } from "@/server/runtime/grants";
+import { GRANT_SNAPSHOT_MS, grantOffer, rulesOutGrant } from "@/server/runtime/grants";
 import { toAguiEvents, toInterrupt } from "@/server/transport/agui";
 import { agentOf } from "../../helpers/runtime";
 
@@ -108,5 +108,17 @@ describe("standing approvals on the AG-UI wire", () => {
     const interrupt = toInterrupt(view);
     expect(interrupt.metadata).toMatchObject({ harbor: { grant: { bounds: { to: { equals: "a@b.c" } }, summary: "emails to a@b.c" } } });
     expect(JSON.stringify(interrupt)).not.toContain("toolVersion");
+  });
+});
+
+describe("the grants a run saw as it began", () => {
+  const snapshot = { tools: new Set(["send_email"]), seenAt: 10_000 };
+  it("spare the lookup for another tool, only while fresh", () => {
+    expect(rulesOutGrant(snapshot, "transfer_funds", 10_000 + GRANT_SNAPSHOT_MS)).toBe(true);
+    expect(rulesOutGrant(snapshot, "transfer_funds", 10_001 + GRANT_SNAPSHOT_MS)).toBe(false);
+  });
+  it("never spare it for a tool the owner holds a grant for, nor without a snapshot", () => {
+    expect(rulesOutGrant(snapshot, "send_email", 10_000)).toBe(false);
+    expect(rulesOutGrant(undefined, "transfer_funds", 10_000)).toBe(false);
   });
 });
