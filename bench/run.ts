@@ -22,6 +22,7 @@ import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
 import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
 import { measureThreadStorage } from "./thread-storage";
+import { printPauseTargets, type Engine, type PauseCost } from "./pause-targets";
 import { measureModelStream, type StreamResult } from "./model-stream";
 import { startModelServer } from "../tests/helpers/model-server";
 import { measureScheduler, measureSteeringLatency, type SchedulerThroughput, type SteeringLatency } from "./steering";
@@ -50,9 +51,6 @@ async function postgresReachable(): Promise<boolean> {
 
 const PARKED = Number(process.env.BENCH_PARKED ?? 10_000);
 const WAITS = Number(process.env.BENCH_WAITS ?? 1_000);
-const PARKED_HEAP_TARGET = 2048;
-const FLOOR_SHARE_TARGET = 0.5;
-const HTTP_CYCLES_TARGET = 100;
 
 interface EngineResults {
   turns: LoadResult[];
@@ -62,13 +60,15 @@ interface EngineResults {
   a2a: A2aRoundTrips[];
   inProcess: CycleResult[];
   heap: { count: number; bytesPerRun: number };
-  steering: SteeringLatency;
-  scheduling: SchedulerThroughput[];
+  /** Absent when only the cost of a pause is measured (`BENCH_ONLY=pause-cost`). */
+  steering?: SteeringLatency;
+  scheduling?: SchedulerThroughput[];
 }
 
 /** Chat turns and the bare route on one server (`engine` picks its database), at 1 and 50 clients; then park → resume cycles over HTTP. */
 async function serverMeasurements(
   engine: "pglite" | "postgres",
+  { extras }: { extras: boolean },
 ): Promise<Pick<EngineResults, "turns" | "httpCycles" | "toolTrips" | "polling" | "a2a">> {
   const database = engine === "postgres" ? await createPostgresDatabase(POSTGRES_URL) : undefined;
   // Research that outlasts the measurement, so every started wait stays in progress while polled.
@@ -126,6 +126,7 @@ async function serverMeasurements(
       await measureOverHttp(server.url, token, inFlight, 1);
       httpCycles.push(await measureOverHttp(server.url, token, inFlight, SECONDS));
     }
+    if (!extras) return { turns: results, httpCycles, toolTrips: [], polling: [], a2a: [] };
     const toolTrips: RoundTrip[] = [];
     for (const inFlight of [1, 50]) {
       await measureClientToolRoundTrips(server.url, token, inFlight, 1);
@@ -161,12 +162,14 @@ async function serverMeasurements(
 /** Park → resume through the runtime API on a fresh database of `engine`, and the heap of 10,000 parked runs. */
 async function runtimeMeasurements(
   engine: "pglite" | "postgres",
-): Promise<Pick<EngineResults, "inProcess" | "heap" | "steering" | "scheduling">> {
+  { extras }: { extras: boolean },
+): Promise<Pick<EngineResults, "inProcess" | "heap"> & Partial<Pick<EngineResults, "steering" | "scheduling">>> {
   let handle: DatabaseHandle;
   let cleanup: () => Promise<void>;
   if (engine === "pglite") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-bench-runtime-"));
-    handle = await openDatabase({ engine: "pglite", dataDir: dir });
+    // The embedded default: its own thread, prepared statements.
+    handle = await openDatabase({ engine: "pglite", dataDir: dir, thread: true });
     cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
   } else {
     const database = await createPostgresDatabase(POSTGRES_URL);
@@ -185,6 +188,7 @@ async function runtimeMeasurements(
       inProcess.push(await measureGateCycles(handle.db, inFlight, SECONDS));
     }
     const heap = await measureParkedHeap(handle.db, PARKED);
+    if (!extras) return { inProcess, heap };
     const steering = await measureSteeringLatency(handle.db, 200, 200, 100);
     const scheduling = [
       await measureScheduler(handle.db, 10_000, 500, "no limit (baseline)"),
@@ -240,6 +244,7 @@ function printTurns(engine: string, turns: LoadResult[]) {
 
 function printSteering(engine: string, results: EngineResults) {
   const s = results.steering;
+  if (!s || !results.scheduling) return;
   console.log(
     `Steering on ${engine}: INJECT_CONTEXT accepted → steer.applied in the run's log, ${s.liveRuns} live runs, ${s.samples} samples`,
   );
@@ -309,24 +314,7 @@ function printCycles(engine: "pglite" | "postgres", results: EngineResults, floo
       `${r.label.padEnd(26)} ${String(r.inFlight).padStart(9)} ${fmt(r.cyclesPerSecond)} ${fmt(r.park.p50, 2)}/${r.park.p99.toFixed(2).padEnd(7)} ${fmt(r.resume.p50, 2)}/${r.resume.p99.toFixed(2).padEnd(7)} ${String(r.failures).padStart(8)}  ${share.toFixed(2)} of ${base?.cyclesPerSecond.toFixed(0) ?? "?"}/s`,
     );
   }
-  for (const r of results.inProcess) {
-    const base = floor.find((f) => f.engine === engine && f.inFlight === r.inFlight);
-    if (!base) continue;
-    const share = r.cyclesPerSecond / base.cyclesPerSecond;
-    console.log(
-      `${r.label} at ${r.inFlight}: ${share.toFixed(2)} of the durable floor — ${share >= FLOOR_SHARE_TARGET ? "meets" : "MISSES"} the ≥ ${FLOOR_SHARE_TARGET} target`,
-    );
-  }
-  const http50 = results.httpCycles.find((r) => r.inFlight === 50);
-  if (http50 && engine === "postgres") {
-    console.log(
-      `over HTTP at 50: ${http50.cyclesPerSecond.toFixed(1)} cycles/s — ${http50.cyclesPerSecond >= HTTP_CYCLES_TARGET ? "meets" : "MISSES"} the ≥ ${HTTP_CYCLES_TARGET}/s target`,
-    );
-  }
-  const { bytesPerRun, count } = results.heap;
-  console.log(
-    `heap per parked run with ${count} parked: ${bytesPerRun.toFixed(0)} bytes — ${bytesPerRun <= PARKED_HEAP_TARGET ? "meets" : "MISSES"} the ≤ ${PARKED_HEAP_TARGET} B target`,
-  );
+  // Issue 17's verdicts on these rows: see printPauseTargets.
   console.log();
 }
 
@@ -494,13 +482,14 @@ async function main() {
   if (process.env.BENCH_ONLY === "pglite-thread") return pgliteThreadComparison(SECONDS);
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
-  await threadStorage();
-  const engines: ("pglite" | "postgres")[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
-  const results = new Map<string, EngineResults>();
+  const pauseCostOnly = process.env.BENCH_ONLY === "pause-cost";
+  if (!pauseCostOnly) await threadStorage();
+  const engines: Engine[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
+  const results = new Map<Engine, EngineResults>();
   for (const engine of engines) {
-    const server = await serverMeasurements(engine);
+    const server = await serverMeasurements(engine, { extras: !pauseCostOnly });
     printTurns(engine === "pglite" ? "the embedded database (PGlite)" : "PostgreSQL", server.turns);
-    results.set(engine, { ...server, ...(await runtimeMeasurements(engine)) });
+    results.set(engine, { ...server, ...(await runtimeMeasurements(engine, { extras: !pauseCostOnly })) });
   }
 
   const floor = await durableFloor();
@@ -511,6 +500,9 @@ async function main() {
   }
   console.log();
   for (const engine of engines) printCycles(engine, results.get(engine)!, floor);
+  const pauseTargets = () => printPauseTargets(new Map<Engine, PauseCost>(results), floor);
+  // `BENCH_ONLY=pause-cost npm run bench`: only what issue 17's targets are read from.
+  if (pauseCostOnly) return pauseTargets();
   await pgliteThreadComparison(SECONDS);
   for (const engine of engines) printToolsAndWaits(engine, results.get(engine)!);
   for (const engine of engines) printA2a(engine, results.get(engine)!);
@@ -518,6 +510,7 @@ async function main() {
   await eventsFeed(engines);
   await modelStream();
   if (engines.includes("postgres")) await scaleOut();
+  pauseTargets();
 }
 
 /** `runs.events` on a 50,000-event run against a 10-event one, on each engine. */
