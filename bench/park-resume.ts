@@ -21,6 +21,8 @@ export interface CycleResult {
 }
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+/** One user drives every cycle here: the per-user fairness cap (10 by default) is not what is measured. */
+const UNCAPPED = { maxActiveRunsPerUser: 100 };
 
 /** Runs `cycle` from `inFlight` workers for `seconds`; each cycle reports its park and resume times. */
 async function drive(
@@ -59,7 +61,7 @@ async function parkInProcess(runtime: Runtime, threadId: string): Promise<string
 }
 
 export function measureInProcess(db: Database, inFlight: number, seconds: number): Promise<CycleResult> {
-  const runtime = testRuntime(db);
+  const runtime = testRuntime(db, UNCAPPED);
   return drive("in-process (runtime API)", inFlight, seconds, async () => {
     const threadId = randomUUID();
     const t0 = performance.now();
@@ -93,7 +95,7 @@ const gatekeeper: Planner = {
  * checkpoint, events) — no run start, no tool, no reply.
  */
 export function measureGateCycles(db: Database, inFlight: number, seconds: number): Promise<CycleResult> {
-  const runtime = testRuntime(db, { agents: new Map([["gatekeeper", agentOf("gatekeeper", gatekeeper)]]) });
+  const runtime = testRuntime(db, { ...UNCAPPED, agents: new Map([["gatekeeper", agentOf("gatekeeper", gatekeeper)]]) });
   const waiting = new Map<number, { threadId: string; interruptId: string }>();
   const pausedOn = (events: LoggedEvent[]) => {
     const last = events.at(-1)?.event;

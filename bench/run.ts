@@ -80,6 +80,8 @@ async function serverMeasurements(
     LOG_LEVEL: "warn",
     HARBOR_RESEARCH_MS: "600000",
     HARBOR_TRAVEL_AGENT_PORT: String(travelAgentPort),
+    // One user drives all 50 clients here: the per-user fairness cap (10 by default) is not what is measured.
+    HARBOR_MAX_ACTIVE_RUNS_PER_USER: "100",
   };
   if (database) Object.assign(env, { DATABASE_URL: database.url, HARBOR_SEED_DEMO: "1", AUTH_SECRET: randomBytes(32).toString("hex") });
   const server = await startServer(env, `bench-${engine}`);

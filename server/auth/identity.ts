@@ -2,28 +2,43 @@
  * THE one place where a request becomes an `Identity`: from `Authorization: Bearer <api token>`
  * or from the Auth.js session cookie. The tRPC context, every route handler and every page use it.
  * The user row is read on each request so that revoked tokens, ended sessions, deleted users and
- * role changes take effect at once.
+ * role changes take effect at once — except where the request's first statement is a write that
+ * checks the credential itself (`rememberedIdentityFrom`), which spares that read.
  */
+import { createHash } from "node:crypto";
 import { getToken } from "next-auth/jwt";
 import type { Executor } from "@/server/db";
 import { findUserBySession, findUserByTokenHash, type UserRow } from "@/server/db/queries/users";
+import type { CredentialRef } from "@/server/domain";
 import { hashToken, rolesOf, TOKEN_PREFIX, type Identity } from "@/server/runtime";
 import { authSecret } from "./secret";
 
 const SECURE_SESSION_COOKIE = "__Secure-authjs.session-token";
 
-function toIdentity(user: UserRow | undefined): Identity | null {
-  return user ? { tenantId: user.tenantId, userId: user.id, roles: rolesOf(user.role) } : null;
+/** An identity looked up, the credential it came from, and until when it may be remembered. */
+interface Found {
+  identity: Identity;
+  user: UserRow;
+  credential: CredentialRef;
+  /** A session's JWT expiry bounds how long it is remembered. */
+  until: number;
 }
 
-/** The identity behind a request's headers, or null when it carries none (or an invalid one). */
-export async function identityFrom(db: Executor, headers: Headers): Promise<Identity | null> {
+const toIdentity = (user: UserRow): Identity => ({ tenantId: user.tenantId, userId: user.id, roles: rolesOf(user.role) });
+
+/** How long an identity is remembered, and how many: its credential is still checked by each write made with it. */
+const REMEMBER_MS = 60_000;
+const REMEMBER_MAX = 10_000;
+
+async function lookUp(db: Executor, headers: Headers): Promise<Found | null> {
   const authorization = headers.get("authorization");
   if (authorization) {
     // Explicit credentials that fail are a failure: no fall-back to the cookie.
     const [scheme, token] = authorization.split(" ");
     if (scheme?.toLowerCase() !== "bearer" || !token?.startsWith(TOKEN_PREFIX)) return null;
-    return toIdentity(await findUserByTokenHash(db, hashToken(token)));
+    const tokenHash = hashToken(token);
+    const user = await findUserByTokenHash(db, tokenHash);
+    return user ? { identity: toIdentity(user), user, credential: { kind: "token", tokenHash }, until: Date.now() + REMEMBER_MS } : null;
   }
   const cookie = headers.get("cookie");
   if (!cookie) return null;
@@ -36,5 +51,53 @@ export async function identityFrom(db: Executor, headers: Headers): Promise<Iden
   const sessionId = session?.sid;
   // A session must still be open on the server: signing out ends it for this cookie too.
   if (typeof userId !== "string" || typeof sessionId !== "string") return null;
-  return toIdentity(await findUserBySession(db, userId, sessionId));
+  const user = await findUserBySession(db, userId, sessionId);
+  if (!user) return null;
+  const expires = typeof session?.exp === "number" ? session.exp * 1000 : Date.now();
+  return {
+    identity: toIdentity(user),
+    user,
+    credential: { kind: "session", userId, sessionId },
+    until: Math.min(Date.now() + REMEMBER_MS, expires),
+  };
+}
+
+/** The identity behind a request's headers, or null when it carries none (or an invalid one). */
+export async function identityFrom(db: Executor, headers: Headers): Promise<Identity | null> {
+  return (await lookUp(db, headers))?.identity ?? null;
+}
+
+/** Remembered identities by a hash of the credential that carried them (never the credential itself). */
+const remembered = new Map<string, { identity: Identity; until: number }>();
+
+function credentialKey(headers: Headers): string | undefined {
+  const carried = headers.get("authorization") ?? headers.get("cookie");
+  return carried ? createHash("sha256").update(carried).digest("base64url") : undefined;
+}
+
+/**
+ * The identity behind a request, remembered from an earlier request with the same credential
+ * when there is one — marked `unverified`, so the run's first write checks the credential in the
+ * same statement and refuses with `StaleCredentialError` when it no longer holds. Looked up (and
+ * remembered) otherwise, or when `fresh`. Only for requests whose first statement is that write.
+ */
+export async function rememberedIdentityFrom(db: Executor, headers: Headers, options: { fresh?: boolean } = {}): Promise<Identity | null> {
+  const key = credentialKey(headers);
+  if (!key) return null;
+  const hit = options.fresh ? undefined : remembered.get(key);
+  if (hit && hit.until > Date.now()) {
+    // Most recently used last: the oldest entry is the one dropped when full.
+    remembered.delete(key);
+    remembered.set(key, hit);
+    return hit.identity;
+  }
+  remembered.delete(key);
+  const found = await lookUp(db, headers);
+  if (!found) return null;
+  remembered.set(key, {
+    identity: { ...found.identity, unverified: { credential: found.credential, role: found.user.role } },
+    until: found.until,
+  });
+  if (remembered.size > REMEMBER_MAX) remembered.delete(remembered.keys().next().value!);
+  return found.identity;
 }

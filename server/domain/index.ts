@@ -10,3 +10,4 @@ export * from "./steering";
 export * from "./text";
 export * from "./wire";
 export * from "./grants";
+export * from "./credentials";

@@ -37,6 +37,24 @@ export class NotFoundError extends HarborError {
   }
 }
 
+/**
+ * A remembered identity (`Identity.unverified`) that could not be used as it is: its credential
+ * failed the check, or the request needs a looked-up identity. The caller looks the identity up
+ * and tries once more; anywhere else it is a plain 401.
+ */
+const STALE = Symbol.for("harbor.stale-credential");
+
+export class StaleCredentialError extends HarborError {
+  readonly [STALE] = true;
+  constructor() {
+    super("UNAUTHENTICATED", "Sign in or send a bearer token.");
+  }
+  /** True for a StaleCredentialError from any copy of this module (see BRAND). */
+  static override is(value: unknown): value is StaleCredentialError {
+    return HarborError.is(value) && (value as unknown as Record<symbol, unknown>)[STALE] === true;
+  }
+}
+
 export class ForbiddenError extends HarborError {
   constructor(message: string) {
     super("FORBIDDEN", message);

@@ -1,4 +1,4 @@
-import type { Role } from "@/server/domain";
+import type { CredentialCheck, Role } from "@/server/domain";
 
 /**
  * Who is acting. Derived only from the Auth.js session or a bearer API token
@@ -9,6 +9,12 @@ export interface Identity {
   readonly userId: string;
   /** The roles the user holds; higher roles include the lower ones. */
   readonly roles: readonly Role[];
+  /**
+   * Set when the identity was remembered rather than looked up for this request: the run's first
+   * write checks the credential (see `credentialIsLive`), and anything that would read first
+   * refuses it with `StaleCredentialError`, so the caller looks it up and tries again.
+   */
+  readonly unverified?: CredentialCheck;
 }
 
 const IMPLIED_ROLES: Record<Role, readonly Role[]> = {

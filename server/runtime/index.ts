@@ -299,7 +299,15 @@ export function createRuntime(deps: RuntimeDeps) {
 
 export type Runtime = ReturnType<typeof createRuntime>;
 
-export { HarborError, NotFoundError, ForbiddenError, InvalidInputError, ToolContextLostError, asHarborError } from "./errors";
+export {
+  HarborError,
+  NotFoundError,
+  ForbiddenError,
+  InvalidInputError,
+  StaleCredentialError,
+  ToolContextLostError,
+  asHarborError,
+} from "./errors";
 export type { ErrorCode } from "./errors";
 export type { Identity } from "./identity";
 export { hasRole, rolesOf } from "./identity";

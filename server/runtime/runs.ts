@@ -16,7 +16,7 @@ import { routedIdentity, type RouteDeps, type RoutedRequest } from "./routing";
 import { createDriver, toTranscript } from "./drive";
 import type { GrantService } from "./grants";
 import { cancelRemoteTasks } from "./remote-tasks";
-import { asHarborError, HarborError, NotFoundError } from "./errors";
+import { asHarborError, HarborError, NotFoundError, StaleCredentialError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
 import type { Identity } from "./identity";
@@ -164,6 +164,10 @@ export function runService(deps: RunsDeps) {
   async function startRun(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun> {
     const agent = deps.agents.get(request.agentId);
     if (!agent) throw new NotFoundError(`Agent "${request.agentId}"`);
+    // A remembered identity goes only where the first statement writes and checks it (beginRun).
+    if (identity.unverified && (request.resume?.length || request.messages.some((m) => m.role === "tool"))) {
+      throw new StaleCredentialError();
+    }
     if (request.resume && request.resume.length > 0) return resumeRun(identity, request);
     const delivered = await browserResults(identity, request);
     if (delivered) return "refused" in delivered ? delivered : resumeRun(identity, { ...request, resume: delivered.resume });
@@ -202,8 +206,11 @@ export function runService(deps: RunsDeps) {
       onlyIfIdle: multitask === "reject",
       maxMessages: deps.maxThreadMessages,
       holdMessages,
+      unverified: identity.unverified,
     });
     if (!thread) {
+      // Nothing was written: whatever the reason, it is told to a looked-up identity only.
+      if (identity.unverified) throw new StaleCredentialError();
       const refusal = await refuse(identity, request.threadId, multitask, userMessages.length);
       // The interaction that stood in the way was answered meanwhile: try once more.
       if (!refusal && attempt === 1) return startRun(identity, request, 2);

@@ -10,10 +10,19 @@ import { z } from "zod";
 import { errorResponse } from "@/server/api/errors";
 import { settings } from "@/server/config";
 import { id } from "@/server/api/inputs";
-import { identityFrom } from "@/server/auth/identity";
+import { identityFrom, rememberedIdentityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
-import { asHarborError, HarborError, InvalidInputError, type IncomingMessage, type LoggedEvent } from "@/server/runtime";
+import {
+  asHarborError,
+  HarborError,
+  InvalidInputError,
+  StaleCredentialError,
+  type Identity,
+  type IncomingMessage,
+  type LoggedEvent,
+  type StartRunRequest,
+} from "@/server/runtime";
 import { FORWARDED_PROPS_KEY, MULTITASK_POLICIES } from "@/server/domain";
 import { toAguiEvents, type TransportRun } from "./agui";
 import { readJsonBody } from "./body";
@@ -73,13 +82,21 @@ async function* refusal(error: HarborError, transport: TransportRun): AsyncGener
   ];
 }
 
+async function lookedUp(find: () => Promise<Identity | null>): Promise<Identity> {
+  const identity = await find();
+  if (!identity) throw new HarborError("UNAUTHENTICATED", "Sign in or send a bearer token.");
+  return identity;
+}
+
 export async function handleAgentRun(request: Request, agentId: string): Promise<Response> {
   const requestId = requestIdFrom(request.headers);
   const log = requestLogger(requestId);
   const headers = { "x-request-id": requestId };
   try {
     const h = await harbor();
-    const identity = await identityFrom(h.db, request.headers);
+    // A new message's first statement writes, and checks a remembered identity's credential as it
+    // does (see rememberedIdentityFrom); anything else is looked up as usual.
+    let identity = await rememberedIdentityFrom(h.db, request.headers);
     if (!identity) throw new HarborError("UNAUTHENTICATED", "Sign in or send a bearer token.");
     const crossSite = crossSiteRefusal(request);
     if (crossSite) throw crossSite;
@@ -97,7 +114,7 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     const multitask = limits.data.forwardedProps?.[FORWARDED_PROPS_KEY]?.multitask;
 
     const transport = { threadId: input.threadId, runId: input.runId };
-    const started = await h.runtime.startRun(identity, {
+    const run: StartRunRequest = {
       agentId,
       threadId: input.threadId,
       transportRunId: input.runId,
@@ -108,7 +125,18 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
       carriesTranscript: input.messages.length > 0 || !isEmptyState(input.state),
       requestId,
       ...(multitask ? { multitask } : {}),
-    });
+    };
+    const startsFresh = !run.resume?.length && !run.messages.some((m) => m.role === "tool");
+    if (identity.unverified && !startsFresh) identity = await lookedUp(() => identityFrom(h.db, request.headers));
+    let started;
+    try {
+      started = await h.runtime.startRun(identity, run);
+    } catch (thrown) {
+      if (!StaleCredentialError.is(thrown)) throw thrown;
+      // The remembered credential failed its check, or the run was refused: once more, looked up.
+      identity = await lookedUp(() => rememberedIdentityFrom(h.db, request.headers, { fresh: true }));
+      started = await h.runtime.startRun(identity, run);
+    }
     if ("refused" in started) {
       log.info({ agentId, threadId: input.threadId, userId: identity.userId, code: started.refused.code }, "run refused");
       return sseResponse(refusal(started.refused, transport), request.signal, headers);

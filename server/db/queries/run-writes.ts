@@ -18,7 +18,9 @@ import type {
   RunStatus,
   StoredToolCall,
 } from "@/server/domain";
+import type { CredentialCheck } from "@/server/domain";
 import { storedForm } from "./event-storage";
+import { credentialIsLive } from "./users";
 import type { ThreadRow } from "./threads";
 
 export interface EventRow {
@@ -121,8 +123,8 @@ interface ThreadResultRow {
 /**
  * Starts a run in one statement: creates the thread (or touches the caller's own thread and takes
  * the client's state), appends the new messages, inserts the run and its first events.
- * Returns undefined — having written nothing — when the thread id belongs to someone else or
- * waits on a pending interaction.
+ * Returns undefined — having written nothing — when the thread id belongs to someone else, waits
+ * on a pending interaction, or the caller's remembered credential is no longer live.
  */
 export async function beginRun(
   db: Executor,
@@ -137,6 +139,8 @@ export async function beginRun(
     maxMessages?: number;
     /** Keep the messages with the run (its checkpoint's `pendingInput`) instead of the thread, until its turn. */
     holdMessages?: boolean;
+    /** The owner's identity was remembered, not looked up: write nothing unless its credential is live. */
+    unverified?: CredentialCheck;
   },
 ): Promise<(ThreadRow & { created: boolean; grantTools: string[] }) | undefined> {
   const { thread, run } = input;
@@ -147,7 +151,8 @@ export async function beginRun(
       select ${thread.id}, ${thread.tenantId}, ${thread.ownerId}, ${thread.title}, coalesce(${state}::jsonb, '{}'::jsonb)
       -- New input waits until the thread's open interactions are answered.
       -- (Background work does not: it finishes by itself, and its result is appended when it does.)
-      where not exists (select 1 from interactions where thread_id = ${thread.id} and status = 'pending' and kind <> 'external_wait')
+      where ${input.unverified ? credentialIsLive({ tenantId: thread.tenantId, userId: thread.ownerId, check: input.unverified }) : sql`true`}
+        and not exists (select 1 from interactions where thread_id = ${thread.id} and status = 'pending' and kind <> 'external_wait')
         and (not ${input.onlyIfIdle ?? false}::boolean or not exists (select 1 from runs where thread_id = ${thread.id} and status in ('queued', 'running')))
         and (${input.maxMessages ?? null}::int is null
           or (select count(*) from messages where thread_id = ${thread.id}) + ${input.messages.length} <= ${input.maxMessages ?? null}::int)

@@ -1,7 +1,7 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { tenants, users } from "../schema";
-import { type Role } from "@/server/domain";
+import { type CredentialCheck, type Role } from "@/server/domain";
 
 export interface UserRow {
   id: string;
@@ -74,4 +74,22 @@ export function findUserByTokenHash(db: Executor, tokenHash: string): Promise<Us
         from api_tokens t join users u on u.id = t.user_id and u.tenant_id = t.tenant_id
         where t.token_hash = ${tokenHash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`,
   );
+}
+
+/**
+ * A condition that holds while the credential behind a remembered identity is live — the token
+ * unrevoked and unexpired, the session open — and its user still this tenant's, in this role. Part
+ * of the first write made on that identity's behalf, so the write happens only if it holds.
+ */
+export function credentialIsLive(identity: { tenantId: string; userId: string; check: CredentialCheck }): SQL {
+  const { credential, role } = identity.check;
+  return credential.kind === "token"
+    ? sql`exists (
+        select 1 from api_tokens t join users u on u.id = t.user_id and u.tenant_id = t.tenant_id
+        where t.token_hash = ${credential.tokenHash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())
+          and u.id = ${identity.userId} and u.tenant_id = ${identity.tenantId} and u.role = ${role})`
+    : sql`exists (
+        select 1 from sessions s join users u on u.id = s.user_id
+        where s.id = ${credential.sessionId} and s.user_id = ${credential.userId} and s.revoked_at is null
+          and u.id = ${identity.userId} and u.tenant_id = ${identity.tenantId} and u.role = ${role})`;
 }

@@ -1,12 +1,14 @@
 import { sql } from "drizzle-orm";
 import { encode } from "next-auth/jwt";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken, hashToken, listApiTokens, revokeApiToken } from "@/server/runtime/api-tokens";
-import { identityFrom } from "@/server/auth/identity";
+import { identityFrom, rememberedIdentityFrom } from "@/server/auth/identity";
+import { findThread } from "@/server/db/queries/threads";
 import { listAudit } from "@/server/db/queries/audit";
 import { createSession, revokeSession } from "@/server/db/queries/sessions";
-import type { Identity } from "@/server/runtime";
+import { StaleCredentialError, type Identity, type Runtime } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
+import { drain, started, testRuntime } from "../../helpers/runtime";
 
 const SECRET = "integration-test-secret-0123456789";
 process.env.AUTH_SECRET = SECRET;
@@ -92,5 +94,98 @@ describe.each(testBackends())("identity derivation on $name", (backend) => {
   it("does not fall back to the cookie when a bearer token is wrong", async () => {
     const headers = new Headers({ authorization: "Bearer hbr_wrong", cookie: await sessionCookie("user-alice") });
     expect(await identityFrom(h.db, headers)).toBeNull();
+  });
+
+  describe("remembered for a run's first write, which checks the credential", () => {
+    let runtime: Runtime;
+    let counter = 0;
+    beforeAll(() => {
+      runtime = testRuntime(h.db);
+    });
+    afterAll(async () => {
+      runtime.close();
+      await runtime.idle();
+    });
+    const say = (identity: Identity, threadId = `remembered-${++counter}`) =>
+      runtime.startRun(identity, {
+        agentId: "concierge",
+        threadId,
+        transportRunId: threadId,
+        messages: [{ id: threadId, role: "user", content: "hello" }],
+      });
+    /** Starting on `identity` is refused as stale, and writes nothing. */
+    async function refusedAsStale(identity: Identity) {
+      const threadId = `stale-${++counter}`;
+      const refused = await say(identity, threadId).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(StaleCredentialError.is(refused)).toBe(true);
+      expect(await findThread(h.db, threadId)).toBeUndefined();
+    }
+
+    it("looks a token up once, then remembers it until it is revoked", async () => {
+      const { token, info } = await createApiToken(h.db, alice, "remembered");
+      const headers = new Headers({ authorization: `Bearer ${token}` });
+      expect(await rememberedIdentityFrom(h.db, headers)).toEqual(alice);
+      const remembered = (await rememberedIdentityFrom(h.db, headers))!;
+      expect(remembered).toMatchObject({ ...alice, unverified: { credential: { kind: "token" }, role: "member" } });
+      const run = started(await say(remembered));
+      expect((await drain(run.events)).at(-1)?.event.type).toBe("run.completed");
+
+      await revokeApiToken(h.db, alice, info.id);
+      await refusedAsStale(remembered);
+      expect(await rememberedIdentityFrom(h.db, headers, { fresh: true })).toBeNull();
+    });
+
+    it("refuses a remembered identity once its token expired, its session ended, or its role changed", async () => {
+      const { token, info } = await createApiToken(h.db, alice, "expiring");
+      const byToken = new Headers({ authorization: `Bearer ${token}` });
+      await rememberedIdentityFrom(h.db, byToken);
+      const tokenIdentity = (await rememberedIdentityFrom(h.db, byToken))!;
+      await h.db.execute(sql`update api_tokens set expires_at = now() - interval '1 second' where id = ${info.id}`);
+      await refusedAsStale(tokenIdentity);
+
+      const sid = await createSession(h.db, "user-alice");
+      const bySession = new Headers({ cookie: await cookieFor("user-alice", sid) });
+      await rememberedIdentityFrom(h.db, bySession);
+      const sessionIdentity = (await rememberedIdentityFrom(h.db, bySession))!;
+      expect(sessionIdentity.unverified).toEqual({ credential: { kind: "session", userId: "user-alice", sessionId: sid }, role: "member" });
+      started(await say(sessionIdentity));
+      await revokeSession(h.db, sid);
+      await refusedAsStale(sessionIdentity);
+
+      const bobSid = await createSession(h.db, "user-bob");
+      const bobSession = new Headers({ cookie: await cookieFor("user-bob", bobSid) });
+      await rememberedIdentityFrom(h.db, bobSession);
+      const approver = (await rememberedIdentityFrom(h.db, bobSession))!;
+      await h.db.execute(sql`update users set role = 'member' where id = 'user-bob'`);
+      try {
+        await refusedAsStale(approver);
+        expect((await rememberedIdentityFrom(h.db, bobSession, { fresh: true }))?.roles).toEqual(["member"]);
+      } finally {
+        await h.db.execute(sql`update users set role = 'approver' where id = 'user-bob'`);
+      }
+    });
+
+    it("never lets a remembered identity read first: an answer to a gate needs it looked up", async () => {
+      const { token } = await createApiToken(h.db, alice, "answers");
+      const headers = new Headers({ authorization: `Bearer ${token}` });
+      await rememberedIdentityFrom(h.db, headers);
+      const remembered = (await rememberedIdentityFrom(h.db, headers))!;
+      const refused = await runtime
+        .startRun(remembered, {
+          agentId: "concierge",
+          threadId: "remembered-resume",
+          transportRunId: "x",
+          messages: [],
+          resume: [{ interactionId: "anything", status: "resolved", payload: { approved: true } }],
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(StaleCredentialError.is(refused)).toBe(true);
+    });
   });
 });
