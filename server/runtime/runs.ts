@@ -326,7 +326,9 @@ export function runService(deps: RunsDeps) {
    * appended for the gated call is therefore not counted twice).
    */
   async function resumeRun(identity: Identity, request: StartRunRequest): Promise<StartedRun | RefusedRun> {
-    const thread = await findThread(deps.db, request.threadId);
+    // Gates parked here on this thread say whose it is without a read (a thread with a paused run stays).
+    const ids = (request.resume ?? []).map((r) => r.interactionId);
+    const thread = deps.coordinator.threadOfParkedGates(ids, request.threadId) ?? (await findThread(deps.db, request.threadId));
     if (!thread) throw new NotFoundError("Thread");
     assertThreadAccess(thread, identity);
     const options = {

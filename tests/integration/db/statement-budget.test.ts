@@ -90,6 +90,35 @@ describe.each(testBackends())("statements per hot path on $name", (backend) => {
     expect(report("email cycle", sent)).toBeLessThanOrEqual(CEILING.emailCycle);
   });
 
+  /** Answers a gate the AG-UI way: a resume on its thread, drained to its end. */
+  const resume = async (agentId: string, run: StartedRun, interactionId: string) =>
+    drain(
+      started(
+        await runtime.startRun(ALICE, {
+          agentId,
+          threadId: run.threadId,
+          transportRunId: `${run.threadId}-resume`,
+          messages: [],
+          resume: [{ interactionId, status: "resolved", payload: { approved: true } }],
+        }),
+      ).events,
+    );
+
+  it("an email cycle answered with an AG-UI resume", async () => {
+    const sent = await counted(async () => {
+      const run = started(await start("concierge", "send an email to budget@example.com saying hi"));
+      await resume("concierge", run, await gateOf(run));
+    });
+    expect(report("email cycle, AG-UI resume", sent)).toBeLessThanOrEqual(CEILING.emailCycle);
+  });
+
+  it("a gate answered with an AG-UI resume that parks again", async () => {
+    const run = started(await start("again", "go"));
+    const first = await gateOf(run);
+    const sent = await counted(() => resume("again", run, first));
+    expect(report("gate only, AG-UI resume", sent)).toBeLessThanOrEqual(CEILING.gateOnly);
+  });
+
   it("a gate answered that parks again", async () => {
     const first = await gateOf(started(await start("again", "go")));
     const sent = await counted(() => runtime.interactions.decide(ALICE, first, true));
