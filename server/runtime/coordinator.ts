@@ -30,7 +30,7 @@ import type { Continuation } from "@/server/db/queries/runs";
 import type { CancelledBy, Checkpoint, EscalationGroup, InteractionKind, InteractionStatus, ResolverPolicy, Vote } from "@/server/domain";
 
 export type { Checkpoint } from "@/server/domain";
-import { HarborError, ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
+import { HarborError, ForbiddenError, InvalidInputError, NotFoundError, StaleCredentialError } from "./errors";
 import type { GateDeadline, InterruptView, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 import type { EventBus } from "./event-bus";
@@ -543,32 +543,55 @@ export function createCoordinator(deps: CoordinatorDeps) {
         : new NotFoundError("Interaction");
     const ids = entries.map((e) => e.interactionId);
     if (new Set(ids).size !== ids.length) throw new InvalidInputError("resume", "each interrupt may be answered once per request");
+    // A remembered identity (see Identity.unverified) answers only gates parked here, with nothing
+    // read or written before the claim that checks its credential: anything else, or any refusal,
+    // is told to it looked up (StaleCredentialError).
+    const remembered = identity.unverified !== undefined;
+    const lookUpFirst = (): never => {
+      throw new StaleCredentialError();
+    };
+    /** `check`, whose refusals a remembered identity is told only once looked up. */
+    const checked = <T>(check: () => T): T => {
+      try {
+        return check();
+      } catch (error) {
+        if (remembered && HarborError.is(error)) lookUpFirst();
+        throw error;
+      }
+    };
     const loaded =
-      gates.vouchFor(ids, options.threadId ? openWaitsOf : undefined) ?? (await interactionsToResolve(deps.db, ids, options.threadId));
+      gates.vouchFor(ids, options.threadId ? openWaitsOf : undefined) ??
+      (remembered ? lookUpFirst() : await interactionsToResolve(deps.db, ids, options.threadId));
     const rows = new Map(loaded.filter((r) => ids.includes(r.id)).map((r) => [r.id, r]));
-    const ordered = entries.map((entry) => {
-      const row = rows.get(entry.interactionId);
-      if (!row || row.tenantId !== identity.tenantId) throw unknown(entry.interactionId);
-      if (options.threadId && row.threadId !== options.threadId) throw unknown(entry.interactionId);
-      return row;
+    const ordered = checked(() => {
+      const found = entries.map((entry) => {
+        const row = rows.get(entry.interactionId);
+        if (!row || row.tenantId !== identity.tenantId) throw unknown(entry.interactionId);
+        if (options.threadId && row.threadId !== options.threadId) throw unknown(entry.interactionId);
+        return row;
+      });
+      for (const [index, row] of found.entries()) authorize(row, identity, options.via, entries[index]!.status);
+      const background = found.find((r) => r.kind === "external_wait");
+      if (background) {
+        throw new ForbiddenError("This work completes by itself: poll its response instead of answering it.");
+      }
+      const privateForm = found.find((r) => r.kind === "private_input" || (r.kind === "a2a" && r.detail?.prompt === "auth_required"));
+      if (privateForm && options.withTranscript) {
+        throw new HarborError(
+          "PRIVATE_RESUME_HAS_TRANSCRIPT",
+          "Answer a private form with resume[] alone: messages and state would be echoed in snapshots.",
+          { interactionId: privateForm.id },
+        );
+      }
+      for (const row of found) assertOpen(row);
+      return found;
     });
-    for (const [index, row] of ordered.entries()) authorize(row, identity, options.via, entries[index]!.status);
-    const background = ordered.find((r) => r.kind === "external_wait");
-    if (background) {
-      throw new ForbiddenError("This work completes by itself: poll its response instead of answering it.");
-    }
-    const privateForm = ordered.find((r) => r.kind === "private_input" || (r.kind === "a2a" && r.detail?.prompt === "auth_required"));
-    if (privateForm && options.withTranscript) {
-      throw new HarborError(
-        "PRIVATE_RESUME_HAS_TRANSCRIPT",
-        "Answer a private form with resume[] alone: messages and state would be echoed in snapshots.",
-        { interactionId: privateForm.id },
-      );
-    }
-    for (const row of ordered) assertOpen(row);
 
     const overdue = ordered.filter((r) => r.expiresAt.getTime() <= Date.now());
-    if (overdue.length > 0) await closeAndRefuse("expired", overdue);
+    if (overdue.length > 0) {
+      if (remembered) lookUpFirst();
+      await closeAndRefuse("expired", overdue);
+    }
     // A process-held wait of another instance is answered there, where its live state is (the caller
     // forwards it); one made durable is taken over here only once its holder is gone.
     const heldThere = (r: InteractionRow) =>
@@ -581,6 +604,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     for (const row of ordered) {
       if (!DURABLE_KINDS.includes(row.kind) || parked.get(row.runId)?.waitingOn.includes(row.id)) continue;
       if (takeovers.has(row.runId)) continue;
+      if (remembered) lookUpFirst();
       // It goes on once every open wait of the run is answered, not only this one.
       const open = await pendingOfRun(deps.db, row.runId);
       takeovers.set(row.runId, {
@@ -591,20 +615,26 @@ export function createCoordinator(deps: CoordinatorDeps) {
     }
     const holding = (runId: string) => parked.get(runId) ?? takeovers.get(runId);
     const orphaned = ordered.filter((r) => !holding(r.runId));
-    if (orphaned.length > 0) await closeAndRefuse("lost", orphaned);
-    if (options.threadId) {
-      const missing = loaded.filter(
-        (r) => r.status === "pending" && r.kind !== "external_wait" && r.threadId === options.threadId && !rows.has(r.id),
-      );
-      if (missing.length > 0) {
-        throw new HarborError(
-          "INCOMPLETE_RESUME",
-          `Answer every open interrupt of the thread in one resume; missing: ${missing.map((r) => r.id).join(", ")}.`,
-          { missing: missing.map((r) => r.id) },
-        );
-      }
+    if (orphaned.length > 0) {
+      if (remembered) lookUpFirst();
+      await closeAndRefuse("lost", orphaned);
     }
-    const claims = ordered.map((row, index) => toClaim(row, entries[index]!, index, options.via, identity.userId));
+    const claims = checked(() => {
+      if (options.threadId) {
+        const missing = loaded.filter(
+          (r) => r.status === "pending" && r.kind !== "external_wait" && r.threadId === options.threadId && !rows.has(r.id),
+        );
+        if (missing.length > 0) {
+          throw new HarborError(
+            "INCOMPLETE_RESUME",
+            `Answer every open interrupt of the thread in one resume; missing: ${missing.map((r) => r.id).join(", ")}.`,
+            { missing: missing.map((r) => r.id) },
+          );
+        }
+      }
+      return ordered.map((row, index) => toClaim(row, entries[index]!, index, options.via, identity.userId));
+    });
+    if (remembered && entries.some((e) => e.resumeToken)) lookUpFirst();
     for (const [index, entry] of entries.entries()) {
       const row = ordered[index]!;
       if (entry.resumeToken) {
@@ -622,6 +652,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     // A requester's withdrawal is no vote: it closes the gate at once.
     const ballot = ordered.findIndex((row, index) => row.quorum > 1 && !isWithdrawal(row, identity, entries[index]!.status));
     if (ballot !== -1) {
+      if (remembered) lookUpFirst();
       if (claims.length > 1) throw new InvalidInputError("resume", "a gate that needs several approvers is answered on its own");
       const tally = await vote(identity, ordered[0]!, claims[0]!);
       if (!tally) return [];
@@ -635,9 +666,12 @@ export function createCoordinator(deps: CoordinatorDeps) {
       { tenantId: identity.tenantId, userId: identity.userId, via: options.via },
       deps.instanceId,
       claims.flatMap((c) => (c.grant ? [c.grant] : [])),
+      identity.unverified,
     );
     if (won.ids.length !== claims.length) {
       gates.forget(ids);
+      // Lost the race, or the credential failed the claim's check: either way, looked up first.
+      if (remembered) lookUpFirst();
       const now = await findInteractions(deps.db, ids);
       for (const row of now) assertOpen(row);
       throw new HarborError("EXPIRED", "This request expired before it was answered.");

@@ -27,7 +27,7 @@ import { steeringService } from "./steer";
 import type { AgentRegistry } from "./planner";
 import type { CredentialBroker } from "./credentials";
 import type { RunState, TranscriptMessage } from "./state";
-import { assertThreadAccess, titleFrom } from "./threads";
+import { assertThreadAccess, ownsThread, titleFrom } from "./threads";
 
 const HELD_BY_LOST_INSTANCE = "This request was held by a Harbor instance that is gone, so it can no longer be answered. Please ask again.";
 
@@ -164,10 +164,9 @@ export function runService(deps: RunsDeps) {
   async function startRun(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun> {
     const agent = deps.agents.get(request.agentId);
     if (!agent) throw new NotFoundError(`Agent "${request.agentId}"`);
-    // A remembered identity goes only where the first statement writes and checks it (beginRun).
-    if (identity.unverified && (request.resume?.length || request.messages.some((m) => m.role === "tool"))) {
-      throw new StaleCredentialError();
-    }
+    // A remembered identity goes only where the first statement writes and checks it: beginRun,
+    // or the claim of gates parked here (see resumeRun); a browser tool's result is read first.
+    if (identity.unverified && request.messages.some((m) => m.role === "tool")) throw new StaleCredentialError();
     if (request.resume && request.resume.length > 0) return resumeRun(identity, request);
     const delivered = await browserResults(identity, request);
     if (delivered) return "refused" in delivered ? delivered : resumeRun(identity, { ...request, resume: delivered.resume });
@@ -328,7 +327,9 @@ export function runService(deps: RunsDeps) {
   async function resumeRun(identity: Identity, request: StartRunRequest): Promise<StartedRun | RefusedRun> {
     // Gates parked here on this thread say whose it is without a read (a thread with a paused run stays).
     const ids = (request.resume ?? []).map((r) => r.interactionId);
-    const thread = deps.coordinator.threadOfParkedGates(ids, request.threadId) ?? (await findThread(deps.db, request.threadId));
+    const parkedHere = deps.coordinator.threadOfParkedGates(ids, request.threadId);
+    if (identity.unverified && (!parkedHere || !ownsThread(parkedHere, identity))) throw new StaleCredentialError();
+    const thread = parkedHere ?? (await findThread(deps.db, request.threadId));
     if (!thread) throw new NotFoundError("Thread");
     assertThreadAccess(thread, identity);
     const options = {
@@ -345,6 +346,8 @@ export function runService(deps: RunsDeps) {
       track(continueRun(next, transport));
       return { runId: next.runId, threadId: thread.id, events };
     } catch (error) {
+      // Told to the caller, who looks the identity up and tries again: not a refusal of the run.
+      if (StaleCredentialError.is(error)) throw error;
       if (error instanceof HeldElsewhere) {
         // The owner continues the run; this instance streams it from the shared log, from where it parked.
         const events = deps.bus.follow(error.runId, await lastSeq(deps.db, error.runId));

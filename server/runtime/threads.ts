@@ -31,6 +31,9 @@ export function titleFrom(text: string | undefined): string {
   return line.length > TITLE_LENGTH ? `${line.slice(0, TITLE_LENGTH - 1)}…` : line;
 }
 
+export const ownsThread = (thread: Pick<ThreadRow, "tenantId" | "ownerId">, identity: Identity): boolean =>
+  thread.tenantId === identity.tenantId && thread.ownerId === identity.userId;
+
 /** Throws unless the identity owns the thread. */
 export function assertThreadAccess(thread: Pick<ThreadRow, "tenantId" | "ownerId">, identity: Identity): void {
   if (thread.tenantId !== identity.tenantId) throw new NotFoundError("Thread");

@@ -94,8 +94,8 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
   const headers = { "x-request-id": requestId };
   try {
     const h = await harbor();
-    // A new message's first statement writes, and checks a remembered identity's credential as it
-    // does (see rememberedIdentityFrom); anything else is looked up as usual.
+    // A new message's first statement writes, and so does an answer to a gate parked here: each
+    // checks a remembered identity's credential as it does (see rememberedIdentityFrom).
     let identity = await rememberedIdentityFrom(h.db, request.headers);
     if (!identity) throw new HarborError("UNAUTHENTICATED", "Sign in or send a bearer token.");
     const crossSite = crossSiteRefusal(request);
@@ -126,8 +126,10 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
       requestId,
       ...(multitask ? { multitask } : {}),
     };
-    const startsFresh = !run.resume?.length && !run.messages.some((m) => m.role === "tool");
-    if (identity.unverified && !startsFresh) identity = await lookedUp(() => identityFrom(h.db, request.headers));
+    // A browser tool's result is read before anything is written: its identity is looked up.
+    if (identity.unverified && run.messages.some((m) => m.role === "tool")) {
+      identity = await lookedUp(() => identityFrom(h.db, request.headers));
+    }
     let started;
     try {
       started = await h.runtime.startRun(identity, run);

@@ -141,10 +141,27 @@ describe.each(inject("servers"))("AG-UI endpoint on the $name server", (server) 
       await before.text();
     }
 
+    // A gate parked here, answered on the remembered token once it is revoked: refused, still open.
+    const gated = randomUUID();
+    const parked = await postRun(server.url, auth, runInput(gated, [userMessage("send an email to revoked@example.com saying hi")]));
+    const finished = (await parked.text())
+      .split("\n\n")
+      .filter(Boolean)
+      .map((f) => JSON.parse(f.slice(6)) as { type: string; outcome?: { interrupts?: { id: string }[] } })
+      .at(-1);
+    const interruptId = finished?.outcome?.interrupts?.[0]?.id;
+    expect(interruptId).toBeDefined();
+
     const revoked = await trpcMutation(server.url, { cookie: aliceCookie }, "tokens.revoke", { tokenId: created.id });
     expect(revoked.status).toBe(200);
 
     const after = await postRun(server.url, auth, runInput(randomUUID(), [userMessage("hi")]));
     expect(after.status).toBe(401);
+    const answer = runInput(gated, [], { resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
+    expect((await postRun(server.url, auth, answer)).status).toBe(401);
+    const gate = await trpcQuery<{ status: string }>(server.url, { cookie: aliceCookie }, "interactions.get", {
+      interactionId: interruptId,
+    });
+    expect(gate.data?.status).toBe("pending");
   });
 });

@@ -7,10 +7,12 @@ import { aliasedTable, and, desc, eq, getTableColumns, inArray, ne, or, sql, typ
 import type { Executor } from "../client";
 import { grantsInClaim, type NewGrant } from "./grants";
 import { continuationOf, type Continuation } from "./runs";
+import { credentialIsLive } from "./users";
 import { interactions, users } from "../schema";
 import {
   cancelledNote,
   type CancelledBy,
+  type CredentialCheck,
   type ErrorCode,
   type EscalationGroup,
   type ExpiryDefault,
@@ -96,12 +98,16 @@ export async function claimInteractions(
   instanceId: string,
   /** Standing approvals given with these answers: created only with the approvals that give them. */
   grants: readonly NewGrant[] = [],
+  /** The actor's identity was remembered, not looked up: claim nothing unless its credential is live. */
+  unverified?: CredentialCheck,
 ): Promise<ClaimResult> {
   const ids = claims.map((c) => c.id);
+  const live = unverified ? credentialIsLive({ tenantId: actor.tenantId, userId: actor.userId, check: unverified }) : sql`true`;
   const result = await db.execute(sql`
     with wanted as (
       select id from interactions
       where id = any(${sql.param(ids)}::text[]) and tenant_id = ${actor.tenantId} and status = 'pending' and expires_at > now()
+        and ${live}
       for update
     ),
     claimed as (

@@ -168,6 +168,47 @@ describe.each(testBackends())("identity derivation on $name", (backend) => {
       }
     });
 
+    it("answers a gate parked here on a remembered identity only while its credential lives", async () => {
+      const { token, info } = await createApiToken(h.db, alice, "answers-here");
+      const headers = new Headers({ authorization: `Bearer ${token}` });
+      await rememberedIdentityFrom(h.db, headers);
+      const remembered = (await rememberedIdentityFrom(h.db, headers))!;
+      const gateOn = async (threadId: string) => {
+        const run = started(
+          await runtime.startRun(alice, {
+            agentId: "concierge",
+            threadId,
+            transportRunId: threadId,
+            messages: [{ id: threadId, role: "user", content: "send an email to remembered@example.com saying hi" }],
+          }),
+        );
+        const last = (await drain(run.events)).at(-1)?.event;
+        if (last?.type !== "run.paused") throw new Error(`expected a gate, got ${last?.type}`);
+        return last.interrupts[0]!.id;
+      };
+      const answer = (threadId: string, interactionId: string) =>
+        runtime.startRun(remembered, {
+          agentId: "concierge",
+          threadId,
+          transportRunId: `${threadId}-answer`,
+          messages: [],
+          resume: [{ interactionId, status: "resolved", payload: { approved: true } }],
+        });
+      const answered = await gateOn("remembered-gate");
+      expect((await drain(started(await answer("remembered-gate", answered)).events)).at(-1)?.event.type).toBe("run.completed");
+
+      const waiting = await gateOn("remembered-gate-revoked");
+      await revokeApiToken(h.db, alice, info.id);
+      const refused = await answer("remembered-gate-revoked", waiting).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(StaleCredentialError.is(refused)).toBe(true);
+      const [row] = await queryRows<{ status: string }>(h.db, sql`select status from interactions where id = ${waiting}`);
+      expect(row?.status).toBe("pending");
+      await runtime.interactions.decide(alice, waiting, false);
+    });
+
     it("never lets a remembered identity read first: an answer to a gate needs it looked up", async () => {
       const { token } = await createApiToken(h.db, alice, "answers");
       const headers = new Headers({ authorization: `Bearer ${token}` });
