@@ -15,6 +15,7 @@ import { log } from "@/server/log";
 import { acquireDataDirLock } from "./lockfile";
 import { ThreadedPglite } from "./pglite-worker";
 import { usePreparedStatements } from "./pglite-prepared.mjs";
+import { namePreparedStatements } from "./pg-prepared";
 
 /** PGlite on its own thread, typed as the PGlite Drizzle drives (it answers the calls Drizzle makes). */
 async function startThreaded(options: { dataDir?: string; loadDataDir?: Blob; prepared: boolean }): Promise<PGlite> {
@@ -41,7 +42,8 @@ export interface DatabaseHandle {
 
 export type OpenOptions = (
   | /** `applicationName` names the connections (Harbor's are `harbor:<instance id>`: their changes notify the others). */
-    { engine: "postgres"; url: string; poolSize?: number; applicationName?: string }
+    /** `prepared: false` sends every statement unnamed, planned anew (kept for comparison). */
+    { engine: "postgres"; url: string; poolSize?: number; applicationName?: string; prepared?: boolean }
     /**
      * `dataDir` undefined = in memory (tests); `loadDataDir` starts from a dumped template; `thread`
      * runs PGlite on a worker thread of its own; `prepared: false` plans every statement anew
@@ -64,7 +66,7 @@ const MIGRATION_LOCK_KEY = 7_240_118;
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   return options.engine === "postgres"
-    ? openPostgres(options.url, options.poolSize, options.applicationName, options.onStatement)
+    ? openPostgres(options.url, options.poolSize, options.applicationName, options.onStatement, options.prepared ?? true)
     : openPglite(options);
 }
 
@@ -73,6 +75,7 @@ async function openPostgres(
   poolSize = 20,
   applicationName?: string,
   onStatement?: (sql: string) => void,
+  prepared = true,
 ): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, ...(applicationName ? { application_name: applicationName } : {}) });
   // An idle connection that breaks (a database restart) must not crash the process: the pool
@@ -91,6 +94,7 @@ async function openPostgres(
     await pool.end();
     throw error;
   }
+  if (prepared) namePreparedStatements(pool);
   return { db: drizzlePg(pool, { schema, ...statementLogger(onStatement) }), engine: "postgres", url, pool, close: () => pool.end() };
 }
 

@@ -7,15 +7,53 @@
  */
 import type { InteractionRow } from "@/server/db/queries/interactions";
 import type { InteractionInsert } from "@/server/db/queries/run-writes";
+import type { InteractionDetail } from "@/server/domain";
+
+/**
+ * What answering a gate reads of it, and no more: thousands may wait at once, so the copy keeps
+ * neither its message nor its arguments, and its times as numbers.
+ */
+interface GateCopy {
+  tenantId: string;
+  runId: string;
+  threadId: string;
+  ownerId: string;
+  policy: InteractionRow["policy"];
+  pauseReason: InteractionRow["pauseReason"];
+  toolCallId: string | null;
+  toolName: string | null;
+  /** The standing approval the gate offers (see grants.ts), when it offers one. */
+  grant: NonNullable<InteractionDetail["grant"]> | undefined;
+  instanceId: string;
+  expiresAt: number;
+  remindAt: number | null;
+  onExpiry: InteractionRow["onExpiry"];
+  createdAt: number;
+}
 
 export class ParkedGates {
-  private readonly rows = new Map<string, InteractionRow>();
+  private readonly rows = new Map<string, GateCopy>();
 
   /** Keeps the gates a park is about to write that qualify. */
   remember(runId: string, written: readonly InteractionInsert[], at = new Date()): void {
     for (const w of written) {
       if (w.kind !== "approval" || (w.quorum ?? 1) > 1 || w.escalateAt) continue;
-      this.rows.set(w.id, asWritten(runId, w, at));
+      this.rows.set(w.id, {
+        tenantId: w.tenantId,
+        runId,
+        threadId: w.threadId,
+        ownerId: w.ownerId,
+        policy: w.policy,
+        pauseReason: w.pauseReason,
+        toolCallId: w.toolCallId ?? null,
+        toolName: w.toolName ?? null,
+        grant: w.detail?.grant,
+        instanceId: w.instanceId,
+        expiresAt: w.expiresAt.getTime(),
+        remindAt: w.remindAt?.getTime() ?? null,
+        onExpiry: w.onExpiry ?? "reject",
+        createdAt: at.getTime(),
+      });
     }
   }
 
@@ -31,16 +69,15 @@ export class ParkedGates {
   vouchFor(ids: readonly string[], openOfRun?: (runId: string) => readonly string[] | undefined): InteractionRow[] | undefined {
     const now = Date.now();
     // Past its expiry a gate may have been closed elsewhere: the caller reads what it became.
-    const named = ids.map((id) => this.rows.get(id)).map((row) => (row && row.expiresAt.getTime() > now ? row : undefined));
-    if (named.length === 0 || named.some((row) => !row)) return undefined;
-    const runIds = new Set(named.map((row) => row!.runId));
-    if (!openOfRun) return named as InteractionRow[];
+    const named = ids.map((id) => this.rows.get(id)).map((copy) => (copy && copy.expiresAt > now ? copy : undefined));
+    if (named.length === 0 || named.some((copy) => !copy)) return undefined;
+    const rowsOf = (which: readonly string[]) => which.map((id) => asRow(id, this.rows.get(id)!));
+    const runIds = new Set(named.map((copy) => copy!.runId));
+    if (!openOfRun) return rowsOf(ids);
     if (runIds.size !== 1) return undefined;
     const open = openOfRun([...runIds][0]!);
-    if (!open) return undefined;
-    const all = open.map((id) => this.rows.get(id));
-    if (all.some((row) => !row)) return undefined;
-    return [...new Map([...named, ...all].map((row) => [row!.id, row!])).values()];
+    if (!open || open.some((id) => !this.rows.has(id))) return undefined;
+    return rowsOf([...new Set([...ids, ...open])]);
   }
 
   get size(): number {
@@ -48,36 +85,38 @@ export class ParkedGates {
   }
 }
 
-function asWritten(runId: string, w: InteractionInsert, at: Date): InteractionRow {
+/** The gate's row as the park wrote it: pending, no votes, nothing escalated. */
+function asRow(id: string, copy: GateCopy): InteractionRow {
   return {
-    id: w.id,
-    tenantId: w.tenantId,
-    runId,
-    threadId: w.threadId,
-    ownerId: w.ownerId,
-    kind: w.kind,
-    pauseReason: w.pauseReason,
-    policy: w.policy,
-    toolCallId: w.toolCallId ?? null,
-    toolName: w.toolName ?? null,
-    toolArgs: w.toolArgs ?? null,
-    message: w.message,
-    responseSchema: w.responseSchema ?? null,
-    detail: w.detail ?? null,
+    id,
+    tenantId: copy.tenantId,
+    runId: copy.runId,
+    threadId: copy.threadId,
+    ownerId: copy.ownerId,
+    kind: "approval",
+    pauseReason: copy.pauseReason,
+    policy: copy.policy,
+    toolCallId: copy.toolCallId,
+    toolName: copy.toolName,
+    // Not read to answer a gate (the inbox and the log read the stored row).
+    toolArgs: null,
+    message: "",
+    responseSchema: null,
+    detail: copy.grant ? { grant: copy.grant } : null,
     status: "pending",
-    instanceId: w.instanceId,
-    expiresAt: w.expiresAt,
+    instanceId: copy.instanceId,
+    expiresAt: new Date(copy.expiresAt),
     decision: null,
     resolvedBy: null,
     resolvedAt: null,
-    quorum: w.quorum ?? 1,
+    quorum: 1,
     votes: [],
-    remindAt: w.remindAt ?? null,
+    remindAt: copy.remindAt === null ? null : new Date(copy.remindAt),
     remindedAt: null,
     escalateAt: null,
     escalateTo: null,
     escalatedAt: null,
-    onExpiry: w.onExpiry ?? "reject",
-    createdAt: at,
+    onExpiry: copy.onExpiry,
+    createdAt: new Date(copy.createdAt),
   };
 }

@@ -26,6 +26,28 @@ describe("the gates a process parked, answered without a read", () => {
     expect(row).toMatchObject({ id: "g1", runId: "run-1", tenantId: "tenant-acme", ownerId: "user-alice", status: "pending", votes: [] });
   });
 
+  it("keeps only what answering reads: the standing approval it offers, not its message or arguments", () => {
+    const gates = new ParkedGates();
+    const grant = {
+      bounds: { to: { equals: "a@example.com" } },
+      summary: "emails to a@example.com",
+      toolVersion: "v1",
+      agentId: "concierge",
+    };
+    gates.remember("run-1", [gate("g1", { detail: { grant } })]);
+    const [row] = gates.vouchFor(["g1"]) ?? [];
+    expect(row).toMatchObject({
+      kind: "approval",
+      policy: "owner",
+      toolName: "send_email",
+      detail: { grant },
+      quorum: 1,
+      onExpiry: "reject",
+    });
+    expect(row?.message).toBe("");
+    expect(row?.toolArgs).toBeNull();
+  });
+
   it("keeps nothing another process may change while it waits: quorum votes, escalation, other kinds", () => {
     const gates = new ParkedGates();
     gates.remember("run-1", [
