@@ -18,6 +18,8 @@ const settingsSchema = z.object({
   HARBOR_PGLITE_THREAD: flag,
   /** Plan the embedded database's statements once and reuse the plans (off only to compare). */
   HARBOR_PGLITE_PREPARED: flag,
+  /** Prepare PostgreSQL's statements once per connection (off behind a pooler that cannot keep them). */
+  HARBOR_PG_PREPARED: flag,
   AUTH_SECRET: z.string().min(16).optional(),
   /** Pause between streamed text chunks, so the chat visibly streams; 0 in benchmarks. */
   HARBOR_STREAM_CHUNK_MS: z.coerce.number().int().min(0).max(1000).default(15),
@@ -147,6 +149,7 @@ export type Settings = Readonly<{
   dataDir: string;
   pgliteThread: boolean;
   pglitePrepared: boolean;
+  pgPrepared: boolean;
   seedDemo: boolean;
   authSecret: string | undefined;
   streamChunkMs: number;
@@ -204,6 +207,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     // The embedded database is the demo: seed it unless told otherwise.
     pgliteThread: s.HARBOR_PGLITE_THREAD ?? true,
     pglitePrepared: s.HARBOR_PGLITE_PREPARED ?? true,
+    pgPrepared: s.HARBOR_PG_PREPARED ?? true,
     seedDemo: s.HARBOR_SEED_DEMO ?? s.DATABASE_URL === undefined,
     authSecret: s.AUTH_SECRET,
     streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,

@@ -71,7 +71,8 @@ export async function identityFrom(db: Executor, headers: Headers): Promise<Iden
 const remembered = new Map<string, { identity: Identity; until: number }>();
 
 function credentialKey(headers: Headers): string | undefined {
-  const carried = headers.get("authorization") ?? headers.get("cookie");
+  // As lookUp reads them: an empty Authorization header is no credential, the cookie is.
+  const carried = headers.get("authorization") || headers.get("cookie");
   return carried ? createHash("sha256").update(carried).digest("base64url") : undefined;
 }
 

@@ -18,7 +18,7 @@ async function openConfigured(): Promise<DatabaseHandle> {
   const s = settings();
   const started = Date.now();
   const handle = s.databaseUrl
-    ? await openDatabase({ engine: "postgres", url: s.databaseUrl, applicationName: `harbor:${instanceId()}` })
+    ? await openDatabase({ engine: "postgres", url: s.databaseUrl, applicationName: `harbor:${instanceId()}`, prepared: s.pgPrepared })
     : await openDatabase({ engine: "pglite", dataDir: s.dataDir, thread: s.pgliteThread, prepared: s.pglitePrepared });
   if (s.seedDemo) {
     try {

@@ -209,6 +209,12 @@ describe.each(testBackends())("identity derivation on $name", (backend) => {
       await runtime.interactions.decide(alice, waiting, false);
     });
 
+    it("reads an empty Authorization header as none, as a lookup does: the cookie counts", async () => {
+      const headers = new Headers({ authorization: "", cookie: await cookieFor("user-alice", await createSession(h.db, "user-alice")) });
+      expect(await identityFrom(h.db, headers)).toEqual(alice);
+      expect(await rememberedIdentityFrom(h.db, headers)).toEqual(alice);
+    });
+
     it("never lets a remembered identity read first: an answer to a gate needs it looked up", async () => {
       const { token } = await createApiToken(h.db, alice, "answers");
       const headers = new Headers({ authorization: `Bearer ${token}` });
