@@ -82,6 +82,7 @@ async function* refusal(error: HarborError, transport: TransportRun): AsyncGener
   ];
 }
 
+/** The identity `find` gives, or a 401. */
 async function lookedUp(find: () => Promise<Identity | null>): Promise<Identity> {
   const identity = await find();
   if (!identity) throw new HarborError("UNAUTHENTICATED", "Sign in or send a bearer token.");
@@ -96,8 +97,7 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     const h = await harbor();
     // A new message's first statement writes, and so does an answer to a gate parked here: each
     // checks a remembered identity's credential as it does (see rememberedIdentityFrom).
-    let identity = await rememberedIdentityFrom(h.db, request.headers);
-    if (!identity) throw new HarborError("UNAUTHENTICATED", "Sign in or send a bearer token.");
+    let identity = await lookedUp(() => rememberedIdentityFrom(h.db, request.headers));
     const crossSite = crossSiteRefusal(request);
     if (crossSite) throw crossSite;
 
