@@ -4,7 +4,7 @@
  * it, and prints the profile's self time grouped by where the code lives, then the hottest functions.
  *
  *   BENCH_PROFILE=cycles|turns|model BENCH_IN_FLIGHT=50 BENCH_SECONDS=10 npm run bench:profile
- *   (add DATABASE_URL=postgres://… to profile on PostgreSQL; HARBOR_PGLITE_THREAD=1 for the worker)
+ *   (add BENCH_POSTGRES_URL=postgres://… to profile on a fresh PostgreSQL database; HARBOR_PGLITE_THREAD=0 for the server's thread)
  */
 import fs from "node:fs";
 import os from "node:os";
