@@ -15,9 +15,8 @@ import { authSecret } from "./secret";
 
 const SECURE_SESSION_COOKIE = "__Secure-authjs.session-token";
 
-/** An identity looked up, the credential it came from, and until when it may be remembered. */
+/** A user looked up, the credential that named them, and until when it may be remembered. */
 interface Found {
-  identity: Identity;
   user: UserRow;
   credential: CredentialRef;
   /** A session's JWT expiry bounds how long it is remembered. */
@@ -38,7 +37,7 @@ async function lookUp(db: Executor, headers: Headers): Promise<Found | null> {
     if (scheme?.toLowerCase() !== "bearer" || !token?.startsWith(TOKEN_PREFIX)) return null;
     const tokenHash = hashToken(token);
     const user = await findUserByTokenHash(db, tokenHash);
-    return user ? { identity: toIdentity(user), user, credential: { kind: "token", tokenHash }, until: Date.now() + REMEMBER_MS } : null;
+    return user ? { user, credential: { kind: "token", tokenHash }, until: Date.now() + REMEMBER_MS } : null;
   }
   const cookie = headers.get("cookie");
   if (!cookie) return null;
@@ -55,7 +54,6 @@ async function lookUp(db: Executor, headers: Headers): Promise<Found | null> {
   if (!user) return null;
   const expires = typeof session?.exp === "number" ? session.exp * 1000 : Date.now();
   return {
-    identity: toIdentity(user),
     user,
     credential: { kind: "session", userId, sessionId },
     until: Math.min(Date.now() + REMEMBER_MS, expires),
@@ -64,7 +62,8 @@ async function lookUp(db: Executor, headers: Headers): Promise<Found | null> {
 
 /** The identity behind a request's headers, or null when it carries none (or an invalid one). */
 export async function identityFrom(db: Executor, headers: Headers): Promise<Identity | null> {
-  return (await lookUp(db, headers))?.identity ?? null;
+  const found = await lookUp(db, headers);
+  return found ? toIdentity(found.user) : null;
 }
 
 /** Remembered identities by a hash of the credential that carried them (never the credential itself). */
@@ -95,10 +94,11 @@ export async function rememberedIdentityFrom(db: Executor, headers: Headers, opt
   remembered.delete(key);
   const found = await lookUp(db, headers);
   if (!found) return null;
+  const identity = toIdentity(found.user);
   remembered.set(key, {
-    identity: { ...found.identity, unverified: { credential: found.credential, role: found.user.role } },
+    identity: { ...identity, unverified: { credential: found.credential, role: found.user.role } },
     until: found.until,
   });
   if (remembered.size > REMEMBER_MAX) remembered.delete(remembered.keys().next().value!);
-  return found.identity;
+  return identity;
 }

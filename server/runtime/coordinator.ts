@@ -807,12 +807,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
      * The thread the named gates wait on, as this process parked them — its tenant and owner are
      * theirs — when it can vouch for every one and all are on `threadId`; else undefined (read it).
      */
-    threadOfParkedGates(ids: readonly string[], threadId: string): { id: string; tenantId: string; ownerId: string } | undefined {
-      const rows = gates.vouchFor(ids);
-      const first = rows?.[0];
-      if (!first || rows.some((r) => r.threadId !== threadId)) return undefined;
-      return { id: threadId, tenantId: first.tenantId, ownerId: first.ownerId };
-    },
+    threadOfParkedGates: (ids: readonly string[], threadId: string) => gates.threadOf(ids, threadId),
     openConsent,
     holdOpenConsent,
     releaseConsent: (interactionId: string) => releaseConsent(deps.db, interactionId),

@@ -37,13 +37,13 @@ export class NotFoundError extends HarborError {
   }
 }
 
+const STALE = Symbol.for("harbor.stale-credential");
+
 /**
  * A remembered identity (`Identity.unverified`) that could not be used as it is: its credential
  * failed the check, or the request needs a looked-up identity. The caller looks the identity up
  * and tries once more; anywhere else it is a plain 401.
  */
-const STALE = Symbol.for("harbor.stale-credential");
-
 export class StaleCredentialError extends HarborError {
   readonly [STALE] = true;
   constructor() {

@@ -80,6 +80,18 @@ export class ParkedGates {
     return rowsOf([...new Set([...ids, ...open])]);
   }
 
+  /**
+   * Whose thread the named gates wait on, read from their copies: undefined unless this process
+   * can vouch for every one and all wait on `threadId`.
+   */
+  threadOf(ids: readonly string[], threadId: string): { id: string; tenantId: string; ownerId: string } | undefined {
+    const now = Date.now();
+    const copies = ids.map((id) => this.rows.get(id));
+    const first = copies[0];
+    if (!first || copies.some((c) => !c || c.expiresAt <= now || c.threadId !== threadId)) return undefined;
+    return { id: threadId, tenantId: first.tenantId, ownerId: first.ownerId };
+  }
+
   get size(): number {
     return this.rows.size;
   }

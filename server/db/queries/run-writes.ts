@@ -6,6 +6,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import type {
+  CredentialCheck,
   InteractionDetail,
   InteractionKind,
   MessageRole,
@@ -18,7 +19,6 @@ import type {
   RunStatus,
   StoredToolCall,
 } from "@/server/domain";
-import type { CredentialCheck } from "@/server/domain";
 import { storedForm } from "./event-storage";
 import { credentialIsLive } from "./users";
 import type { ThreadRow } from "./threads";

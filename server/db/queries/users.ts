@@ -30,14 +30,18 @@ async function oneUser(db: Executor, query: SQL): Promise<UserRow | undefined> {
   return row && { id: row.id, tenantId: row.tenant_id, email: row.email, name: row.name, role: row.role };
 }
 
+/**
+ * What makes a credential live, in one place for the lookups and for `credentialIsLive`: the user
+ * (`u`) of an unrevoked, unexpired token, or of an open session.
+ */
+const liveTokenUser = (tokenHash: string) => sql`api_tokens t join users u on u.id = t.user_id and u.tenant_id = t.tenant_id
+  where t.token_hash = ${tokenHash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`;
+const openSessionUser = (userId: string, sessionId: string) => sql`sessions s join users u on u.id = s.user_id
+  where s.id = ${sessionId} and s.user_id = ${userId} and s.revoked_at is null`;
+
 /** The user of an unrevoked session (one query: the session check costs nothing extra). */
 export function findUserBySession(db: Executor, userId: string, sessionId: string): Promise<UserRow | undefined> {
-  return oneUser(
-    db,
-    sql`select u.id, u.tenant_id, u.email, u.name, u.role
-        from sessions s join users u on u.id = s.user_id
-        where s.id = ${sessionId} and s.user_id = ${userId} and s.revoked_at is null`,
-  );
+  return oneUser(db, sql`select u.id, u.tenant_id, u.email, u.name, u.role from ${openSessionUser(userId, sessionId)}`);
 }
 
 export async function findUserWithPasswordByEmail(
@@ -68,12 +72,7 @@ export async function findUserProfile(
 
 /** The owner of an unrevoked API token with this hash. */
 export function findUserByTokenHash(db: Executor, tokenHash: string): Promise<UserRow | undefined> {
-  return oneUser(
-    db,
-    sql`select u.id, u.tenant_id, u.email, u.name, u.role
-        from api_tokens t join users u on u.id = t.user_id and u.tenant_id = t.tenant_id
-        where t.token_hash = ${tokenHash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`,
-  );
+  return oneUser(db, sql`select u.id, u.tenant_id, u.email, u.name, u.role from ${liveTokenUser(tokenHash)}`);
 }
 
 /**
@@ -83,13 +82,6 @@ export function findUserByTokenHash(db: Executor, tokenHash: string): Promise<Us
  */
 export function credentialIsLive(identity: { tenantId: string; userId: string; check: CredentialCheck }): SQL {
   const { credential, role } = identity.check;
-  return credential.kind === "token"
-    ? sql`exists (
-        select 1 from api_tokens t join users u on u.id = t.user_id and u.tenant_id = t.tenant_id
-        where t.token_hash = ${credential.tokenHash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())
-          and u.id = ${identity.userId} and u.tenant_id = ${identity.tenantId} and u.role = ${role})`
-    : sql`exists (
-        select 1 from sessions s join users u on u.id = s.user_id
-        where s.id = ${credential.sessionId} and s.user_id = ${credential.userId} and s.revoked_at is null
-          and u.id = ${identity.userId} and u.tenant_id = ${identity.tenantId} and u.role = ${role})`;
+  const live = credential.kind === "token" ? liveTokenUser(credential.tokenHash) : openSessionUser(credential.userId, credential.sessionId);
+  return sql`exists (select 1 from ${live} and u.id = ${identity.userId} and u.tenant_id = ${identity.tenantId} and u.role = ${role})`;
 }

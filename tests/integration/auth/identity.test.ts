@@ -23,7 +23,8 @@ async function cookieFor(uid: string, sid: string, secret = SECRET): Promise<str
 }
 
 describe.each(testBackends())("identity derivation on $name", (backend) => {
-  const h = useSeededDatabase(backend);
+  let statements = 0;
+  const h = useSeededDatabase(backend, { onStatement: () => statements++ });
   /** Signs `uid` in: a session on the server, and its cookie. */
   const sessionCookie = async (uid: string, secret = SECRET) =>
     cookieFor(uid, uid === "user-ghost" ? "no-session" : await createSession(h.db, uid), secret);
@@ -128,7 +129,9 @@ describe.each(testBackends())("identity derivation on $name", (backend) => {
       const { token, info } = await createApiToken(h.db, alice, "remembered");
       const headers = new Headers({ authorization: `Bearer ${token}` });
       expect(await rememberedIdentityFrom(h.db, headers)).toEqual(alice);
+      const before = statements;
       const remembered = (await rememberedIdentityFrom(h.db, headers))!;
+      expect(statements - before).toBe(0);
       expect(remembered).toMatchObject({ ...alice, unverified: { credential: { kind: "token" }, role: "member" } });
       const run = started(await say(remembered));
       expect((await drain(run.events)).at(-1)?.event.type).toBe("run.completed");

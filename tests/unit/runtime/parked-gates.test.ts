@@ -85,6 +85,16 @@ describe("the gates a process parked, answered without a read", () => {
     expect(gates.vouchFor(["late"])).toBeUndefined();
   });
 
+  it("says whose thread its gates wait on, only when it vouches for every one on that thread", () => {
+    const gates = new ParkedGates();
+    gates.remember("run-1", [gate("g1"), gate("g2"), gate("late", { expiresAt: new Date(Date.now() - 1) })]);
+    expect(gates.threadOf(["g1", "g2"], "thread-1")).toEqual({ id: "thread-1", tenantId: "tenant-acme", ownerId: "user-alice" });
+    expect(gates.threadOf(["g1"], "thread-2")).toBeUndefined();
+    expect(gates.threadOf(["g1", "elsewhere"], "thread-1")).toBeUndefined();
+    expect(gates.threadOf(["g1", "late"], "thread-1")).toBeUndefined();
+    expect(gates.threadOf([], "thread-1")).toBeUndefined();
+  });
+
   it("forgets answered gates", () => {
     const gates = new ParkedGates();
     gates.remember("run-1", [gate("g1")]);
