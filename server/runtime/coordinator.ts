@@ -12,7 +12,8 @@ import type { Database } from "@/server/db";
 import {
   actOnDueDeadlines,
   castVote,
-  claimInteractions,
+  claimForMany,
+  type ClaimRequest,
   closeInteractions,
   findInteractions,
   holdConsent,
@@ -35,6 +36,7 @@ import type { GateDeadline, InterruptView, RunEvent } from "./events";
 import { hasRole, type Identity } from "./identity";
 import type { EventBus } from "./event-bus";
 import type { RunJournal } from "./journal";
+import { batched } from "./group-commit";
 import { ParkedGates } from "./parked-gates";
 import { RemoteAuthAnswer, RemoteInputAnswer, type Parking } from "./run-loop";
 import { grantFor, GrantRequest } from "./grants";
@@ -222,6 +224,17 @@ export function createCoordinator(deps: CoordinatorDeps) {
   const DURABLE_KINDS: readonly InteractionKind[] = [...ALWAYS_DURABLE, ...(deps.durableWaits ?? [])];
   const LOST_WITH_PROCESS = PROCESS_HELD.filter((k) => !DURABLE_KINDS.includes(k));
   const listeners = new Set<(change: InteractionChange) => void>();
+  // Concurrent answers share their claim's statement (see group-commit.ts); answers to one gate or
+  // one run never share one, so each is decided as if alone.
+  const claim = batched(
+    (entries: readonly { request: ClaimRequest; keys: readonly string[] }[]) =>
+      claimForMany(
+        deps.db,
+        entries.map((entry) => entry.request),
+        deps.instanceId,
+      ),
+    { keys: (entry) => entry.keys },
+  );
 
   function notify(changes: readonly InteractionChange[]) {
     for (const change of changes) for (const listener of listeners) listener(change);
@@ -660,14 +673,15 @@ export function createCoordinator(deps: CoordinatorDeps) {
     }
 
     // Rule 3, once: the compare-and-set decides; whoever loses the race changes nothing.
-    const won = await claimInteractions(
-      deps.db,
-      claims.map(({ id, status, decision }) => ({ id, status, decision })),
-      { tenantId: identity.tenantId, userId: identity.userId, via: options.via },
-      deps.instanceId,
-      claims.flatMap((c) => (c.grant ? [c.grant] : [])),
-      identity.unverified,
-    );
+    const won = await claim({
+      request: {
+        claims: claims.map(({ id, status, decision }) => ({ id, status, decision })),
+        actor: { tenantId: identity.tenantId, userId: identity.userId, via: options.via },
+        grants: claims.flatMap((c) => (c.grant ? [c.grant] : [])),
+        unverified: identity.unverified,
+      },
+      keys: [...ids.map((id) => `gate:${id}`), ...ordered.map((row) => `run:${row.runId}`)],
+    });
     if (won.ids.length !== claims.length) {
       gates.forget(ids);
       // Lost the race, or the credential failed the claim's check: either way, looked up first.

@@ -26,26 +26,26 @@ export interface NewGrant {
  * The insert of `grants` (of the claimed interactions that were approved) and their audit entries,
  * as CTEs of the claim's statement: a grant exists only if its approval committed.
  */
-export function grantsInClaim(grants: readonly NewGrant[], grantedBy: string): SQL {
+export function grantsInClaim(grants: readonly (NewGrant & { grantedBy: string })[]): SQL {
   if (grants.length === 0) return sql``;
   return sql`,
     granted as (
       insert into approval_grants (id, tenant_id, owner_id, thread_id, scope, agent_id, tool_name, tool_version, bounds,
         interaction_id, granted_by, expires_at)
       select g.id, i.tenant_id, i.owner_id, case when g.scope = 'thread' then i.thread_id end, g.scope, g."agentId", i.tool_name,
-        g."toolVersion", g.bounds, i.id, ${grantedBy}, now() + make_interval(hours => g.hours)
+        g."toolVersion", g.bounds, i.id, g."grantedBy", now() + make_interval(hours => g.hours)
       from jsonb_to_recordset(${JSON.stringify(grants)}::jsonb)
-          as g(id text, "interactionId" text, scope text, "agentId" text, "toolVersion" text, bounds jsonb, hours int)
+          as g(id text, "interactionId" text, scope text, "agentId" text, "toolVersion" text, bounds jsonb, hours int, "grantedBy" text)
         join interactions i on i.id = g."interactionId"
       where g."interactionId" in (select id from claimed where status = 'resolved')
-      returning id, tenant_id, interaction_id, tool_name, scope, thread_id, bounds, expires_at
+      returning id, tenant_id, interaction_id, tool_name, scope, thread_id, bounds, expires_at, granted_by
     ),
     grants_audited as (
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
-      select tenant_id, ${grantedBy}, 'grant.create', 'grant', id, 'granted',
+      select tenant_id, granted_by, 'grant.create', 'grant', id, 'granted',
         jsonb_build_object('interactionId', interaction_id, 'tool', tool_name, 'scope', scope, 'threadId', thread_id,
           'bounds', bounds, 'expiresAt', expires_at)
-      from granted
+      from granted order by tenant_id
     )`;
 }
 

@@ -7,7 +7,7 @@ import { aliasedTable, and, desc, eq, getTableColumns, inArray, ne, or, sql, typ
 import type { Executor } from "../client";
 import { grantsInClaim, type NewGrant } from "./grants";
 import { continuationOf, type Continuation } from "./runs";
-import { credentialIsLive } from "./users";
+import { credentialColumns, credentialHoldsFor, credentialValues } from "./users";
 import { interactions, users } from "../schema";
 import {
   cancelledNote,
@@ -85,6 +85,16 @@ export interface ClaimResult {
   continuations: Map<string, Continuation>;
 }
 
+/** One caller's claim: its answers, who gives them, and the standing approvals they create. */
+export interface ClaimRequest {
+  claims: readonly Claim[];
+  actor: { tenantId: string; userId: string; via: string };
+  /** Standing approvals given with these answers: created only with the approvals that give them. */
+  grants?: readonly NewGrant[];
+  /** The actor's identity was remembered, not looked up: claim nothing unless its credential is live. */
+  unverified?: CredentialCheck;
+}
+
 /**
  * Resolves every claimed interaction at once, or none: each must still be pending and unexpired.
  * The audit entries commit in the same statement, and a run left with nothing to wait for comes
@@ -93,47 +103,80 @@ export interface ClaimResult {
 export async function claimInteractions(
   db: Executor,
   claims: readonly Claim[],
-  actor: { tenantId: string; userId: string; via: string },
+  actor: ClaimRequest["actor"],
   /** The instance that will drive the answered runs on. */
   instanceId: string,
-  /** Standing approvals given with these answers: created only with the approvals that give them. */
   grants: readonly NewGrant[] = [],
-  /** The actor's identity was remembered, not looked up: claim nothing unless its credential is live. */
   unverified?: CredentialCheck,
 ): Promise<ClaimResult> {
-  const ids = claims.map((c) => c.id);
-  const live = unverified ? credentialIsLive({ tenantId: actor.tenantId, userId: actor.userId, check: unverified }) : sql`true`;
+  const [result] = await claimForMany(db, [{ claims, actor, grants, unverified }], instanceId);
+  return result!;
+}
+
+/**
+ * `claimInteractions` for several callers in one statement (group commit), each all or none on its
+ * own; the callers' interaction ids must be disjoint. A run answered by several callers at once
+ * comes back with its continuation to one of them only (the first), so it is driven once.
+ */
+export async function claimForMany(db: Executor, requests: readonly ClaimRequest[], instanceId: string): Promise<ClaimResult[]> {
+  const asked = requests.flatMap((request, caller) => request.claims.map((claim) => ({ caller, ...claim })));
+  const checks = requests.map((request) => credentialValues(request.unverified));
+  const grants = requests.flatMap((request) => (request.grants ?? []).map((grant) => ({ ...grant, grantedBy: request.actor.userId })));
   const result = await db.execute(sql`
-    with wanted as (
-      select id from interactions
-      where id = any(${sql.param(ids)}::text[]) and tenant_id = ${actor.tenantId} and status = 'pending' and expires_at > now()
-        and ${live}
-      for update
+    with caller as (
+      select * from unnest(
+        ${sql.param(requests.map((_, caller) => caller))}::int[],
+        ${sql.param(requests.map((r) => r.actor.tenantId))}::text[],
+        ${sql.param(requests.map((r) => r.actor.userId))}::text[],
+        ${sql.param(requests.map((r) => r.actor.via))}::text[],
+        ${sql.param(requests.map((r) => r.claims.length))}::int[],
+        ${sql.join(
+          credentialColumns.map((column) => sql`${sql.param(checks.map((c) => c[column]))}::text[]`),
+          sql`, `,
+        )}
+      ) as k(caller, tenant_id, user_id, via, size, ${sql.raw(credentialColumns.join(", "))})
+    ),
+    asked as (
+      select * from unnest(
+        ${sql.param(asked.map((a) => a.caller))}::int[],
+        ${sql.param(asked.map((a) => a.id))}::text[],
+        ${sql.param(asked.map((a) => a.status))}::text[],
+        ${sql.param(asked.map((a) => JSON.stringify(a.decision)))}::jsonb[]
+      ) as a(caller, id, status, decision)
+    ),
+    wanted as (
+      select i.id, a.caller from interactions i
+      join asked a on a.id = i.id
+      join caller k on k.caller = a.caller
+      where i.tenant_id = k.tenant_id and i.status = 'pending' and i.expires_at > now() and ${credentialHoldsFor("k")}
+      order by i.id
+      for update of i
+    ),
+    -- All or none, per caller.
+    won as (
+      select k.* from caller k where (select count(*) from wanted w where w.caller = k.caller) = k.size
     ),
     claimed as (
-      update interactions i set status = c.status, decision = c.decision, resolved_by = ${actor.userId}, resolved_at = now()
-      from unnest(
-        ${sql.param(ids)}::text[],
-        ${sql.param(claims.map((c) => c.status))}::text[],
-        ${sql.param(claims.map((c) => JSON.stringify(c.decision)))}::jsonb[]
-      ) as c(id, status, decision)
-      where i.id = c.id and i.id in (select id from wanted)
-        and (select count(*) from wanted) = ${ids.length}
-      returning i.id, i.tenant_id, i.run_id, i.tool_name, i.status, i.decision
+      update interactions i set status = a.status, decision = a.decision, resolved_by = k.user_id, resolved_at = now()
+      from asked a join won k on k.caller = a.caller
+      where i.id = a.id and i.id in (select id from wanted)
+      returning i.id, i.tenant_id, i.run_id, i.tool_name, i.status, i.decision, k.caller, k.user_id, k.via
     ),
+    -- Ordered by tenant: the audit chain locks each tenant's chain in turn (see 0013_audit_chain.sql).
     audited as (
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
-      select tenant_id, ${actor.userId}, 'interaction.resolve', 'interaction', id, status,
-        jsonb_build_object('runId', run_id, 'tool', tool_name, 'decision', decision, 'via', ${actor.via}::text)
-      from claimed
+      select tenant_id, user_id, 'interaction.resolve', 'interaction', id, status,
+        jsonb_build_object('runId', run_id, 'tool', tool_name, 'decision', decision, 'via', via)
+      from claimed order by tenant_id
     ),
     -- Runs with nothing left to wait for (the statement sees rows as they were: claimed ones still look pending).
     answered as (
-      select distinct c.run_id from claimed c
+      select c.run_id, min(c.caller) as caller from claimed c
       where not exists (
         select 1 from interactions o
-        where o.run_id = c.run_id and o.status = 'pending' and o.id <> all(${sql.param(ids)}::text[])
+        where o.run_id = c.run_id and o.status = 'pending' and o.id not in (select id from claimed)
       )
+      group by c.run_id
     ),
     -- They run again from this commit on: a crash before their next write shows as a running run,
     -- never as a paused one nobody can answer.
@@ -141,19 +184,23 @@ export async function claimInteractions(
       update runs set status = 'running', pause_reason = null, instance_id = ${instanceId}, updated_at = now()
       where id in (select run_id from answered) and status = 'paused'
       returning id, checkpoint
-    )${grantsInClaim(grants, actor.userId)}
+    )${grantsInClaim(grants)}
     -- The checkpoint as the update left it, not as the statement's snapshot saw it: steering held
     -- with the parked run by a statement that committed meanwhile is in it.
-    select c.id, c.run_id,
-      case when c.run_id in (select run_id from answered)
+    select c.id, c.run_id, c.caller,
+      case when (c.run_id, c.caller) in (select run_id, caller from answered)
         then (${continuationOf(sql`c.run_id`)})::jsonb
           || coalesce((select jsonb_build_object('checkpoint', r.checkpoint) from resumed r where r.id = c.run_id), '{}'::jsonb)
       end as continuation
     from claimed c`);
-  const rows = (result as unknown as { rows: { id: string; run_id: string; continuation: Continuation | null }[] }).rows;
-  const continuations = new Map<string, Continuation>();
-  for (const row of rows) if (row.continuation) continuations.set(row.run_id, row.continuation);
-  return { ids: rows.map((r) => r.id), continuations };
+  const rows = (result as unknown as { rows: { id: string; run_id: string; caller: number; continuation: Continuation | null }[] }).rows;
+  const results = requests.map((): ClaimResult => ({ ids: [], continuations: new Map() }));
+  for (const row of rows) {
+    const mine = results[row.caller]!;
+    mine.ids.push(row.id);
+    if (row.continuation) mine.continuations.set(row.run_id, row.continuation);
+  }
+  return results;
 }
 
 /** One deadline that acted: a reminder sent or an escalation made, with the event it logged. */

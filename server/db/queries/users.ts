@@ -32,11 +32,13 @@ async function oneUser(db: Executor, query: SQL): Promise<UserRow | undefined> {
 
 /**
  * What makes a credential live, in one place for the lookups and for `credentialIsLive`: the user
- * (`u`) of an unrevoked, unexpired token, or of an open session.
+ * (`u`) of an unrevoked, unexpired token, or of an open session. Each value is a parameter or, in a
+ * statement over many rows, a column.
  */
-const liveTokenUser = (tokenHash: string) => sql`api_tokens t join users u on u.id = t.user_id and u.tenant_id = t.tenant_id
+type Value = string | SQL;
+const liveTokenUser = (tokenHash: Value) => sql`api_tokens t join users u on u.id = t.user_id and u.tenant_id = t.tenant_id
   where t.token_hash = ${tokenHash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`;
-const openSessionUser = (userId: string, sessionId: string) => sql`sessions s join users u on u.id = s.user_id
+const openSessionUser = (userId: Value, sessionId: Value) => sql`sessions s join users u on u.id = s.user_id
   where s.id = ${sessionId} and s.user_id = ${userId} and s.revoked_at is null`;
 
 /** The user of an unrevoked session (one query: the session check costs nothing extra). */
@@ -84,4 +86,31 @@ export function credentialIsLive(identity: { tenantId: string; userId: string; c
   const { credential, role } = identity.check;
   const live = credential.kind === "token" ? liveTokenUser(credential.tokenHash) : openSessionUser(credential.userId, credential.sessionId);
   return sql`exists (select 1 from ${live} and u.id = ${identity.userId} and u.tenant_id = ${identity.tenantId} and u.role = ${role})`;
+}
+
+/** The columns `credentialHoldsFor` reads: `credentialColumns` names them, `credentialValues` fills them. */
+export const credentialColumns = ["check_role", "token_hash", "session_user_id", "session_id"] as const;
+
+/** One row's values for `credentialColumns` (all null: looked up, nothing to check). */
+export function credentialValues(check: CredentialCheck | undefined): Record<(typeof credentialColumns)[number], string | null> {
+  const credential = check?.credential;
+  return {
+    check_role: check?.role ?? null,
+    token_hash: credential?.kind === "token" ? credential.tokenHash : null,
+    session_user_id: credential?.kind === "session" ? credential.userId : null,
+    session_id: credential?.kind === "session" ? credential.sessionId : null,
+  };
+}
+
+/**
+ * `credentialIsLive` for each row of a statement over many callers: `row` holds
+ * `credentialColumns` and the caller's `tenant_id` and `user_id`; a row whose identity was looked
+ * up (no role to check) holds.
+ */
+export function credentialHoldsFor(row: string): SQL {
+  const column = (name: string) => sql.raw(`${row}.${name}`);
+  const theirs = sql`u.id = ${column("user_id")} and u.tenant_id = ${column("tenant_id")} and u.role = ${column("check_role")}`;
+  return sql`(${column("check_role")} is null
+    or (${column("token_hash")} is not null and exists (select 1 from ${liveTokenUser(column("token_hash"))} and ${theirs}))
+    or (${column("session_id")} is not null and exists (select 1 from ${openSessionUser(column("session_user_id"), column("session_id"))} and ${theirs})))`;
 }
