@@ -37,7 +37,8 @@ export function grantsInClaim(grants: readonly (NewGrant & { grantedBy: string }
       from jsonb_to_recordset(${JSON.stringify(grants)}::jsonb)
           as g(id text, "interactionId" text, scope text, "agentId" text, "toolVersion" text, bounds jsonb, hours int, "grantedBy" text)
         join interactions i on i.id = g."interactionId"
-      where g."interactionId" in (select id from claimed where status = 'resolved')
+      -- Only the caller that approved the interaction grants from it (a batch holds several callers).
+      where exists (select 1 from claimed c where c.id = g."interactionId" and c.status = 'resolved' and c.user_id = g."grantedBy")
       returning id, tenant_id, interaction_id, tool_name, scope, thread_id, bounds, expires_at, granted_by
     ),
     grants_audited as (

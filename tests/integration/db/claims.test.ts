@@ -47,6 +47,15 @@ async function parkedRun(h: { db: DatabaseHandle["db"] }, runId: string, gates: 
 
 const approve = (id: string) => ({ id, status: "resolved" as const, decision: { approved: true } });
 const by = (userId: string, tenantId = ACME) => ({ tenantId, userId, via: "test" });
+const grant = (id: string, interactionId: string) => ({
+  id,
+  interactionId,
+  scope: "thread" as const,
+  agentId: "concierge",
+  toolVersion: "1",
+  bounds: {},
+  hours: 1,
+});
 
 async function statusOf(h: { db: DatabaseHandle["db"] }, id: string): Promise<string | undefined> {
   return (await queryRows<{ status: string }>(h.db, sql`select status from interactions where id = ${id}`))[0]?.status;
@@ -144,15 +153,6 @@ describe.each(testBackends())("claims of several callers in one statement, on $n
     await parkedRun(h, "r-grant", ["g-grant"]);
     await parkedRun(h, "r-nogrant", ["g-nogrant"]);
     await claimForMany(h.db, [{ claims: [approve("g-nogrant")], actor: by("user-alice") }], "i-test");
-    const grant = (id: string, interactionId: string) => ({
-      id,
-      interactionId,
-      scope: "thread" as const,
-      agentId: "concierge",
-      toolVersion: "1",
-      bounds: {},
-      hours: 1,
-    });
     await claimForMany(
       h.db,
       [
@@ -164,5 +164,28 @@ describe.each(testBackends())("claims of several callers in one statement, on $n
     );
     const grants = await queryRows<{ id: string; granted_by: string }>(h.db, sql`select id, granted_by from approval_grants order by id`);
     expect(grants).toEqual([{ id: "grant-1", granted_by: "user-alice" }]);
+  });
+
+  it("writes a grant only for the caller that approved its interaction", async () => {
+    await parkedRun(h, "r-alice", ["g-alice"]);
+    await parkedRun(h, "r-bob", ["g-bob"]);
+    await claimForMany(
+      h.db,
+      [
+        // Alice names Bob's gate as the source of a grant: it is not hers to grant from.
+        {
+          claims: [approve("g-alice")],
+          actor: by("user-alice"),
+          grants: [grant("grant-alice", "g-alice"), grant("grant-stolen", "g-bob")],
+        },
+        { claims: [approve("g-bob")], actor: by("user-bob") },
+      ],
+      "i-test",
+    );
+    const grants = await queryRows<{ id: string; granted_by: string }>(
+      h.db,
+      sql`select id, granted_by from approval_grants where id in (${"grant-alice"}, ${"grant-stolen"})`,
+    );
+    expect(grants).toEqual([{ id: "grant-alice", granted_by: "user-alice" }]);
   });
 });
