@@ -11,7 +11,7 @@ export interface Identity {
   readonly roles: readonly Role[];
   /**
    * Set when the identity was remembered rather than looked up for this request: the run's first
-   * write checks the credential (see `credentialIsLive`), and anything that would read first
+   * write checks the credential (see `credentialHoldsFor`), and anything that would read first
    * refuses it with `StaleCredentialError`, so the caller looks it up and tries again.
    */
   readonly unverified?: CredentialCheck;

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { activeRunsOnThread, findRun, lastSeq, loadContinuation, takeNextQueuedRun, type Continuation } from "@/server/db/queries/runs";
-import { beginRun } from "@/server/db/queries/run-writes";
+import { beginRuns, type BeginRunInput } from "@/server/db/queries/run-writes";
 import { EMPTY_CHECKPOINT, type MultitaskPolicy } from "@/server/domain";
 import { countMessages, findThread } from "@/server/db/queries/threads";
 import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interactions";
@@ -16,6 +16,7 @@ import { routedIdentity, type RouteDeps, type RoutedRequest } from "./routing";
 import { createDriver, toTranscript } from "./drive";
 import type { GrantService } from "./grants";
 import { cancelRemoteTasks } from "./remote-tasks";
+import { batched } from "./group-commit";
 import { asHarborError, HarborError, NotFoundError, StaleCredentialError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
@@ -148,6 +149,11 @@ export function runService(deps: RunsDeps) {
     return ids;
   }
   const active = new Set<Promise<void>>();
+  // Concurrent new runs share their first statement (see group-commit.ts); two on one thread never
+  // share one, so each is admitted as if alone.
+  const beginRun = batched((inputs: readonly BeginRunInput[]) => beginRuns(deps.db, inputs), {
+    keys: (input) => [`thread:${input.thread.id}`],
+  });
 
   function track(execution: Promise<void>) {
     // Drives end every run themselves; anything that still escapes is logged, never unhandled.
@@ -185,7 +191,7 @@ export function runService(deps: RunsDeps) {
       (threadBusy(request.threadId) || (deps.route !== undefined && (await activeRunsOnThread(deps.db, request.threadId)).length > 0));
     // Taken before the statement: its snapshot of the owner's grants is no older than this.
     const begun = Date.now();
-    const thread = await beginRun(deps.db, {
+    const thread = await beginRun({
       thread: {
         id: request.threadId,
         tenantId: identity.tenantId,

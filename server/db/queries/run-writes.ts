@@ -20,7 +20,7 @@ import type {
   StoredToolCall,
 } from "@/server/domain";
 import { storedForm } from "./event-storage";
-import { credentialIsLive } from "./users";
+import { credentialColumns, credentialHoldsFor, credentialValues } from "./users";
 import type { ThreadRow } from "./threads";
 
 export interface EventRow {
@@ -120,83 +120,120 @@ interface ThreadResultRow {
   grant_tools: string[];
 }
 
+/** What `beginRun` writes for one run. */
+export interface BeginRunInput {
+  thread: { id: string; tenantId: string; ownerId: string; title: string; state?: Record<string, unknown> };
+  messages: readonly MessageInsert[];
+  run: { id: string; agentId: string; transportRunId: string; parentRunId?: string; instanceId: string };
+  events: readonly EventRow[];
+  /** Write nothing while another run of the thread executes or waits (double-texting `reject`). */
+  onlyIfIdle?: boolean;
+  /** Write nothing when the thread would then hold more messages than this (absent: no limit). */
+  maxMessages?: number;
+  /** Keep the messages with the run (its checkpoint's `pendingInput`) instead of the thread, until its turn. */
+  holdMessages?: boolean;
+  /** The owner's identity was remembered, not looked up: write nothing unless its credential is live. */
+  unverified?: CredentialCheck;
+}
+
+export type BegunThread = ThreadRow & { created: boolean; grantTools: string[] };
+
 /**
  * Starts a run in one statement: creates the thread (or touches the caller's own thread and takes
  * the client's state), appends the new messages, inserts the run and its first events.
  * Returns undefined — having written nothing — when the thread id belongs to someone else, waits
  * on a pending interaction, or the caller's remembered credential is no longer live.
  */
-export async function beginRun(
-  db: Executor,
-  input: {
-    thread: { id: string; tenantId: string; ownerId: string; title: string; state?: Record<string, unknown> };
-    messages: readonly MessageInsert[];
-    run: { id: string; agentId: string; transportRunId: string; parentRunId?: string; instanceId: string };
-    events: readonly EventRow[];
-    /** Write nothing while another run of the thread executes or waits (double-texting `reject`). */
-    onlyIfIdle?: boolean;
-    /** Write nothing when the thread would then hold more messages than this (absent: no limit). */
-    maxMessages?: number;
-    /** Keep the messages with the run (its checkpoint's `pendingInput`) instead of the thread, until its turn. */
-    holdMessages?: boolean;
-    /** The owner's identity was remembered, not looked up: write nothing unless its credential is live. */
-    unverified?: CredentialCheck;
-  },
-): Promise<(ThreadRow & { created: boolean; grantTools: string[] }) | undefined> {
-  const { thread, run } = input;
-  const state = thread.state ? JSON.stringify(thread.state) : null;
+export async function beginRun(db: Executor, input: BeginRunInput): Promise<BegunThread | undefined> {
+  const [begun] = await beginRuns(db, [input]);
+  return begun;
+}
+
+/**
+ * `beginRun` for several runs in one statement (group commit), each admitted or refused on its own;
+ * the runs' threads must be distinct. Answers each input's thread (or undefined) in input order.
+ */
+export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]): Promise<(BegunThread | undefined)[]> {
+  const checks = inputs.map((input) => credentialValues(input.unverified));
+  const messages = inputs.flatMap(({ holdMessages, messages, thread, run }) =>
+    holdMessages ? [] : messages.map((m) => ({ ...m, threadId: thread.id, runId: run.id })),
+  );
+  const events = inputs.flatMap(({ events, run }) => events.map((e) => ({ ...e, runId: run.id })));
   const result = await db.execute(sql`
-    with thread as (
-      insert into threads (id, tenant_id, owner_id, title, state)
-      select ${thread.id}, ${thread.tenantId}, ${thread.ownerId}, ${thread.title}, coalesce(${state}::jsonb, '{}'::jsonb)
+    with entry as (
+      select * from unnest(
+        ${sql.param(inputs.map((_, index) => index))}::int[],
+        ${textArray(inputs.map((i) => i.thread.id))},
+        ${textArray(inputs.map((i) => i.thread.tenantId))},
+        ${textArray(inputs.map((i) => i.thread.ownerId))},
+        ${textArray(inputs.map((i) => i.thread.title))},
+        ${sql.param(inputs.map((i) => (i.thread.state ? JSON.stringify(i.thread.state) : null)))}::jsonb[],
+        ${sql.param(inputs.map((i) => i.onlyIfIdle ?? false))}::boolean[],
+        ${sql.param(inputs.map((i) => i.maxMessages ?? null))}::int[],
+        ${sql.param(inputs.map((i) => i.messages.length))}::int[],
+        ${textArray(inputs.map((i) => i.run.id))},
+        ${textArray(inputs.map((i) => i.run.agentId))},
+        ${textArray(inputs.map((i) => i.run.transportRunId))},
+        ${sql.param(inputs.map((i) => i.run.parentRunId ?? null))}::text[],
+        ${textArray(inputs.map((i) => i.run.instanceId))},
+        ${sql.param(inputs.map((i) => (i.holdMessages ? JSON.stringify({ step: 0, calls: [], pendingInput: i.messages }) : null)))}::jsonb[],
+        ${sql.join(
+          credentialColumns.map((column) => sql`${sql.param(checks.map((c) => c[column]))}::text[]`),
+          sql`, `,
+        )}
+      ) as k(entry, thread_id, tenant_id, user_id, title, state, only_if_idle, max_messages, adding,
+        run_id, agent_id, transport_run_id, parent_run_id, instance_id, checkpoint, ${sql.raw(credentialColumns.join(", "))})
+    ),
+    admitted as (
+      select k.* from entry k
       -- New input waits until the thread's open interactions are answered.
       -- (Background work does not: it finishes by itself, and its result is appended when it does.)
-      where ${input.unverified ? credentialIsLive({ tenantId: thread.tenantId, userId: thread.ownerId, check: input.unverified }) : sql`true`}
-        and not exists (select 1 from interactions where thread_id = ${thread.id} and status = 'pending' and kind <> 'external_wait')
-        and (not ${input.onlyIfIdle ?? false}::boolean or not exists (select 1 from runs where thread_id = ${thread.id} and status in ('queued', 'running')))
-        and (${input.maxMessages ?? null}::int is null
-          or (select count(*) from messages where thread_id = ${thread.id}) + ${input.messages.length} <= ${input.maxMessages ?? null}::int)
-      on conflict (id) do update set updated_at = now(), state = coalesce(${state}::jsonb, threads.state)
-        -- Another owner's thread is neither changed nor returned, so nothing below is written.
+      where ${credentialHoldsFor("k")}
+        and not exists (select 1 from interactions i where i.thread_id = k.thread_id and i.status = 'pending' and i.kind <> 'external_wait')
+        and (not k.only_if_idle or not exists (select 1 from runs r where r.thread_id = k.thread_id and r.status in ('queued', 'running')))
+        and (k.max_messages is null or (select count(*) from messages m where m.thread_id = k.thread_id) + k.adding <= k.max_messages)
+    ),
+    -- In id order, so concurrent statements lock threads in the same order.
+    thread as (
+      insert into threads (id, tenant_id, owner_id, title, state)
+      select thread_id, tenant_id, user_id, title, coalesce(state, '{}'::jsonb) from admitted order by thread_id
+      on conflict (id) do update set updated_at = now(),
+        state = coalesce((select a.state from admitted a where a.thread_id = excluded.id), threads.state)
+        -- Another owner's thread is neither changed nor returned, so nothing below is written for it.
         where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id
       returning id, tenant_id, owner_id, title, state, created_at, updated_at, (xmax = 0) as created
     ),
-    new_messages as (${insertMessages(
-      input.holdMessages ? [] : input.messages.map((m) => ({ ...m, threadId: thread.id, runId: run.id })),
-      sql`exists (select 1 from thread)`,
-    )}),
+    new_messages as (${insertMessages(messages, sql`m.thread_id in (select id from thread)`)}),
     new_run as (
       insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id, instance_id, checkpoint)
-      select ${run.id}, thread.tenant_id, thread.id, thread.owner_id, ${run.agentId}, 'running', ${run.transportRunId}, ${run.parentRunId ?? null}::text, ${run.instanceId},
-        ${input.holdMessages ? JSON.stringify({ step: 0, calls: [], pendingInput: input.messages }) : null}::jsonb
-      from thread
+      select a.run_id, t.tenant_id, t.id, t.owner_id, a.agent_id, 'running', a.transport_run_id, a.parent_run_id, a.instance_id, a.checkpoint
+      from thread t join admitted a on a.thread_id = t.id
       returning id
     ),
-    first_events as (${insertEvents(
-      input.events.map((e) => ({ ...e, runId: run.id })),
-      sql`exists (select 1 from new_run)`,
-    )})
-    -- The tools the owner holds live standing approvals for here: a gated call of another tool
+    first_events as (${insertEvents(events, sql`e.run_id in (select id from new_run)`)})
+    -- The tools each owner holds live standing approvals for here: a gated call of another tool
     -- need not look for one (see grants.ts), which saves the lookup's statement on most gates.
-    select thread.*, array(
+    select a.entry, t.*, array(
       select distinct g.tool_name from approval_grants g
-      where g.tenant_id = thread.tenant_id and g.owner_id = thread.owner_id and g.revoked_at is null
-        and g.expires_at > now() and (g.thread_id is null or g.thread_id = thread.id)
+      where g.tenant_id = t.tenant_id and g.owner_id = t.owner_id and g.revoked_at is null
+        and g.expires_at > now() and (g.thread_id is null or g.thread_id = t.id)
     ) as grant_tools
-    from thread`);
-  const [row] = (result as unknown as { rows: ThreadResultRow[] }).rows;
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    ownerId: row.owner_id,
-    title: row.title,
-    state: row.state,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-    created: row.created,
-    grantTools: row.grant_tools,
-  };
+    from thread t join admitted a on a.thread_id = t.id`);
+  const begun: (BegunThread | undefined)[] = inputs.map(() => undefined);
+  for (const row of (result as unknown as { rows: (ThreadResultRow & { entry: number })[] }).rows) {
+    begun[row.entry] = {
+      id: row.id,
+      tenantId: row.tenant_id,
+      ownerId: row.owner_id,
+      title: row.title,
+      state: row.state,
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+      created: row.created,
+      grantTools: row.grant_tools,
+    };
+  }
+  return begun;
 }
 
 /** An external tool's job, stored with the pause that starts it. */

@@ -31,7 +31,7 @@ async function oneUser(db: Executor, query: SQL): Promise<UserRow | undefined> {
 }
 
 /**
- * What makes a credential live, in one place for the lookups and for `credentialIsLive`: the user
+ * What makes a credential live, in one place for the lookups and for `credentialHoldsFor`: the user
  * (`u`) of an unrevoked, unexpired token, or of an open session. Each value is a parameter or, in a
  * statement over many rows, a column.
  */
@@ -77,17 +77,6 @@ export function findUserByTokenHash(db: Executor, tokenHash: string): Promise<Us
   return oneUser(db, sql`select u.id, u.tenant_id, u.email, u.name, u.role from ${liveTokenUser(tokenHash)}`);
 }
 
-/**
- * A condition that holds while the credential behind a remembered identity is live — the token
- * unrevoked and unexpired, the session open — and its user still this tenant's, in this role. Part
- * of the first write made on that identity's behalf, so the write happens only if it holds.
- */
-export function credentialIsLive(identity: { tenantId: string; userId: string; check: CredentialCheck }): SQL {
-  const { credential, role } = identity.check;
-  const live = credential.kind === "token" ? liveTokenUser(credential.tokenHash) : openSessionUser(credential.userId, credential.sessionId);
-  return sql`exists (select 1 from ${live} and u.id = ${identity.userId} and u.tenant_id = ${identity.tenantId} and u.role = ${role})`;
-}
-
 /** The columns `credentialHoldsFor` reads: `credentialColumns` names them, `credentialValues` fills them. */
 export const credentialColumns = ["check_role", "token_hash", "session_user_id", "session_id"] as const;
 
@@ -103,9 +92,11 @@ export function credentialValues(check: CredentialCheck | undefined): Record<(ty
 }
 
 /**
- * `credentialIsLive` for each row of a statement over many callers: `row` holds
- * `credentialColumns` and the caller's `tenant_id` and `user_id`; a row whose identity was looked
- * up (no role to check) holds.
+ * A condition that holds, for each row of a statement over many callers, while the credential
+ * behind a remembered identity is live — the token unrevoked and unexpired, the session open — and
+ * its user still this tenant's, in this role. Part of the first write made on that identity's
+ * behalf, so the write happens only if it holds. `row` holds `credentialColumns` and the caller's
+ * `tenant_id` and `user_id`; a row whose identity was looked up (no role to check) holds.
  */
 export function credentialHoldsFor(row: string): SQL {
   const column = (name: string) => sql.raw(`${row}.${name}`);

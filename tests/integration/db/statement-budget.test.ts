@@ -82,6 +82,15 @@ describe.each(testBackends())("statements per hot path on $name", (backend) => {
     expect(report("chat turn", sent)).toBeLessThanOrEqual(CEILING.chatTurn);
   });
 
+  it("concurrent chat turns on different threads share their statements (group commit)", async () => {
+    const turns = 10;
+    const sent = await counted(async () =>
+      Promise.all(Array.from({ length: turns }, async () => drain(started(await start("concierge", "hello")).events))),
+    );
+    expect(sent.filter((s) => s.includes("insert into threads"))).toHaveLength(2); // the first alone, the rest together
+    expect(report(`${turns} concurrent chat turns`, sent)).toBeLessThanOrEqual(turns);
+  });
+
   it("an email cycle: start, park, approve, send, reply", async () => {
     const sent = await counted(async () => {
       const id = await gateOf(started(await start("concierge", "send an email to budget@example.com saying hi")));

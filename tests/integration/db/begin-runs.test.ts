@@ -1,0 +1,104 @@
+/**
+ * Several new runs begun in one statement (begin-run's group commit): each is admitted or refused
+ * on its own — its thread's owner, its open gates, its length limit, its double-texting policy,
+ * its caller's remembered credential — and a refused one writes nothing at all.
+ */
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/server/db/client";
+import { appendRunEvents, beginRun, beginRuns, type BeginRunInput } from "@/server/db/queries/run-writes";
+import { findRun, listRunEvents } from "@/server/db/queries/runs";
+import { createSession, revokeSession } from "@/server/db/queries/sessions";
+import { listMessages } from "@/server/db/queries/threads";
+import { testBackends, useSeededDatabase } from "../../helpers/backends";
+
+/** A new run of `ownerId` on `threadId` saying two things. */
+function input(threadId: string, runId: string, ownerId = "user-alice", extra: Partial<BeginRunInput> = {}): BeginRunInput {
+  return {
+    thread: { id: threadId, tenantId: "tenant-acme", ownerId, title: `title of ${threadId}` },
+    messages: [
+      { id: `${runId}-a`, role: "user", content: `${runId} first` },
+      { id: `${runId}-b`, role: "user", content: `${runId} second` },
+    ],
+    run: { id: runId, agentId: "concierge", transportRunId: runId, instanceId: "i-test" },
+    events: [{ seq: 1, type: "run.started", data: { type: "run.started", runId, threadId, agentId: "concierge" } }],
+    ...extra,
+  };
+}
+
+/** Parks the run `runId` (begun on its thread) at an approval gate. */
+async function park(h: { db: DatabaseHandle["db"] }, threadId: string, runId: string) {
+  await appendRunEvents(h.db, [
+    {
+      runId,
+      events: [{ seq: 2, type: "run.paused", data: { type: "run.paused", interrupts: [] } }],
+      alongside: {
+        run: { status: "paused", pauseReason: "hitl", checkpoint: { step: 1, calls: [] } },
+        interactions: [
+          {
+            id: `gate-${runId}`,
+            tenantId: "tenant-acme",
+            threadId,
+            ownerId: "user-alice",
+            kind: "approval",
+            pauseReason: "hitl",
+            policy: "owner",
+            message: "Go on?",
+            instanceId: "i-test",
+            expiresAt: new Date(Date.now() + 60_000),
+          },
+        ],
+      },
+    },
+  ]);
+}
+
+describe.each(testBackends())("several runs begun in one statement, on $name", (backend) => {
+  const h = useSeededDatabase(backend);
+
+  it("admits each run on its own and writes nothing for the refused ones", async () => {
+    await beginRun(h.db, input("t-alices", "r-setup"));
+    await beginRun(h.db, input("t-not-bobs", "r-not-bobs"));
+    await beginRun(h.db, input("t-gated", "r-gated"));
+    await park(h, "t-gated", "r-gated");
+    await beginRun(h.db, input("t-busy", "r-busy"));
+    const ended = await createSession(h.db, "user-alice");
+    await revokeSession(h.db, ended);
+
+    const begun = await beginRuns(h.db, [
+      input("t-fresh", "r-fresh", "user-alice", { thread: { ...input("t-fresh", "").thread, state: { fresh: true } } }),
+      input("t-not-bobs", "r-bob", "user-bob"), // another owner's thread
+      input("t-gated", "r-waits"), // an open gate stands in the way
+      input("t-busy", "r-rejected", "user-alice", { onlyIfIdle: true }), // r-busy still runs
+      input("t-long", "r-long", "user-alice", { maxMessages: 1 }), // two messages would exceed it
+      input("t-stale", "r-stale", "user-alice", {
+        unverified: { credential: { kind: "session", userId: "user-alice", sessionId: ended }, role: "member" },
+      }),
+      input("t-alices", "r-again", "user-alice", { thread: { ...input("t-alices", "").thread, state: { again: 1 } } }),
+    ]);
+
+    expect(begun.map((thread) => thread?.id)).toEqual(["t-fresh", undefined, undefined, undefined, undefined, undefined, "t-alices"]);
+    expect(begun[0]).toMatchObject({ created: true, state: { fresh: true }, title: "title of t-fresh" });
+    expect(begun[6]).toMatchObject({ created: false, state: { again: 1 } });
+    expect((await listMessages(h.db, "t-fresh")).map((m) => m.content)).toEqual(["r-fresh first", "r-fresh second"]);
+    expect((await listMessages(h.db, "t-alices")).map((m) => m.runId)).toEqual(["r-setup", "r-setup", "r-again", "r-again"]);
+    expect((await listRunEvents(h.db, "r-again")).map((e) => e.type)).toEqual(["run.started"]);
+    for (const refused of ["r-bob", "r-waits", "r-rejected", "r-long", "r-stale"]) {
+      expect(await findRun(h.db, refused)).toBeUndefined();
+      expect(await listRunEvents(h.db, refused)).toEqual([]);
+    }
+    expect(await listMessages(h.db, "t-gated")).toHaveLength(2);
+    expect(await listMessages(h.db, "t-not-bobs")).toHaveLength(2);
+    expect(await listMessages(h.db, "t-long")).toEqual([]);
+    const threads = await h.db.execute(sql`select id from threads where id in ('t-long', 't-stale') `);
+    expect((threads as unknown as { rows: unknown[] }).rows).toEqual([]);
+  });
+
+  it("keeps a waiting run's messages with the run, not the thread, until its turn", async () => {
+    const [held] = await beginRuns(h.db, [input("t-held", "r-held", "user-alice", { holdMessages: true }), input("t-open", "r-open")]);
+    expect(held?.created).toBe(true);
+    expect(await listMessages(h.db, "t-held")).toEqual([]);
+    expect((await findRun(h.db, "r-held"))?.checkpoint).toMatchObject({ pendingInput: [{ id: "r-held-a" }, { id: "r-held-b" }] });
+    expect(await listMessages(h.db, "t-open")).toHaveLength(2);
+  });
+});
