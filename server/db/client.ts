@@ -14,7 +14,7 @@ import * as schema from "./schema";
 import { log } from "@/server/log";
 import { acquireDataDirLock } from "./lockfile";
 import { ThreadedPglite } from "./pglite-worker";
-import { usePreparedStatements } from "./pglite-prepared.mjs";
+import { PLAN_CACHE_MODE, usePreparedStatements } from "./pglite-prepared.mjs";
 import { namePreparedStatements } from "./pg-prepared";
 
 /** PGlite on its own thread, typed as the PGlite Drizzle drives (it answers the calls Drizzle makes). */
@@ -77,7 +77,13 @@ async function openPostgres(
   onStatement?: (sql: string) => void,
   prepared = true,
 ): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, ...(applicationName ? { application_name: applicationName } : {}) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    ...(applicationName ? { application_name: applicationName } : {}),
+    // Named statements keep one plan each (why: pglite-prepared.mjs).
+    ...(prepared ? { options: `-c plan_cache_mode=${PLAN_CACHE_MODE}` } : {}),
+  });
   // An idle connection that breaks (a database restart) must not crash the process: the pool
   // replaces it, and the queries that need it report their own errors.
   pool.on("error", (error) => log.warn({ err: error }, "idle PostgreSQL connection failed"));

@@ -7,6 +7,15 @@
 // embedded database's own thread (pglite-thread.mjs) uses it as it is.
 import { parse, protocol } from "@electric-sql/pglite";
 
+/**
+ * Each prepared statement keeps one plan, made once (a generic plan). Left to choose, PostgreSQL
+ * plans Harbor's array-parameter statements anew on every execution: it estimates an `unnest` of a
+ * parameter at 10 rows, so the generic plan looks dearer than a custom one that sees the real
+ * array — measured 3.8 → 2.1 ms for an answer's claim, 3.2 → 1.3 ms for a run's first write.
+ * Harbor's statements find their rows by key, so one plan fits every execution.
+ */
+export const PLAN_CACHE_MODE = "force_generic_plan";
+
 /** Statements kept prepared on the connection at once (the oldest is closed past this). */
 const MAX_PREPARED = 256;
 
@@ -17,6 +26,8 @@ export function usePreparedStatements(pg) {
   const prepared = new Map();
   let counter = 0;
   const send = (message) => pg.execProtocolStream(message, { syncToFs: false });
+  const planOnce = pg.exec(`set plan_cache_mode = ${PLAN_CACHE_MODE}`);
+  planOnce.catch(() => {}); // its failure is told to the first statement, not left unhandled
 
   async function prepare(text) {
     const name = `harbor_${(++counter).toString(36)}`;
@@ -42,6 +53,7 @@ export function usePreparedStatements(pg) {
   }
 
   async function run(text, params, options) {
+    await planOnce;
     await pg._checkReady();
     // The locks `query` takes, in its order: outside any transaction, then alone on the connection.
     return pg._runExclusiveTransaction(() =>

@@ -37,6 +37,19 @@ describe.runIf(url)("prepared statements on PostgreSQL", () => {
     });
   });
 
+  it("plans each named statement once and keeps that plan", async () => {
+    await withOneConnection(true, async (db) => {
+      for (const id of ["user-alice", "user-bob", "user-carol", "user-alice", "user-bob", "user-carol"]) {
+        await queryRows(db, sql`select id from users where id = any(${sql.param([id])}::text[])`);
+      }
+      const plans = await queryRows<{ generic: number; custom: number }>(
+        db,
+        sql`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement like '%any($1::text[])%'`,
+      );
+      expect(plans).toEqual([{ generic: 6, custom: 0 }]);
+    });
+  });
+
   it("prepares nothing when asked not to", async () => {
     await withOneConnection(false, async (db) => {
       await queryRows(db, sql`select id from users where id = ${"user-alice"}`);

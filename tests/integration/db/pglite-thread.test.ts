@@ -69,4 +69,22 @@ describe("PGlite on its own thread", () => {
     );
     expect(answers.map((rows) => rows[0]!.n)).toEqual(Array.from({ length: 100 }, (_, i) => i));
   });
+
+  it("plans each prepared statement once and keeps that plan, on its thread and in the server's", async () => {
+    const inThread = await openDatabase({ engine: "pglite" });
+    try {
+      for (const db of [handle.db, inThread.db]) {
+        for (const id of ["user-alice", "user-bob", "user-carol", "user-alice", "user-bob", "user-carol"]) {
+          await queryRows(db, sql`select ${id}::text = any(${sql.param(["user-alice"])}::text[]) as listed`);
+        }
+        const plans = await queryRows<{ generic: number; custom: number }>(
+          db,
+          sql`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement like '%= any($2::text[])%'`,
+        );
+        expect(plans).toEqual([{ generic: 6, custom: 0 }]);
+      }
+    } finally {
+      await inThread.close();
+    }
+  });
 });
