@@ -184,11 +184,9 @@ export function runService(deps: RunsDeps) {
     const journal = new RunJournal(runId, store, deps.bus);
     const started = journal.prepare([{ type: "run.started", runId, threadId: request.threadId, agentId: agent.id }]);
     const multitask = request.multitask ?? agent.multitask ?? "enqueue";
-    // A run that will wait for an earlier one — here, or on another instance — keeps its messages
-    // until its turn (see joinHeldInput).
-    const holdMessages =
-      multitask !== "reject" &&
-      (threadBusy(request.threadId) || (deps.route !== undefined && (await activeRunsOnThread(deps.db, request.threadId)).length > 0));
+    // A run that will wait for an earlier one — here, or on another instance (the statement looks) —
+    // keeps its messages until its turn (see joinHeldInput).
+    const mayHold = multitask !== "reject";
     // Taken before the statement: its snapshot of the owner's grants is no older than this.
     const begun = Date.now();
     const thread = await beginRun({
@@ -210,7 +208,8 @@ export function runService(deps: RunsDeps) {
       events: toStoredRows(started),
       onlyIfIdle: multitask === "reject",
       maxMessages: deps.maxThreadMessages,
-      holdMessages,
+      holdMessages: mayHold && threadBusy(request.threadId),
+      holdIfThreadBusy: mayHold && deps.route !== undefined,
       unverified: identity.unverified,
     });
     if (!thread) {
@@ -240,7 +239,7 @@ export function runService(deps: RunsDeps) {
     track(
       drive(base, journal, logFor(runId, thread.id, request.requestId), {
         loadTranscript: !thread.created,
-        heldInput: holdMessages,
+        heldInput: thread.held,
         grants: { tools: new Set(thread.grantTools), seenAt: begun },
       }),
     );

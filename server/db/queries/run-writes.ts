@@ -132,11 +132,14 @@ export interface BeginRunInput {
   maxMessages?: number;
   /** Keep the messages with the run (its checkpoint's `pendingInput`) instead of the thread, until its turn. */
   holdMessages?: boolean;
+  /** Keep them so too when another run of the thread executes or waits anywhere (an earlier one goes first). */
+  holdIfThreadBusy?: boolean;
   /** The owner's identity was remembered, not looked up: write nothing unless its credential is live. */
   unverified?: CredentialCheck;
 }
 
-export type BegunThread = ThreadRow & { created: boolean; grantTools: string[] };
+/** `held`: the run keeps its messages until its turn. */
+export type BegunThread = ThreadRow & { created: boolean; grantTools: string[]; held: boolean };
 
 /**
  * Starts a run in one statement: creates the thread (or touches the caller's own thread and takes
@@ -176,16 +179,19 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
         ${textArray(inputs.map((i) => i.run.transportRunId))},
         ${sql.param(inputs.map((i) => i.run.parentRunId ?? null))}::text[],
         ${textArray(inputs.map((i) => i.run.instanceId))},
-        ${sql.param(inputs.map((i) => (i.holdMessages ? JSON.stringify({ step: 0, calls: [], pendingInput: i.messages }) : null)))}::jsonb[],
+        ${sql.param(inputs.map((i) => i.holdMessages ?? false))}::boolean[],
+        ${sql.param(inputs.map((i) => i.holdIfThreadBusy ?? false))}::boolean[],
+        ${sql.param(inputs.map((i) => (i.holdMessages || i.holdIfThreadBusy ? JSON.stringify({ step: 0, calls: [], pendingInput: i.messages }) : null)))}::jsonb[],
         ${sql.join(
           credentialColumns.map((column) => sql`${sql.param(checks.map((c) => c[column]))}::text[]`),
           sql`, `,
         )}
       ) as k(entry, thread_id, tenant_id, user_id, title, state, only_if_idle, max_messages, adding,
-        run_id, agent_id, transport_run_id, parent_run_id, instance_id, checkpoint, ${sql.raw(credentialColumns.join(", "))})
+        run_id, agent_id, transport_run_id, parent_run_id, instance_id, hold, hold_if_busy, held_checkpoint, ${sql.raw(credentialColumns.join(", "))})
     ),
     admitted as (
-      select k.* from entry k
+      select k.*, k.hold or (k.hold_if_busy and exists (select 1 from runs r where r.thread_id = k.thread_id and r.status in ('queued', 'running'))) as held
+      from entry k
       -- New input waits until the thread's open interactions are answered.
       -- (Background work does not: it finishes by itself, and its result is appended when it does.)
       where ${credentialHoldsFor("k")}
@@ -203,24 +209,25 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
         where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id
       returning id, tenant_id, owner_id, title, state, created_at, updated_at, (xmax = 0) as created
     ),
-    new_messages as (${insertMessages(messages, sql`m.thread_id in (select id from thread)`)}),
+    new_messages as (${insertMessages(messages, sql`m.thread_id in (select t.id from thread t join admitted a on a.thread_id = t.id where not a.held)`)}),
     new_run as (
       insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id, instance_id, checkpoint)
-      select a.run_id, t.tenant_id, t.id, t.owner_id, a.agent_id, 'running', a.transport_run_id, a.parent_run_id, a.instance_id, a.checkpoint
+      select a.run_id, t.tenant_id, t.id, t.owner_id, a.agent_id, 'running', a.transport_run_id, a.parent_run_id, a.instance_id,
+        case when a.held then a.held_checkpoint end
       from thread t join admitted a on a.thread_id = t.id
       returning id
     ),
     first_events as (${insertEvents(events, sql`e.run_id in (select id from new_run)`)})
     -- The tools each owner holds live standing approvals for here: a gated call of another tool
     -- need not look for one (see grants.ts), which saves the lookup's statement on most gates.
-    select a.entry, t.*, array(
+    select a.entry, a.held, t.*, array(
       select distinct g.tool_name from approval_grants g
       where g.tenant_id = t.tenant_id and g.owner_id = t.owner_id and g.revoked_at is null
         and g.expires_at > now() and (g.thread_id is null or g.thread_id = t.id)
     ) as grant_tools
     from thread t join admitted a on a.thread_id = t.id`);
   const begun: (BegunThread | undefined)[] = inputs.map(() => undefined);
-  for (const row of (result as unknown as { rows: (ThreadResultRow & { entry: number })[] }).rows) {
+  for (const row of (result as unknown as { rows: (ThreadResultRow & { entry: number; held: boolean })[] }).rows) {
     begun[row.entry] = {
       id: row.id,
       tenantId: row.tenant_id,
@@ -231,6 +238,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
       updatedAt: new Date(row.updated_at),
       created: row.created,
       grantTools: row.grant_tools,
+      held: row.held,
     };
   }
   return begun;

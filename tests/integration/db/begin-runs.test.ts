@@ -96,9 +96,23 @@ describe.each(testBackends())("several runs begun in one statement, on $name", (
 
   it("keeps a waiting run's messages with the run, not the thread, until its turn", async () => {
     const [held] = await beginRuns(h.db, [input("t-held", "r-held", "user-alice", { holdMessages: true }), input("t-open", "r-open")]);
-    expect(held?.created).toBe(true);
+    expect(held).toMatchObject({ created: true, held: true });
     expect(await listMessages(h.db, "t-held")).toEqual([]);
     expect((await findRun(h.db, "r-held"))?.checkpoint).toMatchObject({ pendingInput: [{ id: "r-held-a" }, { id: "r-held-b" }] });
     expect(await listMessages(h.db, "t-open")).toHaveLength(2);
+  });
+
+  it("keeps them with the run too when asked to, if another run of the thread executes or waits", async () => {
+    await beginRun(h.db, input("t-running", "r-running"));
+    const [behind, alone] = await beginRuns(h.db, [
+      input("t-running", "r-behind", "user-alice", { holdIfThreadBusy: true }),
+      input("t-alone", "r-alone", "user-alice", { holdIfThreadBusy: true }),
+    ]);
+    expect(behind?.held).toBe(true);
+    expect((await listMessages(h.db, "t-running")).map((m) => m.runId)).toEqual(["r-running", "r-running"]);
+    expect((await findRun(h.db, "r-behind"))?.checkpoint).toMatchObject({ pendingInput: [{ id: "r-behind-a" }, { id: "r-behind-b" }] });
+    expect(alone?.held).toBe(false);
+    expect((await findRun(h.db, "r-alone"))?.checkpoint).toBeNull();
+    expect(await listMessages(h.db, "t-alone")).toHaveLength(2);
   });
 });
