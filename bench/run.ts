@@ -18,6 +18,7 @@ import { measureFloor, type FloorResult } from "./durable-floor";
 import { measureEventsFeed, printEventsFeed } from "./events";
 import { replyTo } from "../server/agents/concierge/planner";
 import { pgliteThreadComparison } from "./pglite-thread";
+import { onePlanComparison } from "./one-plan";
 import { postgresPreparedComparison } from "./pg-prepared";
 import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
@@ -483,6 +484,8 @@ async function main() {
   if (process.env.BENCH_ONLY === "model-stream") return modelStream();
   // `BENCH_ONLY=pg-prepared npm run bench`: only PostgreSQL's statements planned anew vs prepared.
   if (process.env.BENCH_ONLY === "pg-prepared") return postgresPreparedComparison(POSTGRES_URL, SECONDS);
+  // `BENCH_ONLY=one-plan npm run bench`: only prepared statements re-planned vs kept to one plan, on both engines.
+  if (process.env.BENCH_ONLY === "one-plan") return onePlanComparison(POSTGRES_URL, SECONDS);
   // `BENCH_ONLY=pglite-thread npm run bench`: only the embedded database in the server's thread vs its own.
   if (process.env.BENCH_ONLY === "pglite-thread") return pgliteThreadComparison(SECONDS);
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
@@ -509,7 +512,10 @@ async function main() {
   // `BENCH_ONLY=pause-cost npm run bench`: only what issue 17's targets are read from.
   if (pauseCostOnly) return pauseTargets();
   await pgliteThreadComparison(SECONDS);
-  if (engines.includes("postgres")) await postgresPreparedComparison(POSTGRES_URL, SECONDS);
+  if (engines.includes("postgres")) {
+    await postgresPreparedComparison(POSTGRES_URL, SECONDS);
+    await onePlanComparison(POSTGRES_URL, SECONDS);
+  }
   for (const engine of engines) printToolsAndWaits(engine, results.get(engine)!);
   for (const engine of engines) printA2a(engine, results.get(engine)!);
   for (const engine of engines) printSteering(engine, results.get(engine)!);

@@ -18,7 +18,7 @@ import { PLAN_CACHE_MODE, usePreparedStatements } from "./pglite-prepared.mjs";
 import { namePreparedStatements } from "./pg-prepared";
 
 /** PGlite on its own thread, typed as the PGlite Drizzle drives (it answers the calls Drizzle makes). */
-async function startThreaded(options: { dataDir?: string; loadDataDir?: Blob; prepared: boolean }): Promise<PGlite> {
+async function startThreaded(options: { dataDir?: string; loadDataDir?: Blob; prepared: boolean; onePlan: boolean }): Promise<PGlite> {
   const threaded = new ThreadedPglite(options);
   await threaded.ready;
   return threaded as unknown as PGlite;
@@ -40,16 +40,19 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** `onePlan: false` lets PostgreSQL re-plan a prepared statement as it chooses (kept for comparison; see pglite-prepared.mjs). */
+type Planning = { prepared?: boolean; onePlan?: boolean };
+
 export type OpenOptions = (
   | /** `applicationName` names the connections (Harbor's are `harbor:<instance id>`: their changes notify the others). */
     /** `prepared: false` sends every statement unnamed, planned anew (kept for comparison). */
-    { engine: "postgres"; url: string; poolSize?: number; applicationName?: string; prepared?: boolean }
+    ({ engine: "postgres"; url: string; poolSize?: number; applicationName?: string } & Planning)
     /**
      * `dataDir` undefined = in memory (tests); `loadDataDir` starts from a dumped template; `thread`
      * runs PGlite on a worker thread of its own; `prepared: false` plans every statement anew
      * (PGlite's own `query`, kept for comparison).
      */
-  | { engine: "pglite"; dataDir?: string; loadDataDir?: Blob; thread?: boolean; prepared?: boolean }
+  | ({ engine: "pglite"; dataDir?: string; loadDataDir?: Blob; thread?: boolean } & Planning)
 ) & {
   /** Told every statement the handle sends (the statement budget's counter; never its parameters). */
   onStatement?: (sql: string) => void;
@@ -65,24 +68,17 @@ export const MIGRATIONS_DIR = path.join(process.cwd(), "server/db/migrations");
 const MIGRATION_LOCK_KEY = 7_240_118;
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  return options.engine === "postgres"
-    ? openPostgres(options.url, options.poolSize, options.applicationName, options.onStatement, options.prepared ?? true)
-    : openPglite(options);
+  return options.engine === "postgres" ? openPostgres(options) : openPglite(options);
 }
 
-async function openPostgres(
-  url: string,
-  poolSize = 20,
-  applicationName?: string,
-  onStatement?: (sql: string) => void,
-  prepared = true,
-): Promise<DatabaseHandle> {
+async function openPostgres(options: Extract<OpenOptions, { engine: "postgres" }>): Promise<DatabaseHandle> {
+  const { url, poolSize = 20, applicationName, onStatement, prepared = true, onePlan = true } = options;
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     ...(applicationName ? { application_name: applicationName } : {}),
     // Named statements keep one plan each (why: pglite-prepared.mjs).
-    ...(prepared ? { options: `-c plan_cache_mode=${PLAN_CACHE_MODE}` } : {}),
+    ...(prepared && onePlan ? { options: `-c plan_cache_mode=${PLAN_CACHE_MODE}` } : {}),
   });
   // An idle connection that breaks (a database restart) must not crash the process: the pool
   // replaces it, and the queries that need it report their own errors.
@@ -104,21 +100,15 @@ async function openPostgres(
   return { db: drizzlePg(pool, { schema, ...statementLogger(onStatement) }), engine: "postgres", url, pool, close: () => pool.end() };
 }
 
-async function openPglite(options: {
-  dataDir?: string;
-  loadDataDir?: Blob;
-  thread?: boolean;
-  prepared?: boolean;
-  onStatement?: (sql: string) => void;
-}): Promise<DatabaseHandle> {
-  const prepared = options.prepared ?? true;
+async function openPglite(options: Extract<OpenOptions, { engine: "pglite" }>): Promise<DatabaseHandle> {
+  const { prepared = true, onePlan = true } = options;
   const release = options.dataDir ? acquireDataDirLock(options.dataDir) : () => {};
   try {
     const pgDir = options.dataDir ? path.join(options.dataDir, "pglite") : undefined;
     const client = options.thread
-      ? await startThreaded({ dataDir: pgDir, loadDataDir: options.loadDataDir, prepared })
+      ? await startThreaded({ dataDir: pgDir, loadDataDir: options.loadDataDir, prepared, onePlan })
       : await PGlite.create({ dataDir: pgDir, loadDataDir: options.loadDataDir });
-    if (!options.thread && prepared) usePreparedStatements(client);
+    if (!options.thread && prepared) usePreparedStatements(client, onePlan);
     try {
       await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     } catch (error) {

@@ -19,14 +19,14 @@ export const PLAN_CACHE_MODE = "force_generic_plan";
 /** Statements kept prepared on the connection at once (the oldest is closed past this). */
 const MAX_PREPARED = 256;
 
-/** Makes `pg.query` use named prepared statements for statements with parameters. */
-export function usePreparedStatements(pg) {
+/** Makes `pg.query` use named prepared statements for statements with parameters (`onePlan`: see PLAN_CACHE_MODE). */
+export function usePreparedStatements(pg, onePlan = true) {
   const unprepared = pg.query.bind(pg);
   /** By statement text: `{ name, paramTypes }`, least recently used first. */
   const prepared = new Map();
   let counter = 0;
   const send = (message) => pg.execProtocolStream(message, { syncToFs: false });
-  const planOnce = pg.exec(`set plan_cache_mode = ${PLAN_CACHE_MODE}`);
+  const planOnce = onePlan ? pg.exec(`set plan_cache_mode = ${PLAN_CACHE_MODE}`) : Promise.resolve();
   planOnce.catch(() => {}); // its failure is told to the first statement, not left unhandled
 
   async function prepare(text) {

@@ -9,7 +9,7 @@ const identity = (value) => value;
 const parsersOf = (oids) => Object.fromEntries((oids ?? []).map((oid) => [oid, identity]));
 
 const db = await PGlite.create({ dataDir: workerData.dataDir, loadDataDir: workerData.loadDataDir });
-if (workerData.prepared) usePreparedStatements(db);
+if (workerData.prepared) usePreparedStatements(db, workerData.onePlan);
 /** Open transactions by id: each holds PGlite's transaction open until commit or rollback. */
 const open = new Map();
 

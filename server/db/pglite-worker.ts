@@ -37,7 +37,7 @@ export class ThreadedPglite {
   private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   readonly ready: Promise<void>;
 
-  constructor(options: { dataDir?: string; loadDataDir?: Blob }) {
+  constructor(options: { dataDir?: string; loadDataDir?: Blob; prepared: boolean; onePlan: boolean }) {
     this.worker = new Worker(path.join(process.cwd(), "server/db/pglite-thread.mjs"), { workerData: options });
     this.ready = new Promise((resolve, reject) => {
       const first = (message: { ready?: boolean }) => {

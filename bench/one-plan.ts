@@ -1,0 +1,45 @@
+/**
+ * Prepared statements re-planned as PostgreSQL chooses vs kept to one plan each (`plan_cache_mode =
+ * force_generic_plan`): the same in-process cycles on both engines, same run, printed as a ratio.
+ */
+import { openDatabase, type OpenOptions } from "../server/db/client";
+import { seedDemo } from "../server/db/seed";
+import { createPostgresDatabase } from "../tests/helpers/postgres";
+import { measureGateCycles, measureInProcess, type CycleResult } from "./park-resume";
+
+async function cycles(engine: "pglite" | "postgres", baseUrl: string, onePlan: boolean, seconds: number): Promise<CycleResult[]> {
+  const database = engine === "postgres" ? await createPostgresDatabase(baseUrl) : undefined;
+  const options: OpenOptions = database
+    ? { engine: "postgres", url: database.url, poolSize: 20, onePlan }
+    : { engine: "pglite", thread: true, onePlan };
+  const handle = await openDatabase(options);
+  try {
+    await seedDemo(handle.db);
+    const results: CycleResult[] = [];
+    for (const measure of [measureGateCycles, measureInProcess]) {
+      for (const inFlight of [1, 50]) {
+        await measure(handle.db, inFlight, 1);
+        results.push(await measure(handle.db, inFlight, seconds));
+      }
+    }
+    return results;
+  } finally {
+    await handle.close();
+    await database?.drop();
+  }
+}
+
+export async function onePlanComparison(baseUrl: string, seconds: number): Promise<void> {
+  for (const engine of ["pglite", "postgres"] as const) {
+    const replanned = await cycles(engine, baseUrl, false, seconds);
+    const onePlan = await cycles(engine, baseUrl, true, seconds);
+    console.log(`${engine}: prepared statements re-planned as PostgreSQL chooses (before) vs one plan each (now), cycles/s, same run`);
+    for (const [i, before] of replanned.entries()) {
+      const now = onePlan[i]!;
+      console.log(
+        `  ${before.label.padEnd(26)} ${String(before.inFlight).padStart(2)}: ${before.cyclesPerSecond.toFixed(0).padStart(5)} → ${now.cyclesPerSecond.toFixed(0).padStart(5)} (${(now.cyclesPerSecond / before.cyclesPerSecond).toFixed(2)}×)  failures ${before.failures}/${now.failures}`,
+      );
+    }
+  }
+  console.log();
+}
