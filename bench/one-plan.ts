@@ -7,11 +7,17 @@ import { seedDemo } from "../server/db/seed";
 import { createPostgresDatabase } from "../tests/helpers/postgres";
 import { measureGateCycles, measureInProcess, type CycleResult } from "./park-resume";
 
-async function cycles(engine: "pglite" | "postgres", baseUrl: string, onePlan: boolean, seconds: number): Promise<CycleResult[]> {
+/** The in-process cycles (gate only, email; 1 and 50 in flight) on a fresh database planned as `planning` says. */
+export async function cyclesWith(
+  engine: "pglite" | "postgres",
+  baseUrl: string,
+  planning: { prepared?: boolean; onePlan?: boolean },
+  seconds: number,
+): Promise<CycleResult[]> {
   const database = engine === "postgres" ? await createPostgresDatabase(baseUrl) : undefined;
   const options: OpenOptions = database
-    ? { engine: "postgres", url: database.url, poolSize: 20, onePlan }
-    : { engine: "pglite", thread: true, onePlan };
+    ? { engine: "postgres", url: database.url, poolSize: 20, ...planning }
+    : { engine: "pglite", thread: true, ...planning };
   const handle = await openDatabase(options);
   try {
     await seedDemo(handle.db);
@@ -31,8 +37,8 @@ async function cycles(engine: "pglite" | "postgres", baseUrl: string, onePlan: b
 
 export async function onePlanComparison(baseUrl: string, seconds: number): Promise<void> {
   for (const engine of ["pglite", "postgres"] as const) {
-    const replanned = await cycles(engine, baseUrl, false, seconds);
-    const onePlan = await cycles(engine, baseUrl, true, seconds);
+    const replanned = await cyclesWith(engine, baseUrl, { onePlan: false }, seconds);
+    const onePlan = await cyclesWith(engine, baseUrl, { onePlan: true }, seconds);
     console.log(`${engine}: prepared statements re-planned as PostgreSQL chooses (before) vs one plan each (now), cycles/s, same run`);
     for (const [i, before] of replanned.entries()) {
       const now = onePlan[i]!;
