@@ -169,7 +169,7 @@ export function createDriver(deps: DriveDeps) {
     base: RunState,
     journal: RunJournal,
     lane: LaneTurn,
-    options: { priority: number; signal: AbortSignal; takeable: boolean },
+    options: { priority: number; signal: AbortSignal; takeable: boolean; aheadSettled: boolean },
   ): Promise<void> {
     const { priority, signal } = options;
     let queued = false;
@@ -185,8 +185,10 @@ export function createDriver(deps: DriveDeps) {
       await sayQueued(lane.ahead);
       await untilAborted(lane.ready, signal);
     }
-    // With other instances: earlier runs of the thread that execute (or wait) on one of them go first.
-    if (deps.signalQueued) {
+    // With other instances: earlier runs of the thread that execute (or wait) on one of them go first
+    // — unless that was settled already: by the run's first write, which looked under the thread's
+    // lock and found none; or by the pause a run goes on from (it ran, so every earlier run had ended).
+    if (deps.signalQueued && !options.aheadSettled) {
       const active = await activeRunsOnThread(deps.db, base.threadId);
       const earlier = active.slice(0, Math.max(active.indexOf(base.runId), 0)).filter((id) => !executing.has(id));
       if (earlier.length > 0) {
@@ -213,6 +215,8 @@ export function createDriver(deps: DriveDeps) {
       resume?: ResumeInput;
       priority?: number;
       heldInput?: boolean;
+      /** The run's first write found no run of its thread ahead of it anywhere (see beginRuns' holdIfThreadBusy). */
+      aheadSettled?: boolean;
       /** The owner's live grants as the run began (see grants.ts). */
       grants?: GrantSnapshot;
     },
@@ -225,7 +229,12 @@ export function createDriver(deps: DriveDeps) {
     waiting.set(base.runId, wait);
     try {
       try {
-        await waitTurn(base, journal, lane, { priority: options.priority ?? 0, signal: wait.signal, takeable: !options.resume });
+        await waitTurn(base, journal, lane, {
+          priority: options.priority ?? 0,
+          signal: wait.signal,
+          takeable: !options.resume,
+          aheadSettled: options.resume !== undefined || (options.aheadSettled ?? false),
+        });
         // A cancel that came after the slot was granted, before the run was taken here.
         wait.signal.throwIfAborted();
       } finally {

@@ -78,6 +78,8 @@ export interface RuntimeDeps {
   durableWaits?: readonly ("approval" | "client_tool")[];
   /** What the other instances on the database say (PostgreSQL); absent when this process is alone. */
   signals?: ClusterSignals;
+  /** How long a freed slot trusts an empty look at the cluster's queue when no queued signal came (default 1 s). */
+  queueRecheckMs?: number;
   /** Outgoing webhooks: local addresses allowed (tests), poll interval, POST timeout, retry schedule. */
   webhooks?: WebhookSettings;
   /** Where users reach Harbor (`HARBOR_PUBLIC_URL`): decision links are absolute URLs under it; absent, none are minted. */
@@ -176,7 +178,7 @@ export function createRuntime(deps: RuntimeDeps) {
     route,
     signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
   });
-  signals?.onQueued(() => void runs.takeFromQueue());
+  signals?.onQueued(() => void runs.takeFromQueue(true));
   // The inboxes' view of interaction changes: the webhook worker's listener (below) is no inbox, and
   // the cluster bridge reads other instances' changes only while an inbox watches here.
   const inboxes = countedListeners(coordinator.onChange);

@@ -53,6 +53,8 @@ export interface RunsDeps {
   route?: RouteDeps;
   /** Tells the other instances a run waits in the cluster's queue (absent: this process is alone). */
   signalQueued?: () => Promise<void>;
+  /** How long a freed slot trusts an empty look at the cluster's queue when no queued signal came (default 1 s). */
+  queueRecheckMs?: number;
 }
 
 /** A message a client sent with its run request, already reduced to text. */
@@ -119,7 +121,7 @@ export function runService(deps: RunsDeps) {
     ...deps,
     spawn: (parent, requests) => spawn(parent, requests),
     // A slot freed here: another instance's queued run may take it.
-    onSlotFreed: () => void takeFromQueue(),
+    onSlotFreed: () => void (mayHoldQueuedRuns() ? takeFromQueue() : undefined),
   });
   const { steer, interruptThread } = steeringService({
     ...deps,
@@ -189,6 +191,7 @@ export function runService(deps: RunsDeps) {
     const mayHold = multitask !== "reject";
     // Taken before the statement: its snapshot of the owner's grants is no older than this.
     const begun = Date.now();
+    const lookedInCluster = mayHold && deps.route !== undefined;
     const thread = await beginRun({
       thread: {
         id: request.threadId,
@@ -209,7 +212,7 @@ export function runService(deps: RunsDeps) {
       onlyIfIdle: multitask === "reject",
       maxMessages: deps.maxThreadMessages,
       holdMessages: mayHold && threadBusy(request.threadId),
-      holdIfThreadBusy: mayHold && deps.route !== undefined,
+      holdIfThreadBusy: lookedInCluster,
       unverified: identity.unverified,
     });
     if (!thread) {
@@ -240,6 +243,7 @@ export function runService(deps: RunsDeps) {
       drive(base, journal, logFor(runId, thread.id, request.requestId), {
         loadTranscript: !thread.created,
         heldInput: thread.held,
+        aheadSettled: lookedInCluster && !thread.held,
         grants: { tools: new Set(thread.grantTools), seenAt: begun },
       }),
     );
@@ -428,13 +432,25 @@ export function runService(deps: RunsDeps) {
 
   let taking: Promise<void> | undefined;
   let again = false;
+  /**
+   * Whether the cluster's queue may hold a run for this instance: yes after a queued signal (or at
+   * start), no once a look found none. A freed slot looks only then, or when the last empty look is
+   * older than queueRecheckMs (a queued run can become takeable without a signal: its thread's
+   * earlier run ended, its owner's other run ended), so a busy instance does not query the queue
+   * after every run it parks or ends when nothing waits anywhere.
+   */
+  let queueSignalled = true;
+  let lastEmptyLook = 0;
+  const recheckMs = deps.queueRecheckMs ?? 1_000;
+  const mayHoldQueuedRuns = () => queueSignalled || Date.now() - lastEmptyLook >= recheckMs;
   /** A stopping instance takes no more work from the cluster's queue. */
   let stopping = false;
   /**
    * The cluster's queue: while this instance has room, it takes queued runs of other instances
    * (by priority, then age) and executes them here; their owners' streams follow the shared log.
    */
-  function takeFromQueue(): Promise<void> {
+  function takeFromQueue(signalled = false): Promise<void> {
+    if (signalled) queueSignalled = true;
     if (!deps.signalQueued || stopping) return Promise.resolve();
     // A call while a pass runs asks for one more pass (a notice must not be lost).
     if (taking) {
@@ -447,8 +463,13 @@ export function runService(deps: RunsDeps) {
         while (deps.scheduler.hasRoom() && !stopping) {
           // Never a run this instance already drives (or waits to), nor one of a thread busy here:
           // its lane would wait for a run that waits for it.
+          queueSignalled = false;
           const next = await takeNextQueuedRun(deps.db, deps.instanceId, busyHere(), deps.scheduler.maxPerUser);
-          if (!next) break;
+          if (!next) {
+            lastEmptyLook = Date.now();
+            break;
+          }
+          queueSignalled = true;
           const thread = await findThread(deps.db, next.threadId);
           const journal = new RunJournal(next.runId, store, deps.bus, await lastSeq(deps.db, next.runId));
           const base: RunState = { ...next, step: 0, transcript: [], sharedState: thread?.state ?? {} };

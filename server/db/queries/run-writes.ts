@@ -132,7 +132,11 @@ export interface BeginRunInput {
   maxMessages?: number;
   /** Keep the messages with the run (its checkpoint's `pendingInput`) instead of the thread, until its turn. */
   holdMessages?: boolean;
-  /** Keep them so too when another run of the thread executes or waits anywhere (an earlier one goes first). */
+  /**
+   * Keep them so too when another run of the thread executes or waits anywhere (an earlier one goes
+   * first), as committed once the thread's row is locked: not held then means no run of another
+   * instance is ahead of this one, and none can begin on the thread unseen until this one commits.
+   */
   holdIfThreadBusy?: boolean;
   /** The owner's identity was remembered, not looked up: write nothing unless its credential is live. */
   unverified?: CredentialCheck;
@@ -190,8 +194,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
         run_id, agent_id, transport_run_id, parent_run_id, instance_id, hold, hold_if_busy, held_checkpoint, ${sql.raw(credentialColumns.join(", "))})
     ),
     admitted as (
-      select k.*, k.hold or (k.hold_if_busy and exists (select 1 from runs r where r.thread_id = k.thread_id and r.status in ('queued', 'running'))) as held
-      from entry k
+      select k.* from entry k
       -- New input waits until the thread's open interactions are answered.
       -- (Background work does not: it finishes by itself, and its result is appended when it does.)
       where ${credentialHoldsFor("k")}
@@ -209,12 +212,19 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
         where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id
       returning id, tenant_id, owner_id, title, state, created_at, updated_at, (xmax = 0) as created
     ),
-    new_messages as (${insertMessages(messages, sql`m.thread_id in (select t.id from thread t join admitted a on a.thread_id = t.id where not a.held)`)}),
+    -- Looked at once the thread's row is locked (each row of thread is), as committed by then
+    -- (harbor_thread_busy, migration 0019): another instance's run begun on the thread a moment
+    -- earlier is seen, so the run need not look again after it commits.
+    settled as (
+      select a.*, case when a.hold then true when a.hold_if_busy then harbor_thread_busy(t.id, a.run_id) else false end as held
+      from thread t join admitted a on a.thread_id = t.id
+    ),
+    new_messages as (${insertMessages(messages, sql`m.thread_id in (select s.thread_id from settled s where not s.held)`)}),
     new_run as (
       insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id, instance_id, checkpoint)
       select a.run_id, t.tenant_id, t.id, t.owner_id, a.agent_id, 'running', a.transport_run_id, a.parent_run_id, a.instance_id,
         case when a.held then a.held_checkpoint end
-      from thread t join admitted a on a.thread_id = t.id
+      from thread t join settled a on a.thread_id = t.id
       returning id
     ),
     first_events as (${insertEvents(events, sql`e.run_id in (select id from new_run)`)})
@@ -225,7 +235,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
       where g.tenant_id = t.tenant_id and g.owner_id = t.owner_id and g.revoked_at is null
         and g.expires_at > now() and (g.thread_id is null or g.thread_id = t.id)
     ) as grant_tools
-    from thread t join admitted a on a.thread_id = t.id`);
+    from thread t join settled a on a.thread_id = t.id`);
   const begun: (BegunThread | undefined)[] = inputs.map(() => undefined);
   for (const row of (result as unknown as { rows: (ThreadResultRow & { entry: number; held: boolean })[] }).rows) {
     begun[row.entry] = {

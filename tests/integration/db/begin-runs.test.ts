@@ -116,3 +116,30 @@ describe.each(testBackends())("several runs begun in one statement, on $name", (
     expect(await listMessages(h.db, "t-alone")).toHaveLength(2);
   });
 });
+
+describe.runIf(process.env.TEST_DATABASE_URL)("two runs begun on one thread at once by two instances, on postgres", () => {
+  const h = useSeededDatabase(testBackends().find((b) => b.name === "postgres")!);
+
+  it("the later one sees the earlier one once it commits, though it began before that commit", async () => {
+    await beginRun(h.db, input("t-raced", "r-setup"));
+    await h.db.execute(sql`update runs set status = 'completed' where id = 'r-setup'`);
+    let release!: () => void;
+    const committing = new Promise<void>((resolve) => (release = resolve));
+    let firstWritten!: () => void;
+    const written = new Promise<void>((resolve) => (firstWritten = resolve));
+    // The first instance's write holds the thread's row until it commits.
+    const first = h.db.transaction(async (tx) => {
+      await beginRun(tx, input("t-raced", "r-first", "user-alice", { holdIfThreadBusy: true }));
+      firstWritten();
+      await committing;
+    });
+    await written;
+    // The second's statement starts now, before the first commits: its snapshot cannot see r-first.
+    const second = beginRun(h.db, input("t-raced", "r-second", "user-alice", { holdIfThreadBusy: true }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await first;
+    expect((await second)?.held).toBe(true);
+    expect((await listMessages(h.db, "t-raced")).map((m) => m.runId)).toEqual(["r-setup", "r-setup", "r-first", "r-first"]);
+  });
+});

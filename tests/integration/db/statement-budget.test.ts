@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgents } from "@/server/agents";
+import { listenForSignals, type ClusterSignals } from "@/server/db/notifications";
+import { log } from "@/server/log";
 import { tool, type Planner, type Runtime, type StartedRun, type ToolDefinition } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
 import { agentOf, ALICE, drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
@@ -135,5 +137,70 @@ describe.each(testBackends())("statements per hot path on $name", (backend) => {
     expect(next?.interactionId).toBeDefined();
     expect(report("gate only", sent)).toBeLessThanOrEqual(CEILING.gateOnly);
     await runtime.interactions.decide(ALICE, next!.interactionId, false);
+  });
+});
+
+/**
+ * With other instances on the database (PostgreSQL), the same paths cost no more: a run's first write
+ * settles which runs of its thread go first under the thread's lock, and a freed slot looks at the
+ * cluster's queue only when a run was queued somewhere.
+ */
+describe.runIf(process.env.TEST_DATABASE_URL)("statements per hot path with other instances, on postgres", () => {
+  const statements: string[] = [];
+  const database = useSeededDatabase(
+    testBackends().find((b) => b.name === "postgres")!,
+    { onStatement: (sql) => statements.push(sql) },
+  );
+  let runtime: Runtime;
+  let signals: ClusterSignals;
+  let counter = 0;
+  beforeAll(async () => {
+    signals = await listenForSignals(database.handle.url!, "i-budget", log);
+    // A recheck long enough that no look at the queue falls inside a counted path by the clock.
+    runtime = testRuntime(database.db, {
+      alone: false,
+      signals,
+      instanceId: "i-budget",
+      queueRecheckMs: 600_000,
+      sweepIntervalMs: 600_000,
+    });
+    await runtime.start();
+  });
+  afterAll(async () => {
+    runtime.close();
+    await runtime.idle();
+    await signals.close();
+  });
+  const counted = async (work: () => Promise<unknown>) => {
+    await runtime.idle();
+    const from = statements.length;
+    await work();
+    await runtime.idle();
+    return statements.slice(from).filter((s) => !s.includes("instances")); // the heartbeat keeps its own time
+  };
+  const start = (content: string) => {
+    const threadId = `cluster-budget-${++counter}`;
+    return runtime.startRun(ALICE, {
+      agentId: "concierge",
+      threadId,
+      transportRunId: threadId,
+      messages: [{ id: `${threadId}-m`, role: "user", content }],
+    });
+  };
+
+  it("a chat turn", async () => {
+    await counted(async () => drain(started(await start("hello")).events)); // warm-up: the first freed slot looks at the queue
+    const sent = await counted(async () => drain(started(await start("hello")).events));
+    expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(CEILING.chatTurn);
+  });
+
+  it("an email cycle: start, park, approve, send, reply", async () => {
+    const sent = await counted(async () => {
+      const run = started(await start("send an email to budget@example.com saying hi"));
+      const last = (await drain(run.events)).at(-1)?.event;
+      if (last?.type !== "run.paused" || !last.interrupts[0]) throw new Error(`expected a gate, got ${last?.type}`);
+      await runtime.interactions.decide(ALICE, last.interrupts[0].id, true);
+    });
+    expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(CEILING.emailCycle);
   });
 });
