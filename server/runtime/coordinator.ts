@@ -256,30 +256,28 @@ export function createCoordinator(deps: CoordinatorDeps) {
             : deps.approvalTtlMs;
     const expiryOf = (r: Parking["requests"][number]) => new Date(now + (r.ttlMs ?? defaultTtl(r.kind)));
     const deadlines = new Map(parking.requests.flatMap((r) => (r.deadline ? [[r.id, deadlineOf(r, now, expiryOf(r))] as const] : [])));
-    const views: InterruptView[] = await Promise.all(
-      parking.requests.map(async (r) => ({
-        id: r.id,
-        runId: state.runId,
-        kind: r.kind,
-        reason: r.reason,
-        policy: r.policy,
-        message: r.message,
-        expiresAt: expiryOf(r).getTime(),
-        responseSchema: responseSchemaOf(r),
-        resumeToken: await signResumeToken(deps.resumeTokenKey, {
-          interactionId: r.id,
-          tenantId: state.tenantId,
-          userId: state.ownerId,
-          threadId: state.threadId,
-          expiresAt: expiryOf(r),
-        }),
-        ...(r.toolCallId ? { toolCallId: r.toolCallId } : {}),
-        ...(r.tool ? { tool: r.tool } : {}),
-        ...(r.detail ? { detail: r.detail } : {}),
-        ...(r.quorum ? { quorum: r.quorum } : {}),
-        ...(deadlines.has(r.id) ? { deadline: deadlines.get(r.id) } : {}),
-      })),
-    );
+    const views: InterruptView[] = parking.requests.map((r) => ({
+      id: r.id,
+      runId: state.runId,
+      kind: r.kind,
+      reason: r.reason,
+      policy: r.policy,
+      message: r.message,
+      expiresAt: expiryOf(r).getTime(),
+      responseSchema: responseSchemaOf(r),
+      resumeToken: signResumeToken(deps.resumeTokenKey, {
+        interactionId: r.id,
+        tenantId: state.tenantId,
+        userId: state.ownerId,
+        threadId: state.threadId,
+        expiresAt: expiryOf(r),
+      }),
+      ...(r.toolCallId ? { toolCallId: r.toolCallId } : {}),
+      ...(r.tool ? { tool: r.tool } : {}),
+      ...(r.detail ? { detail: r.detail } : {}),
+      ...(r.quorum ? { quorum: r.quorum } : {}),
+      ...(deadlines.has(r.id) ? { deadline: deadlines.get(r.id) } : {}),
+    }));
     const events: RunEvent[] = [
       ...views.map((v): RunEvent =>
         v.kind === "client_tool"
