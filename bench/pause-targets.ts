@@ -8,6 +8,9 @@ import type { CycleResult } from "./park-resume";
 
 export type Engine = "pglite" | "postgres";
 
+/** Issue 17: a chat turn at 50 clients against the bare SSE route of the same server. */
+export const chatTurnGoal = (engine: Engine): number => (engine === "pglite" ? 0.3 : 0.5);
+
 export interface PauseCost {
   /** In-process email cycles and gate-only cycles, at 1 and 50 in flight. */
   inProcess: CycleResult[];
@@ -91,7 +94,7 @@ function targetsOf(engine: Engine, cost: PauseCost, floor: FloorResult[]): Targe
       measured: chat.turnsPerSecond,
       against: `bare SSE route ${bare.turnsPerSecond.toFixed(0)}/s`,
       base: bare.turnsPerSecond,
-      goal: engine === "pglite" ? 0.3 : 0.5,
+      goal: chatTurnGoal(engine),
     });
   }
   if (cost.heap) {

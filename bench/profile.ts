@@ -25,9 +25,19 @@ interface ProfileNode {
 }
 export interface CpuProfile {
   nodes: ProfileNode[];
+  /** Microseconds on the monotonic clock, the one process.hrtime reads. */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
+
+/** A stretch of the monotonic clock in microseconds, as process.hrtime.bigint() / 1000 reads it. */
+export interface Window {
+  from: number;
+  to: number;
+}
+
+export const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /** Where a frame's code lives, coarse enough to say what a cycle pays for. */
 function placeOf(frame: ProfileNode["callFrame"]): string {
@@ -41,13 +51,21 @@ function placeOf(frame: ProfileNode["callFrame"]): string {
   return url.replace(process.cwd(), ".");
 }
 
-export function summarize(profile: CpuProfile): void {
+/** Self time per node; with a window, only the samples taken inside it (start-up and shutdown left out). */
+export function summarize(profile: CpuProfile, window?: Window): void {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (window && (at < window.from || at > window.to)) return;
+    self.set(id, (self.get(id) ?? 0) + delta);
+  });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const idle = [...self.entries()].filter(([id]) => byId.get(id)?.callFrame.functionName === "(idle)").reduce((a, [, t]) => a + t, 0);
   const busy = total - idle;
+  if (busy === 0) throw new Error("no samples inside the load's window");
   const places = new Map<string, number>();
   const functions = new Map<string, number>();
   for (const [id, micros] of self) {
@@ -86,9 +104,12 @@ async function main(): Promise<void> {
   };
   if (database) Object.assign(env, { DATABASE_URL: database.url, HARBOR_SEED_DEMO: "1", AUTH_SECRET: randomBytes(32).toString("hex") });
   if (model) Object.assign(env, { HARBOR_MODEL_BASE_URL: model.baseUrl, HARBOR_MODEL: "scripted" });
+  const window: Window = { from: 0, to: Number.MAX_SAFE_INTEGER };
   const server = await startServer(env, "bench-profile", ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
   try {
     const { token } = await createToken(server.url, await signIn(server.url, "alice@acme.test"), "bench");
+    // The first second warms the JIT and the pools; start-up and shutdown are not the load's cost.
+    window.from = monotonicMicros() + 1_000_000;
     if (load === "turns") {
       const r = await measure({
         label: "chat turn",
@@ -108,6 +129,7 @@ async function main(): Promise<void> {
       const r = await measureOverHttp(server.url, token, inFlight, seconds);
       console.log(`park → resume over HTTP at ${inFlight} threads: ${r.cyclesPerSecond.toFixed(1)} cycles/s, failures ${r.failures}`);
     }
+    window.to = monotonicMicros();
   } finally {
     await server.stop();
     await database?.drop();
@@ -122,9 +144,10 @@ async function main(): Promise<void> {
   if (files.length === 0) throw new Error(`no profile written in ${profileDir}`);
   for (const file of files) {
     console.log(`\n== ${threadOf(file) === 0 ? "main thread" : `worker thread ${threadOf(file)}`} (${path.join(profileDir, file)})`);
-    summarize(JSON.parse(fs.readFileSync(path.join(profileDir, file), "utf8")) as CpuProfile);
+    summarize(JSON.parse(fs.readFileSync(path.join(profileDir, file), "utf8")) as CpuProfile, window);
   }
-  console.log("\nOpen a profile in Chrome DevTools › Performance for the call tree.");
+  console.log(`\nThe load ran from ${window.from} to ${window.to} µs on the monotonic clock (the profiles' clock).`);
+  console.log("Open a profile in Chrome DevTools › Performance for the call tree.");
 }
 
 /** The thread id in V8's profile name: CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile */
