@@ -201,7 +201,7 @@ export function createRuntime(deps: RuntimeDeps) {
     prepare: decisionLinks.prepare,
   });
   // A pause changed here (its webhook messages are committed with it): deliver them now, not at the next poll.
-  coordinator.onChange(() => webhookWorker.kick());
+  coordinator.onChange((change) => webhookWorker.kick(change.tenantId));
   const sweep = setInterval(() => {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
   }, deps.sweepIntervalMs ?? 5_000);
@@ -247,7 +247,7 @@ export function createRuntime(deps: RuntimeDeps) {
     startRun: runs.startRun,
     runs: runAccess(deps.db, runs.steer),
     responses: responseService(deps.db),
-    webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks),
+    webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks, webhookWorker.registered),
     /**
      * Joins the instances on the database — reclaiming what dead ones (or, alone, earlier processes)
      * left — and starts working on background jobs; call once at start-up, before serving.

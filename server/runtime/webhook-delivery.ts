@@ -13,7 +13,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
-import { claimDueDeliveries, recordAttempt, type ClaimedDelivery } from "@/server/db/queries/webhooks";
+import { claimDueDeliveries, recordAttempt, tenantsWithWebhooks, type ClaimedDelivery } from "@/server/db/queries/webhooks";
 import {
   addressAllowed,
   checkWebhookUrl,
@@ -104,6 +104,17 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
   let ticking: Promise<void> | undefined;
   let again = false;
   let kicked: NodeJS.Timeout | undefined;
+  /**
+   * The tenants with webhooks as of the last periodic look (unknown before the first). A change of
+   * another tenant's interaction wrote no delivery (the outbox trigger writes none without a
+   * subscribed webhook), so it wakes nobody. A webhook registered here counts at once; one
+   * registered on another instance counts from the next look, within `pollMs`, and until then its
+   * deliveries are found by the periodic look they would otherwise have waited for.
+   */
+  let tenantsWithHooks: ReadonlySet<string> | undefined;
+  let lookedAt = 0;
+  const registeredHere = new Set<string>();
+  const mayHaveDeliveries = (tenantId: string) => !tenantsWithHooks || tenantsWithHooks.has(tenantId) || registeredHere.has(tenantId);
 
   function wakeIn(ms: number) {
     if (stopped) return;
@@ -123,6 +134,10 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
     // Always settles after an await, so `ticking` is cleared after it was set, never before.
     ticking = (async () => {
       try {
+        if (Date.now() - lookedAt >= pollMs) {
+          lookedAt = Date.now();
+          tenantsWithHooks = new Set(await tenantsWithWebhooks(deps.db));
+        }
         const due = await claimDueDeliveries(deps.db, deps.instanceId, leaseMs, free, [...running.keys()]);
         for (const delivery of due) {
           const work = deliver(delivery)
@@ -208,12 +223,16 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
       stopped = false;
       wakeIn(0);
     },
+    /** A webhook was registered here: changes of its tenant's interactions wake the worker from now on. */
+    registered(tenantId: string) {
+      registeredHere.add(tenantId);
+    },
     /**
-     * Looks for due deliveries soon (after a change that may have written some). Kicks within
+     * Looks for due deliveries soon (after a change of `tenantId`'s that may have written some). Kicks within
      * `KICK_COALESCE_MS` share one look, so a burst of pauses costs one query, not one each.
      */
-    kick() {
-      if (stopped || kicked) return;
+    kick(tenantId: string) {
+      if (stopped || kicked || !mayHaveDeliveries(tenantId)) return;
       kicked = setTimeout(() => {
         kicked = undefined;
         if (!stopped) void tick();

@@ -159,7 +159,13 @@ function assertAdmin(identity: Identity): void {
 }
 
 /** The admin-facing side: register, list and remove a tenant's webhooks, and read their delivery log. */
-export function webhookService(db: Database, serverSecret: string, settings: WebhookSettings = {}) {
+export function webhookService(
+  db: Database,
+  serverSecret: string,
+  settings: WebhookSettings = {},
+  /** Told each tenant that registers a webhook here (the delivery worker then wakes for its changes). */
+  onRegistered: (tenantId: string) => void = () => undefined,
+) {
   const key = webhookSecretKey(serverSecret);
   const allowLocal = settings.allowLocal ?? false;
 
@@ -180,6 +186,7 @@ export function webhookService(db: Database, serverSecret: string, settings: Web
         secretSealed: sealSecret(key, secret, id),
         createdBy: identity.userId,
       });
+      onRegistered(identity.tenantId);
       return { ...view(row), secret };
     },
 

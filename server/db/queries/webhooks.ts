@@ -181,6 +181,11 @@ interface RawClaim {
   attempts: number;
 }
 
+/** The tenants with at least one webhook: only their interactions' changes write deliveries. */
+export async function tenantsWithWebhooks(db: Executor): Promise<string[]> {
+  return rowsOf<{ tenant_id: string }>(await db.execute(sql`select distinct tenant_id from webhooks`)).map((r) => r.tenant_id);
+}
+
 /**
  * Takes up to `limit` due deliveries nobody holds, for `owner`, under a lease of `leaseMs`, except
  * those it is already delivering (`busy`). Rows another process is taking are skipped, not waited for.

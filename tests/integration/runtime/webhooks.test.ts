@@ -342,7 +342,7 @@ describe.each(testBackends())("webhook workers sharing a database on $name", (ba
         from generate_series(1, ${count}) n`);
       for (const worker of workers) worker.start();
       await eventually(() => receiver.received.length >= count, 20_000);
-      for (const worker of workers) worker.kick();
+      for (const worker of workers) worker.kick("tenant-acme");
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(receiver.received).toHaveLength(count);
       expect(new Set(receiver.received.map((r) => r.id)).size).toBe(count);
@@ -361,6 +361,43 @@ describe.each(testBackends())("webhook workers sharing a database on $name", (ba
       await Promise.all(workers.map((w) => w.stop()));
       await second?.close();
       await receiver.close();
+    }
+  });
+});
+
+describe.each(testBackends())("waking the delivery worker, on $name", (backend) => {
+  const statements: string[] = [];
+  const database = useSeededDatabase(backend, { onStatement: (text) => statements.push(text) });
+  const lookedForDeliveries = () => statements.filter((text) => text.includes("update webhook_deliveries set lease_owner")).length;
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+  it("wakes for a change of a tenant with webhooks, registered here, and not for one without", async () => {
+    // The periodic look is an hour away: only kicks look for deliveries in this test.
+    const worker = createWebhookWorker({
+      db: database.db,
+      log,
+      instanceId: "worker-kicked",
+      serverSecret: TEST_SECRET,
+      settings: { ...FAST, pollMs: 3_600_000 },
+    });
+    try {
+      worker.start();
+      await eventually(() => lookedForDeliveries() === 1, 5_000);
+      worker.kick("tenant-acme");
+      worker.kick("tenant-globex");
+      await settle();
+      expect(lookedForDeliveries()).toBe(1);
+      await webhookService(database.db, TEST_SECRET, FAST, worker.registered).create(carol, {
+        url: "http://127.0.0.1:9/hook",
+        events: ["pause.requested"],
+      });
+      worker.kick("tenant-globex");
+      await settle();
+      expect(lookedForDeliveries()).toBe(1);
+      worker.kick("tenant-acme");
+      await eventually(() => lookedForDeliveries() === 2, 5_000);
+    } finally {
+      await worker.stop();
     }
   });
 });
