@@ -160,6 +160,11 @@ export function createDriver(deps: DriveDeps) {
     return { type: "continue", state: next };
   }
 
+  async function earlierRunsOnThread(base: RunState): Promise<string[]> {
+    const active = await activeRunsOnThread(deps.db, base.threadId);
+    return active.slice(0, Math.max(active.indexOf(base.runId), 0));
+  }
+
   /**
    * Waits for the run's turn — its thread's earlier runs, then a slot in the process
    * (HARBOR_MAX_ACTIVE_RUNS) — saying once, in its log, how many runs are ahead while it waits.
@@ -169,7 +174,7 @@ export function createDriver(deps: DriveDeps) {
     base: RunState,
     journal: RunJournal,
     lane: LaneTurn,
-    options: { priority: number; signal: AbortSignal; takeable: boolean; aheadSettled: boolean },
+    options: { priority: number; signal: AbortSignal; takeable: boolean; ahead?: readonly string[] },
   ): Promise<void> {
     const { priority, signal } = options;
     let queued = false;
@@ -185,12 +190,12 @@ export function createDriver(deps: DriveDeps) {
       await sayQueued(lane.ahead);
       await untilAborted(lane.ready, signal);
     }
-    // With other instances: earlier runs of the thread that execute (or wait) on one of them go first
-    // — unless that was settled already: by the run's first write, which looked under the thread's
-    // lock and found none; or by the pause a run goes on from (it ran, so every earlier run had ended).
-    if (deps.signalQueued && !options.aheadSettled) {
-      const active = await activeRunsOnThread(deps.db, base.threadId);
-      const earlier = active.slice(0, Math.max(active.indexOf(base.runId), 0)).filter((id) => !executing.has(id));
+    // With other instances: earlier runs of the thread that execute (or wait) on one of them go first,
+    // as the run's first statement found them when it could (a new run's first write, under the
+    // thread's lock; the claim of the pause a run goes on from), else looked up now.
+    if (deps.signalQueued) {
+      const ahead = options.ahead ?? (await earlierRunsOnThread(base));
+      const earlier = ahead.filter((id) => !executing.has(id));
       if (earlier.length > 0) {
         await sayQueued(earlier.length);
         for (const runId of earlier) {
@@ -215,8 +220,8 @@ export function createDriver(deps: DriveDeps) {
       resume?: ResumeInput;
       priority?: number;
       heldInput?: boolean;
-      /** The run's first write found no run of its thread ahead of it anywhere (see beginRuns' holdIfThreadBusy). */
-      aheadSettled?: boolean;
+      /** The thread's earlier runs queued or running anywhere, when the run's first statement found them (absent: looked up in its turn). */
+      ahead?: readonly string[];
       /** The owner's live grants as the run began (see grants.ts). */
       grants?: GrantSnapshot;
     },
@@ -233,7 +238,7 @@ export function createDriver(deps: DriveDeps) {
           priority: options.priority ?? 0,
           signal: wait.signal,
           takeable: !options.resume,
-          aheadSettled: options.resume !== undefined || (options.aheadSettled ?? false),
+          ahead: options.ahead,
         });
         // A cancel that came after the slot was granted, before the run was taken here.
         wait.signal.throwIfAborted();

@@ -179,6 +179,8 @@ export function createRuntime(deps: RuntimeDeps) {
     signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
   });
   signals?.onQueued(() => void runs.takeFromQueue(true));
+  // Queued signals sent while the listening connection was down are lost: look as if told.
+  signals?.onReconnected(() => void runs.takeFromQueue(true));
   // The inboxes' view of interaction changes: the webhook worker's listener (below) is no inbox, and
   // the cluster bridge reads other instances' changes only while an inbox watches here.
   const inboxes = countedListeners(coordinator.onChange);
@@ -289,8 +291,9 @@ export function createRuntime(deps: RuntimeDeps) {
       await instances.release();
       await instances.stop({ leave: true });
     },
-    /** Stops background work (the expiry sweep, taking new jobs, heartbeats). */
+    /** Stops background work (the expiry sweep, taking new jobs and queued runs, heartbeats). */
     close: () => {
+      runs.stopTaking();
       clearInterval(sweep);
       void jobs.stop();
       void webhookWorker.stop();

@@ -30,6 +30,9 @@ export function resumeTokenKey(serverSecret: string): Uint8Array {
  * check jose accepts what this signs.
  */
 export function signResumeToken(key: Uint8Array, scope: ResumeScope): string {
+  const exp = Math.ceil(scope.expiresAt.getTime() / 1000);
+  // jose's signer refused a token that can never verify; so does this one.
+  if (!Number.isSafeInteger(exp)) throw new Error("a resume token needs a valid expiry");
   const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString("base64url");
   const claims = {
     tid: scope.tenantId,
@@ -38,7 +41,7 @@ export function signResumeToken(key: Uint8Array, scope: ResumeScope): string {
     sub: scope.interactionId,
     iss: ISSUER,
     aud: AUDIENCE,
-    exp: Math.ceil(scope.expiresAt.getTime() / 1000),
+    exp,
   };
   const signed = `${encode({ alg: "HS256" })}.${encode(claims)}`;
   return `${signed}.${createHmac("sha256", key).update(signed).digest("base64url")}`;

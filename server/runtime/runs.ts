@@ -121,7 +121,7 @@ export function runService(deps: RunsDeps) {
     ...deps,
     spawn: (parent, requests) => spawn(parent, requests),
     // A slot freed here: another instance's queued run may take it.
-    onSlotFreed: () => void (mayHoldQueuedRuns() ? takeFromQueue() : undefined),
+    onSlotFreed: () => lookAtQueueSoon(),
   });
   const { steer, interruptThread } = steeringService({
     ...deps,
@@ -191,7 +191,6 @@ export function runService(deps: RunsDeps) {
     const mayHold = multitask !== "reject";
     // Taken before the statement: its snapshot of the owner's grants is no older than this.
     const begun = Date.now();
-    const lookedInCluster = mayHold && deps.route !== undefined;
     const thread = await beginRun({
       thread: {
         id: request.threadId,
@@ -212,7 +211,7 @@ export function runService(deps: RunsDeps) {
       onlyIfIdle: multitask === "reject",
       maxMessages: deps.maxThreadMessages,
       holdMessages: mayHold && threadBusy(request.threadId),
-      holdIfThreadBusy: lookedInCluster,
+      holdIfThreadBusy: mayHold && deps.route !== undefined,
       unverified: identity.unverified,
     });
     if (!thread) {
@@ -243,7 +242,7 @@ export function runService(deps: RunsDeps) {
       drive(base, journal, logFor(runId, thread.id, request.requestId), {
         loadTranscript: !thread.created,
         heldInput: thread.held,
-        aheadSettled: lookedInCluster && !thread.held,
+        ahead: thread.clear ? [] : undefined,
         grants: { tools: new Set(thread.grantTools), seenAt: begun },
       }),
     );
@@ -442,7 +441,17 @@ export function runService(deps: RunsDeps) {
   let queueSignalled = true;
   let lastEmptyLook = 0;
   const recheckMs = deps.queueRecheckMs ?? 1_000;
-  const mayHoldQueuedRuns = () => queueSignalled || Date.now() - lastEmptyLook >= recheckMs;
+  let recheck: NodeJS.Timeout | undefined;
+  /** A freed slot: looks now when the queue may hold a run, else once the last empty look is old enough. */
+  function lookAtQueueSoon() {
+    const wait = queueSignalled ? 0 : lastEmptyLook + recheckMs - Date.now();
+    if (wait <= 0) return void takeFromQueue();
+    recheck ??= setTimeout(() => {
+      recheck = undefined;
+      void takeFromQueue();
+    }, wait);
+    recheck.unref();
+  }
   /** A stopping instance takes no more work from the cluster's queue. */
   let stopping = false;
   /**
@@ -571,6 +580,7 @@ export function runService(deps: RunsDeps) {
       loadTranscript: false,
       priority: loaded.priority,
       resume: { calls: checkpoint.calls, resolutions, handles: parked.handles },
+      ahead: loaded.ahead,
     });
   }
 
@@ -605,12 +615,13 @@ export function runService(deps: RunsDeps) {
     takeFromQueue,
     stopTaking: () => {
       stopping = true;
+      clearTimeout(recheck);
     },
     remoteWaitsClosed,
     continueAfterWork,
-    /** Resolves once every run executing in this process has finished (tests, shutdown). */
+    /** Resolves once every run executing in this process has finished, and any look at the cluster's queue (tests, shutdown). */
     idle: async () => {
-      while (active.size > 0) await Promise.allSettled([...active]);
+      while (active.size > 0 || taking) await Promise.allSettled([...active, taking]);
     },
   };
 }

@@ -134,16 +134,21 @@ export interface BeginRunInput {
   holdMessages?: boolean;
   /**
    * Keep them so too when another run of the thread executes or waits anywhere (an earlier one goes
-   * first), as committed once the thread's row is locked: not held then means no run of another
-   * instance is ahead of this one, and none can begin on the thread unseen until this one commits.
+   * first), as committed once the thread's row is locked: none then means no run of another
+   * instance is ahead of this one, and none can begin on the thread unseen until this one commits
+   * (the answer's `clear`, unless a run of the thread is paused).
    */
   holdIfThreadBusy?: boolean;
   /** The owner's identity was remembered, not looked up: write nothing unless its credential is live. */
   unverified?: CredentialCheck;
 }
 
-/** `held`: the run keeps its messages until its turn. */
-export type BegunThread = ThreadRow & { created: boolean; grantTools: string[]; held: boolean };
+/**
+ * `held`: the run keeps its messages until its turn. `clear` (with `holdIfThreadBusy`): no run of
+ * the thread is ahead of this one anywhere, nor paused where it could go on unseen — the run need
+ * not look again in its turn.
+ */
+export type BegunThread = ThreadRow & { created: boolean; grantTools: string[]; held: boolean; clear: boolean };
 
 /**
  * Starts a run in one statement: creates the thread (or touches the caller's own thread and takes
@@ -216,28 +221,36 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
     -- (harbor_thread_busy, migration 0019): another instance's run begun on the thread a moment
     -- earlier is seen, so the run need not look again after it commits.
     settled as (
-      select a.*, case when a.hold then true when a.hold_if_busy then harbor_thread_busy(t.id, a.run_id) else false end as held
-      from thread t join admitted a on a.thread_id = t.id
+      select b.*, b.hold_if_busy and not b.held and not exists (
+          -- A paused run can go on without the thread's lock (its background work ends): not clear.
+          select 1 from runs p where p.thread_id = b.thread_id and p.status = 'paused'
+        ) as clear
+      from (
+        select a.*, case when a.hold then true when a.hold_if_busy then harbor_thread_busy(t.id, a.run_id) else false end as held
+        from thread t join admitted a on a.thread_id = t.id
+      ) b
     ),
     new_messages as (${insertMessages(messages, sql`m.thread_id in (select s.thread_id from settled s where not s.held)`)}),
     new_run as (
-      insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id, instance_id, checkpoint)
+      -- Aged from after the thread's lock, not from the statement's start: a run's place among its
+      -- thread's runs (oldest first) is the order in which their first writes held the thread.
+      insert into runs (id, tenant_id, thread_id, owner_id, agent_id, status, transport_run_id, parent_run_id, instance_id, checkpoint, created_at)
       select a.run_id, t.tenant_id, t.id, t.owner_id, a.agent_id, 'running', a.transport_run_id, a.parent_run_id, a.instance_id,
-        case when a.held then a.held_checkpoint end
+        case when a.held then a.held_checkpoint end, clock_timestamp()
       from thread t join settled a on a.thread_id = t.id
       returning id
     ),
     first_events as (${insertEvents(events, sql`e.run_id in (select id from new_run)`)})
     -- The tools each owner holds live standing approvals for here: a gated call of another tool
     -- need not look for one (see grants.ts), which saves the lookup's statement on most gates.
-    select a.entry, a.held, t.*, array(
+    select a.entry, a.held, a.clear, t.*, array(
       select distinct g.tool_name from approval_grants g
       where g.tenant_id = t.tenant_id and g.owner_id = t.owner_id and g.revoked_at is null
         and g.expires_at > now() and (g.thread_id is null or g.thread_id = t.id)
     ) as grant_tools
     from thread t join settled a on a.thread_id = t.id`);
   const begun: (BegunThread | undefined)[] = inputs.map(() => undefined);
-  for (const row of (result as unknown as { rows: (ThreadResultRow & { entry: number; held: boolean })[] }).rows) {
+  for (const row of (result as unknown as { rows: (ThreadResultRow & { entry: number; held: boolean; clear: boolean })[] }).rows) {
     begun[row.entry] = {
       id: row.id,
       tenantId: row.tenant_id,
@@ -249,6 +262,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
       created: row.created,
       grantTools: row.grant_tools,
       held: row.held,
+      clear: row.clear,
     };
   }
   return begun;

@@ -52,6 +52,8 @@ export interface Continuation {
   checkpoint: Checkpoint | null;
   threadState: Record<string, unknown>;
   messages: { id: string; role: MessageRole; content: string; toolCalls: StoredToolCall[] | null; toolCallId: string | null }[];
+  /** The thread's earlier runs queued or running as the continuation was read, oldest first. */
+  ahead: string[];
 }
 
 /** A run's continuation as one JSON value — the run, its thread's state and transcript; `runId` is an SQL expression. */
@@ -63,6 +65,10 @@ export function continuationOf(runId: SQL): SQL {
         select json_agg(json_build_object('id', m.id, 'role', m.role, 'content', m.content,
           'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) order by m.position)
         from messages m where m.thread_id = r.thread_id
+      ), '[]'::json),
+      'ahead', coalesce((
+        select json_agg(o.id order by o.created_at, o.id) from runs o
+        where o.thread_id = r.thread_id and o.status in ('queued', 'running') and (o.created_at, o.id) < (r.created_at, r.id)
       ), '[]'::json))
     from runs r join threads t on t.id = r.thread_id
     where r.id = ${runId})`;

@@ -7,10 +7,10 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/server/db/client";
 import { appendRunEvents, beginRun, beginRuns, type BeginRunInput } from "@/server/db/queries/run-writes";
-import { findRun, listRunEvents } from "@/server/db/queries/runs";
+import { findRun, listRunEvents, loadContinuation } from "@/server/db/queries/runs";
 import { createSession, revokeSession } from "@/server/db/queries/sessions";
 import { listMessages } from "@/server/db/queries/threads";
-import { testBackends, useSeededDatabase } from "../../helpers/backends";
+import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 
 /** A new run of `ownerId` on `threadId` saying two things. */
 function input(threadId: string, runId: string, ownerId = "user-alice", extra: Partial<BeginRunInput> = {}): BeginRunInput {
@@ -117,29 +117,92 @@ describe.each(testBackends())("several runs begun in one statement, on $name", (
   });
 });
 
+describe.each(testBackends())("a run's continuation, on $name", (backend) => {
+  const h = useSeededDatabase(backend);
+
+  it("names the thread's earlier runs still queued or running, oldest first, and no later ones", async () => {
+    for (const runId of ["r-done", "r-old", "r-queued", "r-me", "r-young"]) await beginRun(h.db, input("t-ahead", runId));
+    await h.db.execute(
+      sql`update runs set status = case id when 'r-done' then 'completed' when 'r-queued' then 'queued' else status end where thread_id = 't-ahead'`,
+    );
+    expect((await loadContinuation(h.db, "r-me"))?.ahead).toEqual(["r-old", "r-queued"]);
+    expect((await loadContinuation(h.db, "r-old"))?.ahead).toEqual([]);
+  });
+});
+
 describe.runIf(process.env.TEST_DATABASE_URL)("two runs begun on one thread at once by two instances, on postgres", () => {
   const h = useSeededDatabase(testBackends().find((b) => b.name === "postgres")!);
 
-  it("the later one sees the earlier one once it commits, though it began before that commit", async () => {
-    await beginRun(h.db, input("t-raced", "r-setup"));
-    await h.db.execute(sql`update runs set status = 'completed' where id = 'r-setup'`);
+  /** Until a statement of this database waits for a lock (the thread's row). */
+  const someoneWaitsForALock = async () => {
+    for (let tries = 0; tries < 200; tries++) {
+      const [row] = await queryRows<{ n: number }>(
+        h.db,
+        sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
+      if (row!.n > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error("the second statement never waited for the first one's lock");
+  };
+
+  /** Begins `first` inside a transaction left open, then `second`, which waits; commits the first. */
+  async function race(threadId: string, first: string, second: string) {
     let release!: () => void;
     const committing = new Promise<void>((resolve) => (release = resolve));
     let firstWritten!: () => void;
     const written = new Promise<void>((resolve) => (firstWritten = resolve));
     // The first instance's write holds the thread's row until it commits.
-    const first = h.db.transaction(async (tx) => {
-      await beginRun(tx, input("t-raced", "r-first", "user-alice", { holdIfThreadBusy: true }));
+    const earlier = h.db.transaction(async (tx) => {
+      const begun = await beginRun(tx, input(threadId, first, "user-alice", { holdIfThreadBusy: true }));
       firstWritten();
       await committing;
+      return begun;
     });
     await written;
-    // The second's statement starts now, before the first commits: its snapshot cannot see r-first.
-    const second = beginRun(h.db, input("t-raced", "r-second", "user-alice", { holdIfThreadBusy: true }));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The second's statement starts now, before the first commits: its snapshot cannot see the first run.
+    const later = beginRun(h.db, input(threadId, second, "user-alice", { holdIfThreadBusy: true }));
+    await someoneWaitsForALock();
     release();
-    await first;
-    expect((await second)?.held).toBe(true);
+    return { first: await earlier, second: await later };
+  }
+
+  const ages = (threadId: string) =>
+    queryRows<{ id: string }>(h.db, sql`select id from runs where thread_id = ${threadId} order by created_at, id`).then((rows) =>
+      rows.map((r) => r.id),
+    );
+
+  it("the later one sees the earlier one once it commits, and is the younger of the two", async () => {
+    await beginRun(h.db, input("t-raced", "r-setup"));
+    await h.db.execute(sql`update runs set status = 'completed' where id = 'r-setup'`);
+    const { first, second } = await race("t-raced", "r-first", "r-second");
+    expect(first).toMatchObject({ held: false, clear: true });
+    expect(second).toMatchObject({ held: true, clear: false });
     expect((await listMessages(h.db, "t-raced")).map((m) => m.runId)).toEqual(["r-setup", "r-setup", "r-first", "r-first"]);
+    expect(await ages("t-raced")).toEqual(["r-setup", "r-first", "r-second"]);
+  });
+
+  it("so too on a thread neither has created yet", async () => {
+    const { first, second } = await race("t-new-raced", "r-new-first", "r-new-second");
+    expect(first).toMatchObject({ created: true, held: false, clear: true });
+    expect(second).toMatchObject({ created: false, held: true });
+    expect(await ages("t-new-raced")).toEqual(["r-new-first", "r-new-second"]);
+  });
+
+  it("ages a run from when it held the thread, not from when its transaction began", async () => {
+    const second = await h.db.transaction(async (tx) => {
+      await tx.execute(sql`select now()`); // its transaction's clock starts here
+      await beginRun(h.db, input("t-aged", "r-aged-first", "user-alice", { holdIfThreadBusy: true }));
+      return beginRun(tx, input("t-aged", "r-aged-second", "user-alice", { holdIfThreadBusy: true }));
+    });
+    expect(second?.held).toBe(true);
+    expect(await ages("t-aged")).toEqual(["r-aged-first", "r-aged-second"]);
+  });
+
+  it("is not clear of a paused run of the thread, which background work may set going without the thread's lock", async () => {
+    await beginRun(h.db, input("t-paused", "r-paused"));
+    await h.db.execute(sql`update runs set status = 'paused' where id = 'r-paused'`);
+    const [begun] = await beginRuns(h.db, [input("t-paused", "r-next", "user-alice", { holdIfThreadBusy: true })]);
+    expect(begun).toMatchObject({ held: false, clear: false });
   });
 });
