@@ -5,7 +5,7 @@
 import { openDatabase, type OpenOptions } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
 import { createPostgresDatabase } from "../tests/helpers/postgres";
-import { measureGateCycles, measureInProcess, type CycleResult } from "./park-resume";
+import { gateAndEmailCycles, type CycleResult } from "./park-resume";
 
 /** The in-process cycles (gate only, email; 1 and 50 in flight) on a fresh database planned as `planning` says. */
 export async function cyclesWith(
@@ -21,14 +21,7 @@ export async function cyclesWith(
   const handle = await openDatabase(options);
   try {
     await seedDemo(handle.db);
-    const results: CycleResult[] = [];
-    for (const measure of [measureGateCycles, measureInProcess]) {
-      for (const inFlight of [1, 50]) {
-        await measure(handle.db, inFlight, 1);
-        results.push(await measure(handle.db, inFlight, seconds));
-      }
-    }
-    return results;
+    return await gateAndEmailCycles(handle.db, seconds);
   } finally {
     await handle.close();
     await database?.drop();

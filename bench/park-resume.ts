@@ -135,6 +135,18 @@ export function measureGateCycles(db: Database, inFlight: number, seconds: numbe
   }).finally(() => runtime.close());
 }
 
+/** Gate-only then email cycles, 1 then 50 in flight, each after a second's warm-up on the same database. */
+export async function gateAndEmailCycles(db: Database, seconds: number): Promise<CycleResult[]> {
+  const results: CycleResult[] = [];
+  for (const measure of [measureGateCycles, measureInProcess]) {
+    for (const inFlight of [1, 50]) {
+      await measure(db, inFlight, 1);
+      results.push(await measure(db, inFlight, seconds));
+    }
+  }
+  return results;
+}
+
 /** Reads an SSE response to its end; returns the last event. */
 async function lastEvent(res: Response): Promise<Record<string, unknown> | undefined> {
   const text = await res.text();

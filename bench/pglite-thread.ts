@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { openDatabase } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
-import { measureGateCycles, measureInProcess, measureOverHttp, type CycleResult } from "./park-resume";
+import { gateAndEmailCycles, measureOverHttp, type CycleResult } from "./park-resume";
 import { chatBody, measure } from "./chat-turn";
 import { startServer } from "../tests/helpers/server";
 import { createToken, signIn } from "../tests/helpers/http";
@@ -76,16 +76,7 @@ async function inProcess({ thread, prepared }: Shape, seconds: number): Promise<
   const handle = await openDatabase({ engine: "pglite", dataDir: dir, thread, prepared });
   try {
     await seedDemo(handle.db);
-    const results: CycleResult[] = [];
-    for (const inFlight of [1, 50]) {
-      await measureGateCycles(handle.db, inFlight, 1);
-      results.push(await measureGateCycles(handle.db, inFlight, seconds));
-    }
-    for (const inFlight of [1, 50]) {
-      await measureInProcess(handle.db, inFlight, 1);
-      results.push(await measureInProcess(handle.db, inFlight, seconds));
-    }
-    return results;
+    return await gateAndEmailCycles(handle.db, seconds);
   } finally {
     await handle.close();
     fs.rmSync(dir, { recursive: true, force: true });
