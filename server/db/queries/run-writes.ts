@@ -218,17 +218,17 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
       returning id, tenant_id, owner_id, title, state, created_at, updated_at, (xmax = 0) as created
     ),
     -- Looked at once the thread's row is locked (each row of thread is), as committed by then
-    -- (harbor_thread_busy, migration 0019): another instance's run begun on the thread a moment
-    -- earlier is seen, so the run need not look again after it commits.
+    -- (harbor_thread_activity, migration 0019): another instance's run begun on the thread a moment
+    -- earlier is seen, so the run need not look again after it commits. A paused run makes it not
+    -- clear: background work can set it going without the thread's lock.
     settled as (
-      select b.*, b.hold_if_busy and not b.held and not exists (
-          -- A paused run can go on without the thread's lock (its background work ends): not clear.
-          select 1 from runs p where p.thread_id = b.thread_id and p.status = 'paused'
-        ) as clear
-      from (
-        select a.*, case when a.hold then true when a.hold_if_busy then harbor_thread_busy(t.id, a.run_id) else false end as held
-        from thread t join admitted a on a.thread_id = t.id
-      ) b
+      select a.*,
+        a.hold or a.hold_if_busy and other.statuses && array['queued', 'running'] as held,
+        a.hold_if_busy and not a.hold and other.statuses = '{}' as clear
+      from thread t join admitted a on a.thread_id = t.id
+        cross join lateral (
+          select case when a.hold_if_busy and not a.hold then harbor_thread_activity(t.id, a.run_id) else '{}'::text[] end as statuses
+        ) other
     ),
     new_messages as (${insertMessages(messages, sql`m.thread_id in (select s.thread_id from settled s where not s.held)`)}),
     new_run as (
