@@ -2,8 +2,8 @@
  * Prepared statements on PostgreSQL: each parameterised statement Drizzle sends through the pool
  * gets a name derived from its text, so every connection parses and plans it once and then only
  * binds and executes it (node-postgres keeps a connection's named statements). Harbor's hot
- * statements have a fixed text whatever they write (their rows travel as array parameters), so a
- * few hundred names cover them; past that, statements are sent unnamed, as before.
+ * statements have a fixed text whatever they write (their rows travel in one JSON parameter, see
+ * queries/json-rows.ts), so a few hundred names cover them; past that, they are sent unnamed.
  */
 import type pg from "pg";
 

@@ -7,7 +7,8 @@ import { aliasedTable, and, desc, eq, getTableColumns, inArray, ne, or, sql, typ
 import type { Executor } from "../client";
 import { grantsInClaim, type NewGrant } from "./grants";
 import { continuationOf, type Continuation } from "./runs";
-import { credentialColumns, credentialHoldsFor, credentialValues } from "./users";
+import { credentialColumnTypes, credentialHoldsFor, credentialValues } from "./users";
+import { jsonRows } from "./json-rows";
 import { interactions, users } from "../schema";
 import {
   cancelledNote,
@@ -120,29 +121,28 @@ export async function claimInteractions(
  */
 export async function claimForMany(db: Executor, requests: readonly ClaimRequest[], instanceId: string): Promise<ClaimResult[]> {
   const asked = requests.flatMap((request, caller) => request.claims.map((claim) => ({ caller, ...claim })));
-  const checks = requests.map((request) => credentialValues(request.unverified));
   const grants = requests.flatMap((request) => (request.grants ?? []).map((grant) => ({ ...grant, grantedBy: request.actor.userId })));
   const result = await db.execute(sql`
     with caller as (
-      select * from unnest(
-        ${sql.param(requests.map((_, caller) => caller))}::int[],
-        ${sql.param(requests.map((r) => r.actor.tenantId))}::text[],
-        ${sql.param(requests.map((r) => r.actor.userId))}::text[],
-        ${sql.param(requests.map((r) => r.actor.via))}::text[],
-        ${sql.param(requests.map((r) => r.claims.length))}::int[],
-        ${sql.join(
-          credentialColumns.map((column) => sql`${sql.param(checks.map((c) => c[column]))}::text[]`),
-          sql`, `,
-        )}
-      ) as k(caller, tenant_id, user_id, via, size, ${sql.raw(credentialColumns.join(", "))})
+      select * from ${jsonRows(
+        requests.map((r, caller) => ({
+          caller,
+          tenant_id: r.actor.tenantId,
+          user_id: r.actor.userId,
+          via: r.actor.via,
+          size: r.claims.length,
+          ...credentialValues(r.unverified),
+        })),
+        "k",
+        `caller int, tenant_id text, user_id text, via text, size int, ${credentialColumnTypes}`,
+      )}
     ),
     asked as (
-      select * from unnest(
-        ${sql.param(asked.map((a) => a.caller))}::int[],
-        ${sql.param(asked.map((a) => a.id))}::text[],
-        ${sql.param(asked.map((a) => a.status))}::text[],
-        ${sql.param(asked.map((a) => JSON.stringify(a.decision)))}::jsonb[]
-      ) as a(caller, id, status, decision)
+      select * from ${jsonRows(
+        asked.map((a) => ({ caller: a.caller, id: a.id, status: a.status, decision: a.decision })),
+        "a",
+        "caller int, id text, status text, decision jsonb",
+      )}
     ),
     wanted as (
       select i.id, a.caller from interactions i

@@ -20,7 +20,8 @@ import type {
   StoredToolCall,
 } from "@/server/domain";
 import { storedForm } from "./event-storage";
-import { credentialColumns, credentialHoldsFor, credentialValues } from "./users";
+import { credentialColumnTypes, credentialHoldsFor, credentialValues } from "./users";
+import { jsonRows } from "./json-rows";
 import type { ThreadRow } from "./threads";
 
 export interface EventRow {
@@ -63,46 +64,39 @@ export interface InteractionInsert {
   onExpiry?: ExpiryDefault;
 }
 
-/** Array parameters keep the statement's size fixed however many rows it writes. */
-const textArray = (values: readonly string[]) => sql`${sql.param(values)}::text[]`;
-
-const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
-
 /** Rows of several runs' logs. */
 type EventInsert = EventRow & { runId: string };
 /** Messages of several threads. */
 type MessageRowInsert = MessageInsert & { threadId: string; runId: string };
 
 /**
- * INSERTs of event and message rows from array parameters. `onlyIf` names a CTE that must hold a
+ * INSERTs of event and message rows from one JSON parameter each. `onlyIf` names a CTE that must hold a
  * row for anything to be written (the thread or run created by the same statement).
  */
 function insertEvents(events: readonly EventInsert[], onlyIf: SQL = sql`true`): SQL {
+  const rows = events.map((e) => ({ run_id: e.runId, seq: e.seq, type: e.type, data: storedForm(e.data) }));
   return sql`
     insert into run_events (run_id, seq, type, data)
     select e.run_id, e.seq, e.type, e.data
-    from unnest(
-      ${textArray(events.map((e) => e.runId))},
-      ${sql.param(events.map((e) => e.seq))}::int[],
-      ${textArray(events.map((e) => e.type))},
-      ${sql.param(events.map((e) => JSON.stringify(storedForm(e.data))))}::jsonb[]
-    ) as e(run_id, seq, type, data)
+    from ${jsonRows(rows, "e", "run_id text, seq int, type text, data jsonb")}
     where ${onlyIf}`;
 }
 
 function insertMessages(messages: readonly MessageRowInsert[], onlyIf: SQL = sql`true`): SQL {
+  const rows = messages.map((m, ord) => ({
+    id: m.id,
+    thread_id: m.threadId,
+    run_id: m.runId,
+    role: m.role,
+    content: m.content,
+    tool_calls: m.toolCalls,
+    tool_call_id: m.toolCallId,
+    ord,
+  }));
   return sql`
     insert into messages (id, thread_id, run_id, role, content, tool_calls, tool_call_id)
     select m.id, m.thread_id, m.run_id, m.role, m.content, m.tool_calls, m.tool_call_id
-    from unnest(
-      ${textArray(messages.map((m) => m.id))},
-      ${textArray(messages.map((m) => m.threadId))},
-      ${textArray(messages.map((m) => m.runId))},
-      ${textArray(messages.map((m) => m.role))},
-      ${textArray(messages.map((m) => m.content))},
-      ${sql.param(messages.map((m) => json(m.toolCalls)))}::jsonb[],
-      ${sql.param(messages.map((m) => m.toolCallId ?? null))}::text[]
-    ) with ordinality as m(id, thread_id, run_id, role, content, tool_calls, tool_call_id, ord)
+    from ${jsonRows(rows, "m", "id text, thread_id text, run_id text, role text, content text, tool_calls jsonb, tool_call_id text, ord int")}
     where ${onlyIf}
     order by m.ord
     on conflict (thread_id, id) do nothing`;
@@ -166,37 +160,39 @@ export async function beginRun(db: Executor, input: BeginRunInput): Promise<Begu
  * the runs' threads must be distinct. Answers each input's thread (or undefined) in input order.
  */
 export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]): Promise<(BegunThread | undefined)[]> {
-  const checks = inputs.map((input) => credentialValues(input.unverified));
   const messages = inputs.flatMap(({ holdMessages, messages, thread, run }) =>
     holdMessages ? [] : messages.map((m) => ({ ...m, threadId: thread.id, runId: run.id })),
   );
   const events = inputs.flatMap(({ events, run }) => events.map((e) => ({ ...e, runId: run.id })));
+  const entries = inputs.map((i, entry) => ({
+    entry,
+    thread_id: i.thread.id,
+    tenant_id: i.thread.tenantId,
+    user_id: i.thread.ownerId,
+    title: i.thread.title,
+    state: i.thread.state,
+    only_if_idle: i.onlyIfIdle ?? false,
+    max_messages: i.maxMessages,
+    adding: i.messages.length,
+    run_id: i.run.id,
+    agent_id: i.run.agentId,
+    transport_run_id: i.run.transportRunId,
+    parent_run_id: i.run.parentRunId,
+    instance_id: i.run.instanceId,
+    hold: i.holdMessages ?? false,
+    hold_if_busy: i.holdIfThreadBusy ?? false,
+    held_checkpoint: i.holdMessages || i.holdIfThreadBusy ? { step: 0, calls: [], pendingInput: i.messages } : undefined,
+    ...credentialValues(i.unverified),
+  }));
   const result = await db.execute(sql`
     with entry as (
-      select * from unnest(
-        ${sql.param(inputs.map((_, index) => index))}::int[],
-        ${textArray(inputs.map((i) => i.thread.id))},
-        ${textArray(inputs.map((i) => i.thread.tenantId))},
-        ${textArray(inputs.map((i) => i.thread.ownerId))},
-        ${textArray(inputs.map((i) => i.thread.title))},
-        ${sql.param(inputs.map((i) => (i.thread.state ? JSON.stringify(i.thread.state) : null)))}::jsonb[],
-        ${sql.param(inputs.map((i) => i.onlyIfIdle ?? false))}::boolean[],
-        ${sql.param(inputs.map((i) => i.maxMessages ?? null))}::int[],
-        ${sql.param(inputs.map((i) => i.messages.length))}::int[],
-        ${textArray(inputs.map((i) => i.run.id))},
-        ${textArray(inputs.map((i) => i.run.agentId))},
-        ${textArray(inputs.map((i) => i.run.transportRunId))},
-        ${sql.param(inputs.map((i) => i.run.parentRunId ?? null))}::text[],
-        ${textArray(inputs.map((i) => i.run.instanceId))},
-        ${sql.param(inputs.map((i) => i.holdMessages ?? false))}::boolean[],
-        ${sql.param(inputs.map((i) => i.holdIfThreadBusy ?? false))}::boolean[],
-        ${sql.param(inputs.map((i) => (i.holdMessages || i.holdIfThreadBusy ? JSON.stringify({ step: 0, calls: [], pendingInput: i.messages }) : null)))}::jsonb[],
-        ${sql.join(
-          credentialColumns.map((column) => sql`${sql.param(checks.map((c) => c[column]))}::text[]`),
-          sql`, `,
-        )}
-      ) as k(entry, thread_id, tenant_id, user_id, title, state, only_if_idle, max_messages, adding,
-        run_id, agent_id, transport_run_id, parent_run_id, instance_id, hold, hold_if_busy, held_checkpoint, ${sql.raw(credentialColumns.join(", "))})
+      select * from ${jsonRows(
+        entries,
+        "k",
+        `entry int, thread_id text, tenant_id text, user_id text, title text, state jsonb, only_if_idle boolean,
+        max_messages int, adding int, run_id text, agent_id text, transport_run_id text, parent_run_id text, instance_id text,
+        hold boolean, hold_if_busy boolean, held_checkpoint jsonb, ${credentialColumnTypes}`,
+      )}
     ),
     admitted as (
       select k.* from entry k
@@ -350,16 +346,20 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         input_tokens = coalesce(u.input_tokens, runs.input_tokens),
         output_tokens = coalesce(u.output_tokens, runs.output_tokens),
         updated_at = now()
-      from unnest(
-        ${textArray(updates.map((u) => u.runId))},
-        ${textArray(updates.map((u) => u.status))},
-        ${sql.param(updates.map((u) => u.pauseReason ?? null))}::text[],
-        ${sql.param(updates.map((u) => json(u.checkpoint)))}::jsonb[],
-        ${sql.param(updates.map((u) => json(u.error)))}::jsonb[],
-        ${sql.param(updates.map((u) => u.terminal ?? false))}::boolean[],
-        ${sql.param(updates.map((u) => u.usage?.inputTokens ?? null))}::int[],
-        ${sql.param(updates.map((u) => u.usage?.outputTokens ?? null))}::int[]
-      ) as u(id, status, pause_reason, checkpoint, error, terminal, input_tokens, output_tokens)
+      from ${jsonRows(
+        updates.map((u) => ({
+          id: u.runId,
+          status: u.status,
+          pause_reason: u.pauseReason,
+          checkpoint: u.checkpoint,
+          error: u.error,
+          terminal: u.terminal ?? false,
+          input_tokens: u.usage?.inputTokens,
+          output_tokens: u.usage?.outputTokens,
+        })),
+        "u",
+        "id text, status text, pause_reason text, checkpoint jsonb, error jsonb, terminal boolean, input_tokens int, output_tokens int",
+      )}
       where runs.id = u.id)`);
   }
   if (waits.length > 0) {
@@ -370,62 +370,75 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
       select w.id, w.tenant_id, w.run_id, w.thread_id, w.owner_id, w.kind, w.pause_reason, w.policy,
         w.tool_call_id, w.tool_name, w.tool_args, w.message, w.response_schema, w.detail, 'pending', w.instance_id, w.expires_at, w.quorum,
         w.remind_at, w.escalate_at, w.escalate_to, w.on_expiry
-      from unnest(
-        ${textArray(waits.map((w) => w.id))},
-        ${textArray(waits.map((w) => w.tenantId))},
-        ${textArray(waits.map((w) => w.runId))},
-        ${textArray(waits.map((w) => w.threadId))},
-        ${textArray(waits.map((w) => w.ownerId))},
-        ${textArray(waits.map((w) => w.kind))},
-        ${sql.param(waits.map((w) => w.pauseReason))}::text[],
-        ${textArray(waits.map((w) => w.policy))},
-        ${sql.param(waits.map((w) => w.toolCallId ?? null))}::text[],
-        ${sql.param(waits.map((w) => w.toolName ?? null))}::text[],
-        ${sql.param(waits.map((w) => json(w.toolArgs)))}::jsonb[],
-        ${textArray(waits.map((w) => w.message))},
-        ${sql.param(waits.map((w) => json(w.responseSchema)))}::jsonb[],
-        ${sql.param(waits.map((w) => json(w.detail)))}::jsonb[],
-        ${textArray(waits.map((w) => w.instanceId))},
-        ${sql.param(waits.map((w) => w.expiresAt.toISOString()))}::timestamptz[],
-        ${sql.param(waits.map((w) => w.quorum ?? 1))}::int[],
-        ${sql.param(waits.map((w) => w.remindAt?.toISOString() ?? null))}::timestamptz[],
-        ${sql.param(waits.map((w) => w.escalateAt?.toISOString() ?? null))}::timestamptz[],
-        ${sql.param(waits.map((w) => w.escalateTo ?? null))}::text[],
-        ${textArray(waits.map((w) => w.onExpiry ?? "reject"))}
-      ) as w(id, tenant_id, run_id, thread_id, owner_id, kind, pause_reason, policy, tool_call_id, tool_name,
-        tool_args, message, response_schema, detail, instance_id, expires_at, quorum, remind_at, escalate_at, escalate_to, on_expiry))`);
+      from ${jsonRows(
+        waits.map((w) => ({
+          id: w.id,
+          tenant_id: w.tenantId,
+          run_id: w.runId,
+          thread_id: w.threadId,
+          owner_id: w.ownerId,
+          kind: w.kind,
+          pause_reason: w.pauseReason,
+          policy: w.policy,
+          tool_call_id: w.toolCallId,
+          tool_name: w.toolName,
+          tool_args: w.toolArgs,
+          message: w.message,
+          response_schema: w.responseSchema,
+          detail: w.detail,
+          instance_id: w.instanceId,
+          expires_at: w.expiresAt,
+          quorum: w.quorum ?? 1,
+          remind_at: w.remindAt,
+          escalate_at: w.escalateAt,
+          escalate_to: w.escalateTo,
+          on_expiry: w.onExpiry ?? "reject",
+        })),
+        "w",
+        `id text, tenant_id text, run_id text, thread_id text, owner_id text, kind text, pause_reason text, policy text,
+        tool_call_id text, tool_name text, tool_args jsonb, message text, response_schema jsonb, detail jsonb, instance_id text,
+        expires_at timestamptz, quorum int, remind_at timestamptz, escalate_at timestamptz, escalate_to text, on_expiry text`,
+      )})`);
   }
   if (work.length > 0) {
     ctes.push(sql`new_jobs as (
       insert into jobs (id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args, status)
       select j.id, j.tenant_id, j.owner_id, j.thread_id, j.run_id, j.agent_id, j.tool_call_id, j.tool_name, j.args, 'in_progress'
-      from unnest(
-        ${textArray(work.map((j) => j.id))},
-        ${textArray(work.map((j) => j.tenantId))},
-        ${textArray(work.map((j) => j.ownerId))},
-        ${textArray(work.map((j) => j.threadId))},
-        ${textArray(work.map((j) => j.runId))},
-        ${textArray(work.map((j) => j.agentId))},
-        ${textArray(work.map((j) => j.toolCallId))},
-        ${textArray(work.map((j) => j.toolName))},
-        ${sql.param(work.map((j) => JSON.stringify(j.args)))}::jsonb[]
-      ) as j(id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args))`);
+      from ${jsonRows(
+        work.map((j) => ({
+          id: j.id,
+          tenant_id: j.tenantId,
+          owner_id: j.ownerId,
+          thread_id: j.threadId,
+          run_id: j.runId,
+          agent_id: j.agentId,
+          tool_call_id: j.toolCallId,
+          tool_name: j.toolName,
+          args: j.args,
+        })),
+        "j",
+        "id text, tenant_id text, owner_id text, thread_id text, run_id text, agent_id text, tool_call_id text, tool_name text, args jsonb",
+      )})`);
   }
   if (effects.length > 0) {
     // Once per tool call (the outbox's unique key): a second record for a call fails the write, loudly.
     ctes.push(sql`new_outbox as (
       insert into outbox (id, tenant_id, user_id, run_id, tool_call_id, kind, details, approved_by)
       select o.id, o.tenant_id, o.user_id, o.run_id, o.tool_call_id, o.kind, o.details, o.approved_by
-      from unnest(
-        ${textArray(effects.map((o) => o.id))},
-        ${textArray(effects.map((o) => o.tenantId))},
-        ${textArray(effects.map((o) => o.userId))},
-        ${textArray(effects.map((o) => o.runId))},
-        ${textArray(effects.map((o) => o.toolCallId))},
-        ${textArray(effects.map((o) => o.kind))},
-        ${sql.param(effects.map((o) => JSON.stringify(o.details)))}::jsonb[],
-        ${sql.param(effects.map((o) => o.approvedBy))}::text[]
-      ) as o(id, tenant_id, user_id, run_id, tool_call_id, kind, details, approved_by))`);
+      from ${jsonRows(
+        effects.map((o) => ({
+          id: o.id,
+          tenant_id: o.tenantId,
+          user_id: o.userId,
+          run_id: o.runId,
+          tool_call_id: o.toolCallId,
+          kind: o.kind,
+          details: o.details,
+          approved_by: o.approvedBy,
+        })),
+        "o",
+        "id text, tenant_id text, user_id text, run_id text, tool_call_id text, kind text, details jsonb, approved_by text",
+      )})`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
   await db.execute(sql`${prefix}${insertEvents(events)}`);

@@ -78,7 +78,9 @@ export function findUserByTokenHash(db: Executor, tokenHash: string): Promise<Us
 }
 
 /** The columns `credentialHoldsFor` reads: `credentialColumns` names them, `credentialValues` fills them. */
-export const credentialColumns = ["check_role", "token_hash", "session_user_id", "session_id"] as const;
+const credentialColumns = ["check_role", "token_hash", "session_user_id", "session_id"] as const;
+/** `credentialColumns` with their types, for a column definition list (`jsonRows`). */
+export const credentialColumnTypes = credentialColumns.map((column) => `${column} text`).join(", ");
 
 /** One row's values for `credentialColumns` (all null: looked up, nothing to check). */
 export function credentialValues(check: CredentialCheck | undefined): Record<(typeof credentialColumns)[number], string | null> {

@@ -127,6 +127,66 @@ describe.each(testBackends())("run writes on $name", (backend) => {
     expect(count[0]?.n).toBe(2);
   });
 
+  it("keeps messages, the thread's state and a gate's arguments exactly, whatever characters they hold", async () => {
+    const tricky = 'quote " backslash \\ comma , braces {} NULL unicode ✓ 🚢 newline \n tab \t';
+    await beginRun(h.db, {
+      thread: {
+        id: "t-tricky",
+        tenantId: "tenant-acme",
+        ownerId: "user-alice",
+        title: tricky,
+        state: { note: tricky, nested: { list: [tricky, null] } },
+      },
+      messages: [{ id: "m-tricky", role: "user", content: tricky }],
+      run: { id: "r-tricky", agentId: "concierge", transportRunId: "x", instanceId: "i-test" },
+      events: started,
+    });
+    await appendRunEvents(h.db, [
+      {
+        runId: "r-tricky",
+        events: [logged(2, { type: "run.paused", interrupts: [] })],
+        alongside: {
+          messages: {
+            threadId: "t-tricky",
+            rows: [{ id: "m-call", role: "assistant", content: "", toolCalls: [{ id: "c", name: "send_email", args: { body: tricky } }] }],
+          },
+          run: { status: "paused", pauseReason: "hitl", checkpoint: { step: 1, calls: [], note: tricky } },
+          interactions: [
+            {
+              id: "gate-tricky",
+              tenantId: "tenant-acme",
+              threadId: "t-tricky",
+              ownerId: "user-alice",
+              kind: "approval",
+              pauseReason: "hitl",
+              policy: "owner",
+              toolCallId: "c",
+              toolName: "send_email",
+              toolArgs: { body: tricky },
+              message: tricky,
+              instanceId: "i-test",
+              expiresAt: new Date("2030-01-02T03:04:05.678Z"),
+            },
+          ],
+        },
+      },
+    ]);
+    const thread = await findThread(h.db, "t-tricky");
+    expect(thread).toMatchObject({ title: tricky, state: { note: tricky, nested: { list: [tricky, null] } } });
+    const messages = await listMessages(h.db, "t-tricky");
+    expect(messages.map((m) => [m.content, m.toolCalls ?? null])).toEqual([
+      [tricky, null],
+      ["", [{ id: "c", name: "send_email", args: { body: tricky } }]],
+    ]);
+    expect((await findRun(h.db, "r-tricky"))?.checkpoint).toEqual({ step: 1, calls: [], note: tricky });
+    const [gate] = await queryRows<{ message: string; tool_args: unknown; expires_at: Date | string; quorum: number; remind_at: unknown }>(
+      h.db,
+      sql`select message, tool_args, expires_at, quorum, remind_at from interactions where id = 'gate-tricky'`,
+    );
+    expect(gate).toMatchObject({ message: tricky, tool_args: { body: tricky }, quorum: 1, remind_at: null });
+    expect(new Date(gate!.expires_at).toISOString()).toBe("2030-01-02T03:04:05.678Z");
+  });
+
   it("writes several runs' events, messages and statuses in one statement — or none of them", async () => {
     await begin(h, "t-a", "r-a");
     await begin(h, "t-b", "r-b");
