@@ -4,7 +4,6 @@
  * with `run.failed`, so no stream hangs and no run stays `running`.
  */
 import { randomUUID } from "node:crypto";
-import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { listMessages, type MessageRow } from "@/server/db/queries/threads";
 import { activeRunsOnThread, findRun, holdSteering, joinHeldInput, lastSeq, takeQueuedRun } from "@/server/db/queries/runs";
@@ -22,6 +21,7 @@ import type { CredentialBroker } from "./credentials";
 import type { GrantService, GrantSnapshot } from "./grants";
 import type { Mailboxes } from "./steering";
 import type { RunState, TranscriptMessage } from "./state";
+import type { RunLog } from "./run-log";
 
 export interface DriveDeps {
   db: Database;
@@ -214,7 +214,7 @@ export function createDriver(deps: DriveDeps) {
   async function drive(
     base: RunState,
     journal: RunJournal,
-    log: Logger,
+    log: RunLog,
     options: {
       loadTranscript: boolean;
       resume?: ResumeInput;
@@ -415,7 +415,7 @@ export function createDriver(deps: DriveDeps) {
     return true;
   }
 
-  async function fail(journal: RunJournal, error: HarborError, log: Logger) {
+  async function fail(journal: RunJournal, error: HarborError, log: RunLog) {
     const failed = { type: "run.failed" as const, code: error.code, message: error.message };
     try {
       // Deferred events (a resume's answers) are kept: the log says what was decided before it failed.

@@ -17,6 +17,7 @@ import { createDriver, toTranscript } from "./drive";
 import type { GrantService } from "./grants";
 import { cancelRemoteTasks } from "./remote-tasks";
 import { batched } from "./group-commit";
+import { childOnFirstLine } from "./run-log";
 import { asHarborError, HarborError, NotFoundError, StaleCredentialError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
@@ -166,7 +167,7 @@ export function runService(deps: RunsDeps) {
   }
 
   function logFor(runId: string, threadId: string, requestId?: string) {
-    return deps.log.child({ runId, threadId, requestId });
+    return childOnFirstLine(deps.log, { runId, threadId, requestId });
   }
 
   async function startRun(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun> {
@@ -524,7 +525,7 @@ export function runService(deps: RunsDeps) {
       loaded = ready.continuation ?? (await loadContinuation(deps.db, runId));
       if (!loaded) throw new Error(`parked run ${runId} has no row`);
     } catch (error) {
-      const log = deps.log.child({ runId, requestId: transport.requestId });
+      const log = childOnFirstLine(deps.log, { runId, requestId: transport.requestId });
       log.error({ err: error }, "could not continue the run");
       return fail(journal, asHarborError(error), log);
     }
@@ -600,7 +601,7 @@ export function runService(deps: RunsDeps) {
    */
   function remoteWaitsClosed(closed: readonly { runId: string; kind: string }[]): void {
     for (const runId of new Set(closed.filter((c) => c.kind === "a2a").map((c) => c.runId))) {
-      const log = deps.log.child({ runId });
+      const log = childOnFirstLine(deps.log, { runId });
       void findRun(deps.db, runId)
         .then((run) => run && cancelRemoteTasks(deps.agents.get(run.agentId), (run.checkpoint ?? EMPTY_CHECKPOINT).calls, log))
         .catch((error: unknown) => log.warn({ err: error }, "the remote tasks of a closed run could not be looked up"));
