@@ -234,4 +234,19 @@ describe.each(inject("servers"))("limits and protections on the $name server", (
       expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
     }
   });
+
+  it("sends the API's answers a policy that allows nothing, and pages under /api the pages' policy", async () => {
+    for (const path of ["/api/health", "/api/trpc/me.get"]) {
+      const res = await fetch(`${server.url}${path}`, { headers: authHeaders(alice) });
+      expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+    // Auth.js's error page and a provider's callback are pages: their inline styles stay allowed.
+    for (const path of ["/api/auth/error", "/api/oauth/callback/google"]) {
+      const policy = (await fetch(`${server.url}${path}`, { redirect: "manual" })).headers.get("content-security-policy");
+      expect(policy).toContain("style-src 'self' 'unsafe-inline'");
+      expect(policy).toContain("frame-ancestors 'none'");
+    }
+  });
 });
