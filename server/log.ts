@@ -3,7 +3,7 @@
  * values are removed by path wherever they appear in a log object.
  */
 import { randomUUID } from "node:crypto";
-import pino, { type Logger } from "pino";
+import pino, { type Bindings, type Logger } from "pino";
 
 /** Keys whose values are never written to a log, at the top level and one or two levels deep. */
 const SECRET_KEYS = [
@@ -73,7 +73,27 @@ export function requestIdFrom(headers: Headers): string {
   return given && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** A child logger that stamps every line with the request id. */
-export function requestLogger(requestId: string): Logger {
-  return log.child({ requestId });
+/** The lines a request's or a run's code writes: what to record, and a sentence saying what happened. */
+export interface LogLines {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/**
+ * `parent.child(bindings)`, made when the first line at an enabled level is written. pino
+ * stringifies a child's bindings through every redaction path as it makes the child; each request
+ * and each run paid that, and most write no line at all.
+ */
+export function childOnFirstLine(parent: Logger, bindings: Bindings): LogLines {
+  let child: Logger | undefined;
+  const writer = (level: keyof LogLines) => (fields: object, message: string) => {
+    if (parent.isLevelEnabled(level)) (child ??= parent.child(bindings))[level](fields, message);
+  };
+  return { info: writer("info"), warn: writer("warn"), error: writer("error") };
+}
+
+/** A logger that stamps every line with the request id. */
+export function requestLogger(requestId: string): LogLines {
+  return childOnFirstLine(log, { requestId });
 }

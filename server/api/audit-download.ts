@@ -2,15 +2,15 @@
  * The audit export as an HTTP file download (`GET /api/audit/export`): the query string checked,
  * then the runtime's export streamed a page at a time with `Content-Disposition: attachment`.
  */
-import type { Logger } from "pino";
 import { AuditExportRequest, InvalidInputError, type Identity, type Runtime } from "@/server/runtime";
+import type { LogLines } from "@/server/log";
 
 export async function auditDownload(
   audit: Pick<Runtime["audit"], "openExport">,
   identity: Identity,
   params: URLSearchParams,
   headers: Record<string, string>,
-  log: Logger,
+  log: LogLines,
 ): Promise<Response> {
   const parsed = AuditExportRequest.safeParse({
     from: params.get("from") ?? undefined,

@@ -3,11 +3,10 @@
  */
 import "server-only";
 import { initTRPC } from "@trpc/server";
-import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor, type Harbor } from "@/server/harbor";
-import { requestIdFrom, requestLogger } from "@/server/log";
+import { requestIdFrom, requestLogger, type LogLines } from "@/server/log";
 import { asHarborError, HarborError, hasRole, type Identity } from "@/server/runtime";
 import { toTRPCError } from "./errors";
 
@@ -15,7 +14,7 @@ export interface Context {
   harbor: Harbor;
   identity: Identity | null;
   requestId: string;
-  log: Logger;
+  log: LogLines;
 }
 
 export async function createContext(headers: Headers): Promise<Context> {

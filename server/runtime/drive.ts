@@ -21,7 +21,7 @@ import type { CredentialBroker } from "./credentials";
 import type { GrantService, GrantSnapshot } from "./grants";
 import type { Mailboxes } from "./steering";
 import type { RunState, TranscriptMessage } from "./state";
-import type { RunLog } from "./run-log";
+import type { LogLines } from "@/server/log";
 
 export interface DriveDeps {
   db: Database;
@@ -214,7 +214,7 @@ export function createDriver(deps: DriveDeps) {
   async function drive(
     base: RunState,
     journal: RunJournal,
-    log: RunLog,
+    log: LogLines,
     options: {
       loadTranscript: boolean;
       resume?: ResumeInput;
@@ -415,7 +415,7 @@ export function createDriver(deps: DriveDeps) {
     return true;
   }
 
-  async function fail(journal: RunJournal, error: HarborError, log: RunLog) {
+  async function fail(journal: RunJournal, error: HarborError, log: LogLines) {
     const failed = { type: "run.failed" as const, code: error.code, message: error.message };
     try {
       // Deferred events (a resume's answers) are kept: the log says what was decided before it failed.

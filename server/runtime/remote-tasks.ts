@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { AgentDefinition } from "./planner";
 import type { PendingCall } from "./run-loop";
-import type { RunLog } from "./run-log";
+import type { LogLines } from "@/server/log";
 
 /** What a paused remote agent call keeps in its checkpoint: the remote task it waits on. */
 export const RemoteTaskState = z.object({ taskId: z.string(), contextId: z.string(), prompt: z.enum(["input_required", "auth_required"]) });
@@ -15,7 +15,7 @@ export const RemoteTaskState = z.object({ taskId: z.string(), contextId: z.strin
  * Cancels the remote task of each paused remote agent call among `calls`. The Harbor side is over
  * whatever the remote agent says: a failure is logged, not thrown.
  */
-export async function cancelRemoteTasks(agent: AgentDefinition | undefined, calls: readonly PendingCall[], log: RunLog): Promise<void> {
+export async function cancelRemoteTasks(agent: AgentDefinition | undefined, calls: readonly PendingCall[], log: LogLines): Promise<void> {
   for (const call of calls) {
     const definition = agent?.tools.get(call.name);
     const task = RemoteTaskState.safeParse(call.paused?.state);

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import { childOnFirstLine } from "@/server/log";
 import type { Database } from "@/server/db";
 import { activeRunsOnThread, findRun, lastSeq, loadContinuation, takeNextQueuedRun, type Continuation } from "@/server/db/queries/runs";
 import { beginRuns, type BeginRunInput } from "@/server/db/queries/run-writes";
@@ -17,7 +18,6 @@ import { createDriver, toTranscript } from "./drive";
 import type { GrantService } from "./grants";
 import { cancelRemoteTasks } from "./remote-tasks";
 import { batched } from "./group-commit";
-import { childOnFirstLine } from "./run-log";
 import { asHarborError, HarborError, NotFoundError, StaleCredentialError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";

@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
-import { describe, expect, it } from "vitest";
-import { createLogger, requestIdFrom } from "@/server/log";
+import { describe, expect, it, vi } from "vitest";
+import { childOnFirstLine, createLogger, requestIdFrom } from "@/server/log";
 
-function capture() {
+function capture(level = "info") {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, done) {
@@ -10,7 +10,7 @@ function capture() {
       done();
     },
   });
-  return { logger: createLogger({ level: "info", destination }), lines };
+  return { logger: createLogger({ level, destination }), lines };
 }
 
 describe("structured logs", () => {
@@ -59,5 +59,40 @@ describe("structured logs", () => {
     const replaced = requestIdFrom(new Headers({ "x-request-id": 'bad id {"x":1}' }));
     expect(replaced).not.toContain(" ");
     expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("a request's or a run's log lines", () => {
+  const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it("are stamped with its bindings, as a child logger's are", () => {
+    const { logger, lines } = capture();
+    const log = childOnFirstLine(logger, { runId: "r1", threadId: "t1", requestId: undefined });
+    log.info({ step: 1 }, "first");
+    log.error({ err: new Error("boom") }, "second");
+    expect(parsed(lines)).toMatchObject([
+      { runId: "r1", threadId: "t1", step: 1, msg: "first", level: 30 },
+      { runId: "r1", threadId: "t1", msg: "second", level: 50, err: { message: "boom" } },
+    ]);
+    expect(parsed(lines)[0]).not.toHaveProperty("requestId");
+  });
+
+  it("make the child once, on the first line written, and not at all for lines below the level", () => {
+    const { logger, lines } = capture("warn");
+    const child = vi.spyOn(logger, "child");
+    const log = childOnFirstLine(logger, { runId: "r2" });
+    log.info({}, "not written");
+    expect(child).not.toHaveBeenCalled();
+    log.warn({}, "written");
+    log.error({}, "written too");
+    expect(child).toHaveBeenCalledTimes(1);
+    expect(parsed(lines).map((l) => l.msg)).toEqual(["written", "written too"]);
+  });
+
+  it("are still redacted", () => {
+    const { logger, lines } = capture();
+    childOnFirstLine(logger, { runId: "r3" }).warn({ apiKey: "sk-live-789", detail: { token: "hbr_x" } }, "careful");
+    expect(lines.join("")).not.toMatch(/sk-live-789|hbr_x/);
+    expect(lines.join("")).toContain("[redacted]");
   });
 });
