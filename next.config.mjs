@@ -13,7 +13,7 @@ const nextConfig = {
       { source: "/:path((?!api/).*)", headers: withPolicy(PAGE_POLICY) },
       // Sign-in and OAuth answers under /api can be pages (Auth.js's error page, a provider's callback).
       { source: "/api/(auth|oauth)/:path*", headers: withPolicy(PAGE_POLICY) },
-      { source: "/api/:path((?!auth/|oauth/).*)", headers: withPolicy(API_POLICY) },
+      { source: "/api/:path((?!(?:auth|oauth)(?:/|$)).*)", headers: withPolicy(API_POLICY) },
     ];
   },
 };

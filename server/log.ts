@@ -39,7 +39,8 @@ type SerializedError = Record<string, unknown> & { message?: unknown; stack?: un
 /** An error as pino writes it, minus the query values that database errors carry. */
 function scrubError(error: SerializedError): SerializedError {
   // `client` is the pg connection a pool error carries: noise, and it repeats connection settings.
-  const { params: _params, client: _client, ...rest } = error;
+  // `where` is PostgreSQL's context, which quotes the text around a bad value (a JSON parameter's rows).
+  const { params: _params, client: _client, where: _where, ...rest } = error;
   const scrubbed: SerializedError = { ...rest };
   for (const key of ["message", "stack"] as const) {
     const text = scrubbed[key];

@@ -54,6 +54,18 @@ describe("structured logs", () => {
     expect(JSON.parse(line).err.stack).toContain("    at ");
   });
 
+  it("keep the context PostgreSQL quotes around a bad value out of logged errors", () => {
+    const { logger, lines } = capture();
+    const driverError = Object.assign(new Error("Unicode low surrogate must follow a high surrogate."), {
+      code: "22P02",
+      where: 'JSON data, line 1: ...,"content":"my secret message\\udc00',
+    });
+    logger.error({ err: driverError }, "run failed");
+    logger.error({ err: Object.assign(new Error("Failed query: select 1"), { cause: driverError }) }, "run failed");
+    expect(lines.join("")).not.toContain("my secret message");
+    expect(JSON.parse(lines[0]!).err).toMatchObject({ code: "22P02", message: "Unicode low surrogate must follow a high surrogate." });
+  });
+
   it("take a well-formed caller request id and replace anything else", () => {
     expect(requestIdFrom(new Headers({ "x-request-id": "abc-123" }))).toBe("abc-123");
     const replaced = requestIdFrom(new Headers({ "x-request-id": 'bad id {"x":1}' }));
