@@ -369,8 +369,11 @@ export async function closeInteractions(
       insert into run_events (run_id, seq, type, data)
       select r.id, (select coalesce(max(seq), 0) from run_events e where e.run_id = r.id) + f.ord, f.type, f.data
       from ended_runs r,
-        unnest(${sql.param(finalEvents.map((e) => e.type))}::text[], ${sql.param(finalEvents.map((e) => JSON.stringify(e)))}::jsonb[])
-          with ordinality as f(type, data, ord)
+        ${jsonRows(
+          finalEvents.map((event, index) => ({ type: event.type, data: event, ord: index + 1 })),
+          "f",
+          "type text, data jsonb, ord int",
+        )}
       returning run_id, seq
     ),
     notes as (

@@ -7,6 +7,7 @@ import type { Executor } from "../client";
 import { jobs } from "../schema";
 import { type JobStatus } from "@/server/domain";
 import type { EventRow, MessageInsert } from "./run-writes";
+import { jsonRows } from "./json-rows";
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -137,21 +138,21 @@ export async function finishJob(db: Executor, job: { id: string; owner: string }
     said as (
       insert into messages (id, thread_id, run_id, role, content, tool_call_id)
       select m.id, d.thread_id, d.run_id, m.role, m.content, m.tool_call_id
-      from (select * from done where appended) d, unnest(
-        ${sql.param(outcome.messages.map((m) => m.id))}::text[],
-        ${sql.param(outcome.messages.map((m) => m.role))}::text[],
-        ${sql.param(outcome.messages.map((m) => m.content))}::text[],
-        ${sql.param(outcome.messages.map((m) => m.toolCallId ?? null))}::text[]
-      ) with ordinality as m(id, role, content, tool_call_id, ord)
+      from (select * from done where appended) d, ${jsonRows(
+        outcome.messages.map((m, ord) => ({ id: m.id, role: m.role, content: m.content, tool_call_id: m.toolCallId, ord })),
+        "m",
+        "id text, role text, content text, tool_call_id text, ord int",
+      )}
       order by m.ord
     ),
     logged as (
       insert into run_events (run_id, seq, type, data)
       select d.run_id, (select seq from base) + e.ord, e.type, e.data
-      from (select * from done where appended) d, unnest(
-        ${sql.param(outcome.events.map((e) => e.type))}::text[],
-        ${sql.param(outcome.events.map((e) => JSON.stringify(e.data)))}::jsonb[]
-      ) with ordinality as e(type, data, ord)
+      from (select * from done where appended) d, ${jsonRows(
+        outcome.events.map((e, index) => ({ type: e.type, data: e.data, ord: index + 1 })),
+        "e",
+        "type text, data jsonb, ord int",
+      )}
     ),
     ended as (
       update runs set pause_reason = null, updated_at = now(),
