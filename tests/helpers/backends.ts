@@ -47,6 +47,27 @@ export function testBackends(): TestBackend[] {
   return url ? [pglite, postgres(url)] : [pglite];
 }
 
+/**
+ * PostgreSQL alone, for what only it can show (two statements at once), or undefined without
+ * TEST_DATABASE_URL. Use it with `describe.skipIf(!backend)`, never `describe.each` of a list that
+ * may be empty: a file whose every suite comes from an empty list registers nothing, and vitest
+ * fails it as "No test suite found" on a machine without PostgreSQL.
+ */
+export function postgresBackend(): TestBackend | undefined {
+  const url = process.env.TEST_DATABASE_URL;
+  return url ? postgres(url) : undefined;
+}
+
+/** The backend a suite guarded by `describe.skipIf(!backend)` runs on. */
+export function required(backend: TestBackend | undefined): TestBackend {
+  return (
+    backend ?? {
+      name: "postgres",
+      open: () => Promise.reject(new Error("this suite needs TEST_DATABASE_URL and should have been skipped")),
+    }
+  );
+}
+
 /** Rows of a raw SQL query; both drivers answer `{ rows }`. */
 export async function queryRows<T>(db: DatabaseHandle["db"], query: SQL): Promise<T[]> {
   return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
