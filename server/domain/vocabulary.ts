@@ -91,9 +91,12 @@ export type MultitaskPolicy = (typeof MULTITASK_POLICIES)[number];
 
 /** A tool call as an assistant message stores it: arguments as parsed JSON. */
 export interface StoredToolCall {
+  /** The call's id in the thread and on the wire: unique within the thread. */
   id: string;
   name: string;
   args: Record<string, unknown>;
+  /** The id the model gave the call, when the thread knows it by another (see tool-call-ids.ts). */
+  modelId?: string;
 }
 
 /** Per-reason facts of an interaction, beyond its message. Never a secret. */

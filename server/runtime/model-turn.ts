@@ -12,7 +12,8 @@ import type { RunState, TranscriptMessage } from "./state";
 
 export interface ModelTurn {
   state: RunState;
-  calls: { name: string; args: unknown }[];
+  /** The calls the model asked for, each with the model's own id. */
+  calls: { id: string; name: string; args: unknown }[];
   /** The stream stopped because the run was cancelled (the loop's next safe point ends it). */
   aborted: boolean;
   /** The model said something (text). */
@@ -41,7 +42,7 @@ export async function streamModelTurn(
         message.content += part.delta;
         writer.push({ type: "text.delta", messageId: message.id, delta: part.delta });
       } else if (part.type === "tool_call") {
-        calls.push({ name: part.name, args: part.args });
+        calls.push({ id: part.id, name: part.name, args: part.args });
       } else {
         usage = { inputTokens: usage.inputTokens + part.inputTokens, outputTokens: usage.outputTokens + part.outputTokens };
       }

@@ -10,7 +10,7 @@ export type PlannerDecision =
   /** Say this text to the user as one assistant message (streamed in chunks), then wait `thenWaitMs`. */
   | { type: "say"; text: string; thenWaitMs?: number }
   /** Call tools, in order; calls whose tool has an approval policy are gated before any runs. */
-  | { type: "call_tools"; calls: { name: string; args: Record<string, unknown> }[] }
+  | { type: "call_tools"; calls: PlannedCall[] }
   /**
    * Ask the run's owner a yes/no question before going on: the run parks on the coordinator; the
    * answer appears in `state.answers` under the interaction id.
@@ -30,10 +30,17 @@ export type PlannerDecision =
   /** Nothing more to do: the run completes. */
   | { type: "finish" };
 
+/** A tool call a planner asks for; `id` is the model's own name for it, when a model made it. */
+export interface PlannedCall {
+  name: string;
+  args: Record<string, unknown>;
+  id?: string;
+}
+
 /** What a streaming model says, piece by piece. */
 export type ModelPart =
   | { type: "text"; delta: string }
-  | { type: "tool_call"; name: string; args: unknown }
+  | { type: "tool_call"; id: string; name: string; args: unknown }
   | { type: "usage"; inputTokens: number; outputTokens: number };
 
 /** What a planner may use while it decides. */

@@ -4,7 +4,7 @@
  * the journal; parking itself is the coordinator's job — the loop only says what it waits for.
  */
 import { z } from "zod";
-import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy } from "@/server/domain";
+import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy, StoredToolCall } from "@/server/domain";
 import type { OutboxInsert } from "@/server/db/queries/run-writes";
 import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
@@ -13,8 +13,9 @@ import { grantOffer, type StandingApproval } from "./grants";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
 import { streamModelTurn } from "./model-turn";
-import type { AgentDefinition } from "./planner";
+import type { AgentDefinition, PlannedCall } from "./planner";
 import type { RunState, TranscriptMessage } from "./state";
+import { assignCallIds } from "./tool-call-ids";
 import {
   assertPlainJson,
   CredentialRejectedSignal,
@@ -212,7 +213,7 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
         }
         state = { ...state, refusedSteps: 0 };
         // Checked just above: every call names a tool and matches its input schema.
-        const result = await callTools(state, agent, turn.calls as { name: string; args: Record<string, unknown> }[], deps);
+        const result = await callTools(state, agent, turn.calls as PlannedCall[], deps);
         if (result.type === "paused") return result;
         state = result.state;
         break;
@@ -228,12 +229,7 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
 }
 
 /** Announces the calls; parks when any needs an answer first, else runs them in order. */
-async function callTools(
-  state: RunState,
-  agent: AgentDefinition,
-  calls: readonly { name: string; args: Record<string, unknown> }[],
-  deps: RunLoopDeps,
-): Promise<LoopResult> {
+async function callTools(state: RunState, agent: AgentDefinition, calls: readonly PlannedCall[], deps: RunLoopDeps): Promise<LoopResult> {
   const planned = await announceCalls(state, agent, calls, deps);
   if (planned.requests.length > 0) {
     return { type: "paused", state: planned.state, parking: { requests: planned.requests, calls: planned.calls, handles: new Map() } };
@@ -270,21 +266,28 @@ function recordAnswers(state: RunState, resume: ResumeInput): RunState {
 async function announceCalls(
   state: RunState,
   agent: AgentDefinition,
-  calls: readonly { name: string; args: Record<string, unknown> }[],
+  calls: readonly PlannedCall[],
   deps: RunLoopDeps,
 ): Promise<{ state: RunState; calls: PendingCall[]; requests: PauseRequest[] }> {
   assertOneKindOfWait(agent, calls);
   const pending: PendingCall[] = [];
   const requests: PauseRequest[] = [];
   const granted: RunEvent[] = [];
-  for (const call of calls) {
+  const stored: StoredToolCall[] = [];
+  const ids = assignCallIds(
+    state.transcript,
+    calls.map((c) => c.id),
+    deps.newId,
+  );
+  for (const [i, call] of calls.entries()) {
     const definition = agent.tools.get(call.name);
     if (!definition) throw new HarborError("TOOL_FAILED", `The planner called an unknown tool "${call.name}".`);
     const parsed = definition.input.safeParse(call.args);
     if (!parsed.success) throw new HarborError("TOOL_FAILED", `The planner called ${call.name} with invalid arguments.`);
     const args = parsed.data as Record<string, unknown>;
-    const toolCallId = deps.newId();
+    const { id: toolCallId, modelId } = ids[i]!;
     const entry: PendingCall = { toolCallId, name: call.name, args };
+    stored.push(storedCall(entry, modelId));
     if (definition.kind === "client") {
       // The browser runs it: the run waits for the owner's client to deliver its output.
       const requestId = deps.newId();
@@ -341,7 +344,7 @@ async function announceCalls(
     id: deps.newId(),
     role: "assistant",
     content: "",
-    toolCalls: pending.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })),
+    toolCalls: stored,
   };
   // Gated calls are announced with the pause that follows at once, in one write.
   await deps.append(
@@ -377,16 +380,21 @@ function callsProblem(agent: AgentDefinition, calls: readonly { name: string; ar
  */
 async function answerRefusedCalls(
   state: RunState,
-  calls: readonly { name: string; args: unknown }[],
+  calls: readonly { id?: string; name: string; args: unknown }[],
   problem: string,
   deps: RunLoopDeps,
 ): Promise<RunState> {
-  const refused = calls.map((c): PendingCall => ({ toolCallId: deps.newId(), name: c.name, args: asArgs(c.args) }));
+  const ids = assignCallIds(
+    state.transcript,
+    calls.map((c) => c.id),
+    deps.newId,
+  );
+  const refused = calls.map((c, i): PendingCall => ({ toolCallId: ids[i]!.id, name: c.name, args: asArgs(c.args) }));
   const message: TranscriptMessage = {
     id: deps.newId(),
     role: "assistant",
     content: "",
-    toolCalls: refused.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })),
+    toolCalls: refused.map((c, i) => storedCall(c, ids[i]!.modelId)),
   };
   await deps.append(
     refused.map((c): RunEvent => ({ type: "tool.call", messageId: message.id, toolCallId: c.toolCallId, name: c.name, args: c.args })),
@@ -396,6 +404,14 @@ async function answerRefusedCalls(
   for (const call of refused) next = await recordResult(next, call, { error: problem, ran: false }, deps);
   return next;
 }
+
+/** A call as its assistant message stores it: the model's own id kept when the thread renamed it. */
+const storedCall = (c: PendingCall, modelId: string | undefined): StoredToolCall => ({
+  id: c.toolCallId,
+  name: c.name,
+  args: c.args,
+  ...(modelId ? { modelId } : {}),
+});
 
 const asArgs = (args: unknown): Record<string, unknown> =>
   typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : { value: args };

@@ -17,7 +17,8 @@ export interface ChatRequest {
 /** One model turn: text and/or tool calls, streamed in that order. */
 export interface ScriptedTurn {
   text?: string;
-  toolCalls?: { name: string; args: unknown }[];
+  /** Each call's id is the model's own: `call_<request>_<i>` unless the script names it. */
+  toolCalls?: { id?: string; name: string; args: unknown }[];
   usage?: { prompt: number; completion: number };
   /** Answer with this HTTP status instead (and `Retry-After` when given). */
   status?: number;
@@ -36,6 +37,28 @@ export interface ModelServer {
   requests: ChatRequest[];
   script(next: Script): void;
   close(): Promise<void>;
+}
+
+/**
+ * A model that knows the ids it gave its calls, as providers do: a tool result under any other id
+ * answers nothing it asked, so it asks again (a new id each time); once its call is answered under
+ * its own id, it says `done`. `ids` can fix the ids it uses, in order (a model that numbers its
+ * calls `call_0` every turn).
+ */
+export function checksItsOwnCallIds(call: { name: string; args: unknown }, done: string, ids?: string[]): Script {
+  const issued = new Set<string>();
+  let next = 0;
+  return (request) => {
+    const last = request.messages.at(-1);
+    if (last?.role === "tool" && last.tool_call_id && issued.has(last.tool_call_id)) {
+      issued.delete(last.tool_call_id);
+      return { text: done };
+    }
+    const id = ids?.[next] ?? `own-${next}-${Math.random().toString(36).slice(2, 8)}`;
+    next += 1;
+    issued.add(id);
+    return { toolCalls: [{ id, ...call }] };
+  };
 }
 
 /** Splits text into word-sized deltas, as models stream. */
@@ -92,7 +115,12 @@ export async function startModelServer(initial: Script = () => ({ text: "Hello f
       await send(
         frame({
           tool_calls: [
-            { index: i, id: `call_${index}_${i}`, type: "function", function: { name: call.name, arguments: args.slice(0, half) } },
+            {
+              index: i,
+              id: call.id ?? `call_${index}_${i}`,
+              type: "function",
+              function: { name: call.name, arguments: args.slice(0, half) },
+            },
           ],
         }),
       );

@@ -10,7 +10,15 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { jsonSchema, streamText, tool as modelTool, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
 import { z } from "zod";
-import { HarborError, type ModelPart, type Planner, type RunState, type ToolRegistry, type TranscriptMessage } from "@/server/runtime";
+import {
+  HarborError,
+  modelIdOf,
+  type ModelPart,
+  type Planner,
+  type RunState,
+  type ToolRegistry,
+  type TranscriptMessage,
+} from "@/server/runtime";
 
 export interface ModelSettings {
   /** The API root, e.g. `http://127.0.0.1:11434/v1`. */
@@ -79,12 +87,12 @@ async function* modelParts(
         yield { type: "text", delta: part.text };
         break;
       case "tool-call":
-        yield { type: "tool_call", name: part.toolName, args: part.input };
+        yield { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input };
         break;
       case "tool-error":
         // A call the SDK could not take (unparsable arguments, unknown tool): the loop refuses it
         // and tells the model why.
-        yield { type: "tool_call", name: part.toolName, args: part.input };
+        yield { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input };
         break;
       case "finish-step":
         yield { type: "usage", inputTokens: part.usage.inputTokens ?? 0, outputTokens: part.usage.outputTokens ?? 0 };
@@ -118,24 +126,29 @@ function instructionsFor(base: string, state: Readonly<RunState>): string {
 
 /**
  * The run's conversation as model messages. Notes Harbor wrote (system) stay out of it; what the
- * model said before its tool calls goes back as one message with them, as the model sent it.
+ * model said before its tool calls goes back as one message with them, as the model sent it, and
+ * each call and its result under the model's own id for it (the thread may know it by another).
  */
 export function toModelMessages(transcript: readonly TranscriptMessage[]): ModelMessage[] {
   const toolNames = new Map<string, string>();
+  const modelIds = new Map<string, string>();
   const messages: ModelMessage[] = [];
   let saidBeforeCalls: string | undefined;
   for (const [i, m] of transcript.entries()) {
     const next = transcript[i + 1];
     if (m.role === "user") messages.push({ role: "user", content: m.content });
     else if (m.role === "assistant" && m.toolCalls?.length) {
-      for (const call of m.toolCalls) toolNames.set(call.id, call.name);
+      for (const call of m.toolCalls) {
+        toolNames.set(call.id, call.name);
+        modelIds.set(call.id, modelIdOf(call));
+      }
       const text = m.content || saidBeforeCalls;
       saidBeforeCalls = undefined;
       messages.push({
         role: "assistant",
         content: [
           ...(text ? [{ type: "text" as const, text }] : []),
-          ...m.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.name, input: c.args })),
+          ...m.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: modelIdOf(c), toolName: c.name, input: c.args })),
         ],
       });
     } else if (m.role === "assistant") {
@@ -147,7 +160,7 @@ export function toModelMessages(transcript: readonly TranscriptMessage[]): Model
         content: [
           {
             type: "tool-result",
-            toolCallId: m.toolCallId,
+            toolCallId: modelIds.get(m.toolCallId) ?? m.toolCallId,
             toolName: toolNames.get(m.toolCallId) ?? "tool",
             output: { type: "text", value: m.content },
           },

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createAgents } from "@/server/agents";
+import { listOutbox } from "@/server/db/queries/outbox";
 import { findRun } from "@/server/db/queries/runs";
 import { listMessages } from "@/server/db/queries/threads";
 import type { Identity, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
-import { startModelServer, type ModelServer } from "../../helpers/model-server";
+import { checksItsOwnCallIds, startModelServer, type ModelServer } from "../../helpers/model-server";
 import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
@@ -93,6 +94,44 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     const second = model.requests[1]!.messages.filter((m) => m.role !== "system");
     expect(second.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
     expect(second[2]!.content).toContain('"sent":true');
+  });
+
+  it("answers a model's tool call under the model's own id: an approved email is sent once and asked for once", async () => {
+    const to = "own-id@example.com";
+    model.script(checksItsOwnCallIds({ name: "send_email", args: { to, body: "hi" } }, "Sent."));
+    const run = started(await runtime.startRun(alice, request("m-own-id", `email ${to}`)));
+    const parked = lastOf(await drain(run.events));
+    if (parked.type !== "run.paused") throw new Error(`expected a pause, got ${parked.type}`);
+    const resumed = started(await runtime.startRun(alice, request("m-own-id", undefined, approve(parked.interrupts[0]!.id))));
+    const events = await drain(resumed.events);
+    expect(lastOf(events).type).toBe("run.completed");
+    expect(model.requests).toHaveLength(2);
+    // The thread, the log and the wire know the call by the model's id too, as it is free there.
+    const modelCallId = (model.requests[1]!.messages.find((m) => m.role === "assistant")!.tool_calls as { id: string }[])[0]!.id;
+    expect(modelCallId).toMatch(/^own-0-/);
+    expect(parked.interrupts[0]!.toolCallId).toBe(modelCallId);
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: modelCallId });
+    expect((await listOutbox(database.db, alice)).filter((row) => row.details.to === to)).toHaveLength(1);
+  });
+
+  it("renames a call whose id the thread already used, and still answers the model under its own", async () => {
+    // A model that numbers its calls from zero every turn: `call_0` twice in one thread.
+    const threadId = "m-reused-id";
+    for (const [turn, to] of ["first@example.com", "second@example.com"].entries()) {
+      model.script(checksItsOwnCallIds({ name: "send_email", args: { to, body: "hi" } }, `Sent ${turn}.`, ["call_0"]));
+      const run = started(await runtime.startRun(alice, request(threadId, `email ${to}`)));
+      const parked = lastOf(await drain(run.events));
+      if (parked.type !== "run.paused") throw new Error(`expected a pause, got ${parked.type}`);
+      const wireId = parked.interrupts[0]!.toolCallId!;
+      expect(turn === 0 ? wireId === "call_0" : wireId !== "call_0").toBe(true);
+      const resumed = started(await runtime.startRun(alice, request(threadId, undefined, approve(parked.interrupts[0]!.id))));
+      expect(lastOf(await drain(resumed.events)).type).toBe("run.completed");
+      const toolResults = model.requests.at(-1)!.messages.filter((m) => m.role === "tool");
+      expect(toolResults.map((m) => m.tool_call_id)).toEqual(turn === 0 ? ["call_0"] : ["call_0", "call_0"]);
+    }
+    // Each email is its own call in the outbox's exactly-once key: both were sent.
+    const sent = (await listOutbox(database.db, alice)).map((row) => row.details.to);
+    expect(sent.filter((to) => to === "first@example.com" || to === "second@example.com")).toHaveLength(2);
   });
 
   it("opens several interrupts at once for several gated calls in one model step", async () => {
@@ -250,5 +289,23 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     expect(lastOf(await drain(resumed.events)).type).toBe("run.completed");
     expect(model.requests.length).toBe(2);
     expect(JSON.stringify(model.requests)).not.toContain(canary);
+  });
+
+  it("asks for a private form once when the model checks its own call id", async () => {
+    model.script(checksItsOwnCallIds({ name: "connect_api_key", args: {} }, "Your key is stored."));
+    const run = started(await runtime.startRun(alice, request("m-private-once", "store my api key")));
+    const parked = lastOf(await drain(run.events));
+    if (parked.type !== "run.paused") throw new Error("expected a private form");
+    const resumed = started(
+      await runtime.startRun(alice, {
+        ...request("m-private-once"),
+        resume: [{ interactionId: parked.interrupts[0]!.id, status: "resolved", payload: { apiKey: "sk-test-1234567890" } }],
+        carriesTranscript: false,
+      }),
+    );
+    const events = await drain(resumed.events);
+    expect(lastOf(events).type).toBe("run.completed");
+    expect(types(events)).not.toContain("run.paused");
+    expect(model.requests).toHaveLength(2);
   });
 });
