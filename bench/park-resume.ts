@@ -75,7 +75,7 @@ export function measureInProcess(db: Database, inFlight: number, seconds: number
       messages: [],
       resume: [{ interactionId: interruptId, status: "resolved", payload: { approved: true } }],
     });
-    if ("refused" in resumed) return null;
+    if (!("events" in resumed)) return null;
     const events: LoggedEvent[] = await drain(resumed.events);
     if (events.at(-1)?.event.type !== "run.completed") return null;
     return { parkMs: t1 - t0, resumeMs: performance.now() - t1 };
@@ -126,7 +126,7 @@ export function measureGateCycles(db: Database, inFlight: number, seconds: numbe
       resume: [{ interactionId: current.interruptId, status: "resolved", payload: { approved: true } }],
     });
     const t1 = performance.now();
-    if ("refused" in resumed) return null;
+    if (!("events" in resumed)) return null;
     const next = pausedOn(await drain(resumed.events));
     const t2 = performance.now();
     if (next) waiting.set(me, { threadId: current.threadId, interruptId: next });

@@ -15,6 +15,7 @@ const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = 
   FORBIDDEN: { http: 403, trpc: "FORBIDDEN" },
   NOT_FOUND: { http: 404, trpc: "NOT_FOUND" },
   INVALID_INPUT: { http: 400, trpc: "BAD_REQUEST" },
+  UNSUPPORTED_PROTOCOL: { http: 400, trpc: "BAD_REQUEST" },
   PAYLOAD_TOO_LARGE: { http: 413, trpc: "PAYLOAD_TOO_LARGE" },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
   PENDING_INTERACTION: { http: 409, trpc: "CONFLICT" },

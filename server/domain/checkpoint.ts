@@ -8,6 +8,12 @@ import type { CancelledBy } from "./vocabulary";
 export const CHECKPOINT_VERSION = 1;
 
 /** A tool call the run had announced when it parked, with whatever it waits on. */
+/** Tokens a model was charged for: what it read and what it wrote. */
+export interface TokenCount {
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export interface PendingCall {
   toolCallId: string;
   name: string;
@@ -58,7 +64,7 @@ export interface Checkpoint {
   /** Child runs this run started. */
   children?: string[];
   /** Tokens a model spent on the run before it parked. */
-  usage?: { inputTokens: number; outputTokens: number };
+  usage?: TokenCount;
   /**
    * The run's last log seq when something else wrote to its log while it was parked (a deadline's
    * reminder or escalation): the journal that continues it numbers its events after it.

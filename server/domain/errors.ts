@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   "INVALID_INPUT",
   /** The request body exceeds the 1 MiB limit. */
   "PAYLOAD_TOO_LARGE",
+  /** `RunAgentInput.protocolVersion` names an AG-UI major version Harbor does not speak (it speaks 1.x). */
+  "UNSUPPORTED_PROTOCOL",
   /** The request body is not `application/json` (which also keeps cross-site forms out). */
   "UNSUPPORTED_MEDIA_TYPE",
   /** The planner kept going past the run's step limit. */

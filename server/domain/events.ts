@@ -4,6 +4,7 @@
  * timelines and reconnecting clients are all readers of that log. Private values never enter it.
  */
 import type { ErrorCode } from "./errors";
+import type { TokenCount } from "./checkpoint";
 import type { SteeringType } from "./steering";
 import type {
   CancelledBy,
@@ -89,12 +90,13 @@ export type RunEvent =
   | { type: "children.started"; runIds: string[] }
   | { type: "snapshot"; state: Record<string, unknown>; messages: TranscriptMessage[] }
   /** The run waits: its transport run ends (with these interrupts, for pauses); the invocation waits. */
-  | { type: "run.paused"; interrupts: InterruptView[] }
+  /** `usage`: what this stretch of the run (since it started or last went on) spent on models, if it asked one. */
+  | { type: "run.paused"; interrupts: InterruptView[]; usage?: TokenCount }
   /** The run waits for its turn (its thread's running run, or the scheduler): `position` runs are ahead. */
   | { type: "run.queued"; position: number }
   /** Someone cancelled the run: the last event before `run.completed { status: "cancelled" }`. */
   | { type: "run.cancelled"; by: CancelledBy }
-  | { type: "run.completed"; status?: "rejected" | "cancelled" }
+  | { type: "run.completed"; status?: "rejected" | "cancelled"; usage?: TokenCount }
   | { type: "run.failed"; code: ErrorCode; message: string };
 
 export interface LoggedEvent {

@@ -287,7 +287,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
             : { type: "pause.requested", ...v },
       ),
       { type: "snapshot", state: state.sharedState, messages: state.transcript },
-      { type: "run.paused", interrupts: views },
+      { type: "run.paused", interrupts: views, ...(parking.usage ? { usage: parking.usage } : {}) },
     ];
     // External work is held by its job, durably, not by this process: nothing to keep in memory.
     const held = views.filter((v) => v.kind !== "external_wait");
@@ -514,12 +514,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
     return closed;
   }
 
-  /** Closes what is still pending among `rows`; throws why it cannot be answered. */
-  async function closeAndRefuse(to: "expired" | "lost", rows: readonly InteractionRow[]): Promise<never> {
-    const failure =
-      to === "expired"
-        ? { code: "EXPIRED" as const, message: "The request expired before it was answered; its run ended." }
-        : { code: "INTERACTION_LOST" as const, message: LOST_MESSAGE };
+  /** Closes what is still pending among `rows`, as `to`; returns the ids it closed. */
+  async function closeUnanswerable(to: "expired" | "lost", rows: readonly InteractionRow[]): Promise<Set<string>> {
+    const failure = failureOf(to);
     // An expired gate's safe default decides how its run ends: failed `expired`, or cancelled.
     const cancelling = to === "expired" ? rows.filter((r) => r.onExpiry === "cancel") : [];
     const failing = rows.filter((r) => !cancelling.includes(r));
@@ -527,9 +524,61 @@ export function createCoordinator(deps: CoordinatorDeps) {
       ...(failing.length > 0 ? await closeWhere(to, { ids: failing.map((r) => r.id) }, { failure }) : []),
       ...(cancelling.length > 0 ? await closeWhere(to, { ids: cancelling.map((r) => r.id) }, { cancelledBy: "system" }) : []),
     ];
+    return new Set(closed.map((c) => c.id));
+  }
+
+  function failureOf(to: "expired" | "lost") {
+    return to === "expired"
+      ? { code: "EXPIRED" as const, message: "The request expired before it was answered; its run ended." }
+      : { code: "INTERACTION_LOST" as const, message: LOST_MESSAGE };
+  }
+
+  /** Closes what is still pending among `rows`; throws why it cannot be answered. */
+  async function closeAndRefuse(to: "expired" | "lost", rows: readonly InteractionRow[]): Promise<never> {
+    const closed = await closeUnanswerable(to, rows);
     // Closing changes only pending rows: one that was not closed was answered by someone else meanwhile.
-    if (closed.length < rows.length) throw alreadyResolved(rows.find((r) => !closed.some((c) => c.id === r.id))!.id);
+    const answered = rows.find((r) => !closed.has(r.id));
+    if (answered) throw alreadyResolved(answered.id);
+    const failure = failureOf(to);
     throw new HarborError(failure.code, failure.message, { interactionId: rows[0]!.id });
+  }
+
+  /**
+   * An AG-UI resume that only abandons (`cancelled`) interrupts nobody can answer any more: expired,
+   * or lost with their process. A 1.x client holds an interrupt pending until a `RUN_FINISHED`
+   * closes it, so refusing with EXPIRED would lock the thread for it: instead what is still open
+   * (an overdue gate the sweep has not reached) closes as expiring does, its run ending by the
+   * gate's safe default, and the caller finishes the transport run. Undefined for any other resume
+   * (answers, live interrupts, another thread's or tenant's ids, or some missing): `resolve` rules.
+   */
+  async function abandonUnanswerable(
+    identity: Identity,
+    entries: readonly ResolutionInput[],
+    threadId: string,
+  ): Promise<{ runId: string } | undefined> {
+    if (entries.length === 0 || entries.some((e) => e.status !== "cancelled")) return undefined;
+    const ids = entries.map((e) => e.interactionId);
+    const loaded = await interactionsToResolve(deps.db, ids, threadId);
+    const rows = ids.map((id) => loaded.find((r) => r.id === id));
+    const now = Date.now();
+    const overdue = (r: InteractionRow) => r.status === "pending" && r.expiresAt.getTime() <= now;
+    const unanswerable = (r: InteractionRow | undefined): r is InteractionRow =>
+      r !== undefined &&
+      r.tenantId === identity.tenantId &&
+      r.threadId === threadId &&
+      (r.status === "expired" || r.status === "lost" || overdue(r));
+    if (!rows.every(unanswerable)) return undefined;
+    // Every open interrupt of the thread must be part of it, as for any resume.
+    if (loaded.some((r) => r.status === "pending" && r.kind !== "external_wait" && !ids.includes(r.id))) return undefined;
+    for (const row of rows) authorize(row, identity, "agui", "cancelled");
+    // Closing writes: a remembered identity is looked up first (see Identity.unverified).
+    const open = rows.filter(overdue);
+    if (open.length > 0 && identity.unverified !== undefined) throw new StaleCredentialError();
+    const closed = open.length > 0 ? await closeUnanswerable("expired", open) : new Set<string>();
+    // Answered by someone else while it was being closed: not abandoned after all.
+    const answered = open.find((r) => !closed.has(r.id));
+    if (answered) throw alreadyResolved(answered.id);
+    return { runId: rows[0]!.runId };
   }
 
   /**
@@ -815,6 +864,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
   return {
     park,
     resolve,
+    abandonUnanswerable,
     /**
      * The thread the named gates wait on, as this process parked them — its tenant and owner are
      * theirs — when it can vouch for every one and all are on `threadId`; else undefined (read it).

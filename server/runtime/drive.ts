@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "@/server/db";
 import { listMessages, type MessageRow } from "@/server/db/queries/threads";
 import { activeRunsOnThread, findRun, holdSteering, joinHeldInput, lastSeq, takeQueuedRun } from "@/server/db/queries/runs";
-import { CHECKPOINT_VERSION, cancelledNote, type CancelledBy } from "@/server/domain";
+import { CHECKPOINT_VERSION, cancelledNote, type CancelledBy, type TokenCount } from "@/server/domain";
 import { ThreadLanes, type LaneTurn } from "./thread-lanes";
 import type { Coordinator } from "./coordinator";
 import type { EventBus } from "./event-bus";
@@ -15,6 +15,7 @@ import type { Scheduler } from "./scheduler";
 import { asHarborError, HarborError, NotFoundError } from "./errors";
 import type { RunJournal } from "./journal";
 import type { AgentRegistry } from "./planner";
+import { usageSince } from "./model-turn";
 import { runLoop, type ResumeInput, type RunLoopDeps, type SafePoint } from "./run-loop";
 import type { RunEvent } from "./events";
 import type { CredentialBroker } from "./credentials";
@@ -302,17 +303,22 @@ export function createDriver(deps: DriveDeps) {
         // Streamed text goes out in its own write first: once the park commits, the gate can be
         // answered at once, and the resumed run's events must not overtake the text still streaming.
         if (journal.hasPacedDeferred) await journal.flush();
-        await deps.coordinator.park(final, journal, result.parking, {
-          version: CHECKPOINT_VERSION,
-          step: final.step,
-          calls: result.parking.calls,
-          answers: final.answers,
-          outcome: final.outcome,
-          goal: final.goal,
-          context: final.context,
-          children: final.children,
-          ...(final.usage ? { usage: final.usage } : {}),
-        });
+        await deps.coordinator.park(
+          final,
+          journal,
+          { ...result.parking, usage: usageSince(initial.usage, final.usage) },
+          {
+            version: CHECKPOINT_VERSION,
+            step: final.step,
+            calls: result.parking.calls,
+            answers: final.answers,
+            outcome: final.outcome,
+            goal: final.goal,
+            context: final.context,
+            children: final.children,
+            ...(final.usage ? { usage: final.usage } : {}),
+          },
+        );
         parked = true;
         // Steering that arrived after the last safe point: a cancel ends the parked run now; a
         // pause is moot (it is parked); the rest is stored with the run for when it goes on.
@@ -332,7 +338,7 @@ export function createDriver(deps: DriveDeps) {
         }
         return;
       }
-      await finish(final, journal);
+      await finish(final, journal, { usage: usageSince(initial.usage, final.usage) });
     } catch (thrown) {
       if (thrown instanceof TakenElsewhere) {
         takenElsewhere = true;
@@ -384,7 +390,11 @@ export function createDriver(deps: DriveDeps) {
    * Ends a run that finished (completed, or ended by a rejected or cancelled gate). A run someone
    * cancelled says who (`run.cancelled`) and leaves a note in its thread.
    */
-  async function finish(final: RunState, journal: RunJournal, options: { loadTranscript?: boolean } = {}): Promise<void> {
+  async function finish(
+    final: RunState,
+    journal: RunJournal,
+    options: { loadTranscript?: boolean; usage?: TokenCount } = {},
+  ): Promise<void> {
     const status = final.outcome ?? "completed";
     const note: TranscriptMessage | undefined =
       final.outcome === "cancelled" && final.cancelledBy
@@ -393,7 +403,11 @@ export function createDriver(deps: DriveDeps) {
     const transcript = options.loadTranscript ? toTranscript(await listMessages(deps.db, final.threadId)) : final.transcript;
     const events: RunEvent[] = [{ type: "snapshot", state: final.sharedState, messages: note ? [...transcript, note] : transcript }];
     if (note && final.cancelledBy) events.push({ type: "run.cancelled", by: final.cancelledBy });
-    events.push(final.outcome ? { type: "run.completed", status: final.outcome } : { type: "run.completed" });
+    events.push({
+      type: "run.completed",
+      ...(final.outcome ? { status: final.outcome } : {}),
+      ...(options.usage ? { usage: options.usage } : {}),
+    });
     await journal.append(events, {
       alongside: {
         run: {

@@ -320,7 +320,7 @@ export type { InterruptView, LoggedEvent, RunEvent } from "./events";
 export type { AgentDefinition, AgentRegistry, ModelPart, PlannedCall, Planner, PlannerContext, PlannerDecision } from "./planner";
 export { modelIdOf } from "./tool-call-ids";
 export type { RunState, TranscriptMessage } from "./state";
-export type { IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from "./runs";
+export type { AbandonedRun, IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from "./runs";
 export type { ResolutionInput } from "./coordinator";
 export { SteeringInstruction } from "./steering";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";

@@ -4,6 +4,7 @@
  * fast model costs few writes and events and a slow one shows each word at once — and its tool
  * calls are collected for the loop.
  */
+import type { TokenCount } from "@/server/domain";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
 import type { ModelPart } from "./planner";
@@ -28,7 +29,8 @@ export async function streamModelTurn(
 ): Promise<ModelTurn> {
   const calls: ModelTurn["calls"] = [];
   let message: TranscriptMessage | undefined;
-  let usage = state.usage ?? { inputTokens: 0, outputTokens: 0 };
+  // Counted only from what the model reports: a model that reports nothing leaves no zeros behind.
+  let usage = state.usage;
   const writer = new BatchedWriter(deps);
   let failure: unknown;
   try {
@@ -44,7 +46,7 @@ export async function streamModelTurn(
       } else if (part.type === "tool_call") {
         calls.push({ id: part.id, name: part.name, args: part.args });
       } else {
-        usage = { inputTokens: usage.inputTokens + part.inputTokens, outputTokens: usage.outputTokens + part.outputTokens };
+        usage = { inputTokens: (usage?.inputTokens ?? 0) + part.inputTokens, outputTokens: (usage?.outputTokens ?? 0) + part.outputTokens };
       }
     }
   } catch (error) {
@@ -53,7 +55,11 @@ export async function streamModelTurn(
   // Whatever happened, a text message that started ends, with what was said so far.
   const closing: RunEvent[] = message ? [{ type: "text.ended", messageId: message.id }] : [];
   await writer.finish(closing, message);
-  const next: RunState = { ...state, usage, transcript: message ? [...state.transcript, { ...message }] : state.transcript };
+  const next: RunState = {
+    ...state,
+    ...(usage ? { usage } : {}),
+    transcript: message ? [...state.transcript, { ...message }] : state.transcript,
+  };
   if (failure !== undefined) {
     if (signal.aborted) return { state: next, calls: [], aborted: true, said: message !== undefined };
     throw failure instanceof HarborError
@@ -61,6 +67,15 @@ export async function streamModelTurn(
       : Object.assign(new HarborError("MODEL_UNAVAILABLE", "The model failed while answering."), { cause: failure });
   }
   return { state: next, calls: signal.aborted ? [] : calls, aborted: signal.aborted, said: message !== undefined };
+}
+
+/**
+ * What a stretch of a run spent on models: the tokens counted since `start` (the run's count when
+ * it started or went on), or undefined when it asked no model — no zeros where there is no data.
+ */
+export function usageSince(start: TokenCount | undefined, now: TokenCount | undefined): TokenCount | undefined {
+  if (!now || (start && now.inputTokens === start.inputTokens && now.outputTokens === start.outputTokens)) return undefined;
+  return { inputTokens: now.inputTokens - (start?.inputTokens ?? 0), outputTokens: now.outputTokens - (start?.outputTokens ?? 0) };
 }
 
 /** Appends events one write at a time; events pushed meanwhile wait and go together in the next. */

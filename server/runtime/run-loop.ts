@@ -4,7 +4,7 @@
  * the journal; parking itself is the coordinator's job — the loop only says what it waits for.
  */
 import { z } from "zod";
-import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy, StoredToolCall } from "@/server/domain";
+import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy, StoredToolCall, TokenCount } from "@/server/domain";
 import type { OutboxInsert } from "@/server/db/queries/run-writes";
 import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
@@ -118,6 +118,8 @@ export interface Parking {
   calls: PendingCall[];
   /** Live handles of paused calls, by tool call id: held in memory, never checkpointed. */
   handles: Map<string, HandleRegistry>;
+  /** What the run spent on models since it started or last went on (see usageSince). */
+  usage?: TokenCount;
 }
 
 export type LoopResult = { type: "finished"; state: RunState } | { type: "paused"; state: RunState; parking: Parking };

@@ -106,6 +106,15 @@ export interface RefusedRun {
   refused: HarborError;
 }
 
+/**
+ * A resume that abandoned interrupts nobody can answer any more (expired, or lost with their
+ * process): they are closed, their run has ended, and the transport run finishes at once as
+ * cancelled, so the client stops holding them and the thread moves on.
+ */
+export interface AbandonedRun {
+  abandoned: { runId: string; threadId: string };
+}
+
 /** Tool message content is a string; a JSON string is decoded before it is checked. */
 function decodeToolContent(content: string): unknown {
   try {
@@ -145,6 +154,7 @@ export function runService(deps: RunsDeps) {
         title: `Helper ${index + 1}: ${text}`,
       });
       if ("refused" in child) throw child.refused;
+      if ("abandoned" in child) throw new HarborError("INTERNAL", "A new child run cannot abandon interrupts.");
       // Nobody reads a child's live stream here: it is followed through its log (runs.events).
       void child.events.return?.();
       ids.push(child.runId);
@@ -170,7 +180,7 @@ export function runService(deps: RunsDeps) {
     return childOnFirstLine(deps.log, { runId, threadId, requestId });
   }
 
-  async function startRun(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun> {
+  async function startRun(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun | AbandonedRun> {
     const agent = deps.agents.get(request.agentId);
     if (!agent) throw new NotFoundError(`Agent "${request.agentId}"`);
     // A remembered identity goes only where the first statement writes and checks it: beginRun,
@@ -333,7 +343,7 @@ export function runService(deps: RunsDeps) {
    * the request are not taken: the server's transcript is the record (a tool message a client
    * appended for the gated call is therefore not counted twice).
    */
-  async function resumeRun(identity: Identity, request: StartRunRequest): Promise<StartedRun | RefusedRun> {
+  async function resumeRun(identity: Identity, request: StartRunRequest): Promise<StartedRun | RefusedRun | AbandonedRun> {
     // Gates parked here on this thread say whose it is without a read (a thread with a paused run stays).
     const ids = (request.resume ?? []).map((r) => r.interactionId);
     const parkedHere = deps.coordinator.threadOfParkedGates(ids, request.threadId);
@@ -348,6 +358,8 @@ export function runService(deps: RunsDeps) {
     };
     const transport = { transportRunId: request.transportRunId, requestId: request.requestId };
     try {
+      const abandoned = await deps.coordinator.abandonUnanswerable(identity, request.resume ?? [], thread.id);
+      if (abandoned) return { abandoned: { runId: abandoned.runId, threadId: thread.id } };
       const [next] = await resolveHere(identity, request.resume ?? [], options);
       // Completeness made every open interrupt of the thread part of this resume: one run, now ready.
       if (!next) throw new Error(`a complete resume of thread ${thread.id} left no run ready`);

@@ -4,7 +4,7 @@
  * status before the stream starts; after that, `RUN_ERROR` is the only error channel.
  */
 import "server-only";
-import { EventType, type BaseEvent, type Message, type RunErrorEvent, type RunStartedEvent } from "@ag-ui/core";
+import { EventType, type BaseEvent, type Message, type RunErrorEvent } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
 import { errorResponse } from "@/server/api/errors";
@@ -24,7 +24,8 @@ import {
   type StartRunRequest,
 } from "@/server/runtime";
 import { FORWARDED_PROPS_KEY, MULTITASK_POLICIES } from "@/server/domain";
-import { toAguiEvents, type TransportRun } from "./agui";
+import { runCancelled, runStarted, toAguiEvents, type TransportRun } from "./agui";
+import { aguiPeerOf } from "./agui-version";
 import { readJsonBody } from "./body";
 import { crossSiteRefusal } from "./request-guards";
 import { sseResponse } from "./sse";
@@ -77,9 +78,15 @@ async function* aguiStream(batches: AsyncIterableIterator<LoggedEvent[]>, transp
 async function* refusal(error: HarborError, transport: TransportRun): AsyncGenerator<BaseEvent[]> {
   const timestamp = Date.now();
   yield [
-    { type: EventType.RUN_STARTED, ...transport, timestamp } satisfies RunStartedEvent,
+    runStarted(transport, timestamp),
     { type: EventType.RUN_ERROR, message: error.message, code: error.code, timestamp } satisfies RunErrorEvent,
   ];
+}
+
+/** Interrupts nobody could answer any more, abandoned: the transport run starts and finishes cancelled. */
+async function* abandonment(transport: TransportRun): AsyncGenerator<BaseEvent[]> {
+  const timestamp = Date.now();
+  yield [runStarted(transport, timestamp), runCancelled(transport, timestamp)];
 }
 
 /** The identity `find` gives, or a 401. */
@@ -107,13 +114,15 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     const limits = HarborRunInput.safeParse(parsed.data);
     if (!limits.success) throw firstIssue(limits.error);
     const input = parsed.data;
+    // Before anything starts: a client of another major version is told so, not half-served.
+    const peer = aguiPeerOf(input.protocolVersion);
     // A message longer than the limit is refused whole (never cut): the user sees which one.
     const maxChars = settings().maxMessageChars;
     const tooLong = input.messages.findIndex((m) => m.role === "user" && textOf(m).length > maxChars);
     if (tooLong !== -1) throw new InvalidInputError(`messages[${tooLong}].content`, `longer than ${maxChars} characters`);
     const multitask = limits.data.forwardedProps?.[FORWARDED_PROPS_KEY]?.multitask;
 
-    const transport = { threadId: input.threadId, runId: input.runId };
+    const transport: TransportRun = { threadId: input.threadId, runId: input.runId, peer };
     const run: StartRunRequest = {
       agentId,
       threadId: input.threadId,
@@ -142,6 +151,10 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     if ("refused" in started) {
       log.info({ agentId, threadId: input.threadId, userId: identity.userId, code: started.refused.code }, "run refused");
       return sseResponse(refusal(started.refused, transport), request.signal, headers);
+    }
+    if ("abandoned" in started) {
+      log.info({ agentId, runId: started.abandoned.runId, threadId: input.threadId, userId: identity.userId }, "interrupts abandoned");
+      return sseResponse(abandonment(transport), request.signal, headers);
     }
     log.info({ agentId, runId: started.runId, threadId: started.threadId, userId: identity.userId }, "run started");
     return sseResponse(aguiStream(started.events, transport), request.signal, headers);

@@ -20,14 +20,28 @@ import {
   type ToolCallEndEvent,
   type ToolCallResultEvent,
   type ToolCallStartEvent,
+  type TokenUsage,
 } from "@ag-ui/core";
-import { HARBOR_METADATA_KEY, SEED_METADATA_KEY, WIRE_EVENTS } from "@/server/domain";
+import { HARBOR_METADATA_KEY, SEED_METADATA_KEY, WIRE_EVENTS, type TokenCount } from "@/server/domain";
 import { APPROVAL_RESPONSE_SCHEMA, type InterruptView, type LoggedEvent, type TranscriptMessage } from "@/server/runtime";
+import { HARBOR_AGUI_VERSION, type AguiPeer } from "./agui-version";
 
 /** The transport run these events are sent to: AG-UI names runs by the client's `runId`. */
 export interface TransportRun {
   threadId: string;
   runId: string;
+  /** The client's protocol generation: what its `RUN_FINISHED` may say (see agui-version.ts). */
+  peer: AguiPeer;
+}
+
+/** A stretch of a run's model usage in AG-UI 1.0's shape: one entry (Harbor's agents ask one model). */
+function tokenUsage(usage: TokenCount): TokenUsage[] {
+  return [{ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.inputTokens + usage.outputTokens }];
+}
+
+/** What only a 1.x peer is told when a transport run finishes: this stretch's model usage. */
+function finishedExtras(peer: AguiPeer, usage: TokenCount | undefined): Pick<RunFinishedEvent, "usage"> {
+  return peer === "1.x" && usage ? { usage: tokenUsage(usage) } : {};
 }
 
 /** Transcript messages as AG-UI messages; tool-call arguments travel as JSON strings. */
@@ -119,12 +133,59 @@ function custom(name: string, timestamp: number, value: Record<string, unknown>)
   return { type: EventType.CUSTOM, name, value, timestamp };
 }
 
+/** `RUN_STARTED` for a transport run: Harbor declares its own protocol version to every peer. */
+export function runStarted(transport: TransportRun, timestamp: number): RunStartedEvent {
+  return {
+    type: EventType.RUN_STARTED,
+    threadId: transport.threadId,
+    runId: transport.runId,
+    protocolVersion: HARBOR_AGUI_VERSION,
+    timestamp,
+  };
+}
+
+/**
+ * `RUN_FINISHED` of a run stopped on purpose (CANCEL, `multitask: interrupt`, an abandoned
+ * interrupt): 1.x has an outcome for it; a peer from before versions knows only success, so it
+ * reads the status from `result`.
+ */
+export function runCancelled(transport: TransportRun, timestamp: number, usage?: TokenCount): RunFinishedEvent {
+  const { threadId, runId, peer } = transport;
+  return peer === "1.x"
+    ? { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "cancelled" }, ...finishedExtras(peer, usage), timestamp }
+    : { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "success" }, result: { status: "cancelled" }, timestamp };
+}
+
+/** A parked run's `RUN_FINISHED`: its interrupts, or success (1.x: naming the browser tools it waits for). */
+function runPaused(e: Extract<LoggedEvent["event"], { type: "run.paused" }>, transport: TransportRun, timestamp: number): RunFinishedEvent {
+  const { threadId, runId, peer } = transport;
+  // Only pauses are interrupts; a run waiting for a browser tool finishes its transport run plainly.
+  const interrupts = e.interrupts.filter((i) => i.reason !== null).map(toInterrupt);
+  // Work in the background: the client detaches and polls the response id.
+  const background = e.interrupts.find((i) => i.kind === "external_wait");
+  const browserCalls = e.interrupts.flatMap((i) => (i.kind === "client_tool" && i.toolCallId ? [i.toolCallId] : []));
+  const outcome: RunFinishedEvent["outcome"] =
+    interrupts.length > 0
+      ? { type: "interrupt", interrupts }
+      : { type: "success", ...(peer === "1.x" && browserCalls.length > 0 ? { pendingToolCallIds: browserCalls } : {}) };
+  return {
+    type: EventType.RUN_FINISHED,
+    threadId,
+    runId,
+    outcome,
+    ...(background && interrupts.length === 0 ? { result: { status: "in_progress", responseId: background.id } } : {}),
+    ...finishedExtras(peer, e.usage),
+    timestamp,
+  };
+}
+
 export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): BaseEvent[] {
   const timestamp = logged.at;
   const e = logged.event;
+  const { threadId, runId } = transport;
   switch (e.type) {
     case "run.started":
-      return [{ type: EventType.RUN_STARTED, ...transport, timestamp } satisfies RunStartedEvent];
+      return [runStarted(transport, timestamp)];
     case "text.started":
       return [{ type: EventType.TEXT_MESSAGE_START, messageId: e.messageId, role: "assistant", timestamp } satisfies TextMessageStartEvent];
     case "text.delta":
@@ -189,33 +250,23 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
         { type: EventType.STATE_SNAPSHOT, snapshot: e.state, timestamp } satisfies StateSnapshotEvent,
         { type: EventType.MESSAGES_SNAPSHOT, messages: e.messages.map(toAguiMessage), timestamp } satisfies MessagesSnapshotEvent,
       ];
-    case "run.paused": {
-      // Only pauses are interrupts; a run waiting for a browser tool finishes its transport run plainly.
-      const interrupts = e.interrupts.filter((i) => i.reason !== null).map(toInterrupt);
-      // Work in the background: the client detaches and polls the response id.
-      const background = e.interrupts.find((i) => i.kind === "external_wait");
-      return [
-        {
-          type: EventType.RUN_FINISHED,
-          ...transport,
-          outcome: interrupts.length > 0 ? { type: "interrupt", interrupts } : { type: "success" },
-          ...(background && interrupts.length === 0 ? { result: { status: "in_progress", responseId: background.id } } : {}),
-          timestamp,
-        } satisfies RunFinishedEvent,
-      ];
-    }
+    case "run.paused":
+      return [runPaused(e, transport, timestamp)];
     case "run.queued":
       return [custom(WIRE_EVENTS.runQueued, timestamp, { runId: logged.runId, position: e.position })];
     case "run.cancelled":
       return [custom(WIRE_EVENTS.runCancelled, timestamp, { runId: logged.runId, by: { role: e.by } })];
     case "run.completed":
+      if (e.status === "cancelled") return [runCancelled(transport, timestamp, e.usage)];
       return [
         {
           type: EventType.RUN_FINISHED,
-          ...transport,
+          threadId,
+          runId,
           outcome: { type: "success" },
-          // A run that ended on a rejected gate says so; the outcome stays "success" for 0.0.59 clients.
+          // A run that ended on a rejected gate says so: the action did not happen, yet nothing failed.
           ...(e.status ? { result: { status: e.status } } : {}),
+          ...finishedExtras(transport.peer, e.usage),
           timestamp,
         } satisfies RunFinishedEvent,
       ];

@@ -1,6 +1,7 @@
 /**
  * Drives Harbor's AG-UI endpoint with the real `@ag-ui/client` — 1.0.0 and the 0.0.59 that
- * CopilotKit pins — and checks every event against `@ag-ui/core/schemas` and `verifyEvents`.
+ * CopilotKit pins — and checks every event against each client's own `@ag-ui/core` schemas and
+ * `verifyEvents`. The 1.0.0 client says `protocolVersion: "1.0"`; 0.0.59 says none.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -11,6 +12,7 @@ import {
   type Message,
 } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
+import { EventSchemas as EventSchemas059 } from "agui-core-059";
 import { buildResumeArray as buildResumeArray059, HttpAgent as HttpAgent059, verifyEvents as verifyEvents059 } from "agui-client-059";
 import { from, lastValueFrom, toArray, type Observable } from "rxjs";
 import { expect } from "vitest";
@@ -32,6 +34,10 @@ export interface ClientLike {
 
 export interface AguiClient {
   version: "1.0.0" | "0.0.59";
+  /** Whether Harbor serves it as a 1.x peer (it sends `protocolVersion`). */
+  versioned: boolean;
+  /** Parses one event with the client's own schema: its issues, or undefined when it is valid. */
+  parse(event: unknown): string | undefined;
   create(config: { url: string; headers: Record<string, string>; threadId: string; initialMessages: Message[] }): ClientLike;
   verify(events: BaseEvent[]): Promise<BaseEvent[]>;
   /** The client's own `buildResumeArray`: what a stock client sends to answer its open interrupts. */
@@ -43,15 +49,23 @@ export interface AguiClient {
 
 type Verify = (events: Observable<BaseEvent>) => Observable<BaseEvent>;
 
+function issuesOf(result: { success: boolean; error?: { issues: unknown } }): string | undefined {
+  return result.success ? undefined : JSON.stringify(result.error?.issues);
+}
+
 export const AGUI_CLIENTS: AguiClient[] = [
   {
     version: "1.0.0",
+    versioned: true,
+    parse: (event) => issuesOf(EventSchemas.safeParse(event)),
     create: (config) => new HttpAgent100(config) as unknown as ClientLike,
     verify: (events) => lastValueFrom(from(events).pipe(verifyEvents100() as Verify, toArray())),
     resumeArray: (interrupts, responses) => buildResumeArray100(interrupts as never, responses),
   },
   {
     version: "0.0.59",
+    versioned: false,
+    parse: (event) => issuesOf(EventSchemas059.safeParse(event)),
     create: (config) => new HttpAgent059(config as never) as unknown as ClientLike,
     verify: (events) => lastValueFrom(from(events).pipe((verifyEvents059 as unknown as (debug: boolean) => Verify)(false), toArray())),
     resumeArray: (interrupts, responses) => buildResumeArray059(interrupts as never, responses),
@@ -97,16 +111,21 @@ export async function runTurn(
     { runId: randomUUID(), ...(options.resume ? { resume: options.resume } : {}) },
     { onEvent: ({ event }) => void events.push(event) },
   );
-  assertValidStream(events, options.ends);
+  assertValidStream(events, options.ends, client);
   await client.verify(events);
   return { events, messages: agent.messages as AgentTurn["messages"], agent };
 }
 
-export function assertValidStream(events: readonly BaseEvent[], ends: "RUN_FINISHED" | "RUN_ERROR" = "RUN_FINISHED"): void {
+/** Every event valid by the client's own schema (by 1.0's when no client is named), ending as expected. */
+export function assertValidStream(
+  events: readonly BaseEvent[],
+  ends: "RUN_FINISHED" | "RUN_ERROR" = "RUN_FINISHED",
+  client: AguiClient = AGUI_CLIENTS[0]!,
+): void {
   expect(events.length).toBeGreaterThan(0);
   for (const event of events) {
-    const parsed = EventSchemas.safeParse(event);
-    expect(parsed.success, `${event.type} does not match the AG-UI schema: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+    const issues = client.parse(event);
+    expect(issues, `${event.type} does not match @ag-ui/core ${client.version}'s schema: ${issues}`).toBeUndefined();
   }
   expect(events.at(-1)?.type, JSON.stringify(events.at(-1))).toBe(ends);
 }
@@ -134,6 +153,17 @@ export interface WireInterrupt {
     };
     harnest?: { privateInput?: boolean };
   };
+}
+
+/**
+ * How a run stopped on purpose (CANCEL, an abandoned interrupt) ends for `client`: 1.x's cancelled
+ * outcome, or — for a peer from before versions, which knows no such outcome — success that says
+ * so in `result`.
+ */
+export function cancelledEnding(client: AguiClient): Record<string, unknown> {
+  return client.versioned
+    ? { type: "RUN_FINISHED", outcome: { type: "cancelled" } }
+    : { type: "RUN_FINISHED", outcome: { type: "success" }, result: { status: "cancelled" } };
 }
 
 /** The interrupts a stream ended with (none when it did not end on an interrupt). */

@@ -7,6 +7,7 @@ import {
   type Identity,
   type LoggedEvent,
   type Planner,
+  type AbandonedRun,
   type RefusedRun,
   type Runtime,
   type RuntimeDeps,
@@ -34,13 +35,15 @@ export function agentOf(id: string, planner: Planner, tools: AgentDefinition["to
   return { id, name: id, description: id, planner, tools };
 }
 
-export function started(run: StartedRun | RefusedRun): StartedRun {
+export function started(run: StartedRun | RefusedRun | AbandonedRun): StartedRun {
   if ("refused" in run) throw new Error(`expected the run to start, it was refused: ${run.refused.code} ${run.refused.message}`);
+  if ("abandoned" in run) throw new Error(`expected the run to start, its interrupts were abandoned: ${run.abandoned.runId}`);
   return run;
 }
 
-export function refused(run: StartedRun | RefusedRun): RefusedRun["refused"] {
-  if (!("refused" in run)) throw new Error(`expected the run to be refused, it started as ${run.runId}`);
+export function refused(run: StartedRun | RefusedRun | AbandonedRun): RefusedRun["refused"] {
+  if (!("refused" in run))
+    throw new Error(`expected the run to be refused: ${JSON.stringify("abandoned" in run ? run.abandoned : run.runId)}`);
   return run.refused;
 }
 

@@ -5,7 +5,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, customEvents, interruptsOf, runError, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
+import {
+  AGUI_CLIENTS,
+  cancelledEnding,
+  customEvents,
+  interruptsOf,
+  runError,
+  runTurn,
+  streamedText,
+  userMessage,
+  type AguiClient,
+} from "../helpers/agui";
 import { signIn, signInCast, trpcMutation, trpcQuery, type Auth } from "../helpers/http";
 import { closedPortUrl, startServer, type RunningServer } from "../helpers/server";
 
@@ -125,7 +135,7 @@ describe.each(inject("servers"))("remote A2A agents on the $name server", (serve
       resume: [{ interruptId: question!.id, status: "cancelled" }],
     });
     expect(streamedText(cancelled.events)).toBe("I cancelled the request to the travel agent.");
-    expect(cancelled.events.at(-1)).toMatchObject({ result: { status: "cancelled" } });
+    expect(cancelled.events.at(-1)).toMatchObject(cancelledEnding(client));
   });
 });
 

@@ -8,7 +8,16 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import type { Message } from "@ag-ui/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AGUI_CLIENTS, customEvents, interruptsOf, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
+import {
+  AGUI_CLIENTS,
+  cancelledEnding,
+  customEvents,
+  interruptsOf,
+  runTurn,
+  streamedText,
+  userMessage,
+  type AguiClient,
+} from "../helpers/agui";
 import { consentAt } from "../helpers/consent";
 import {
   authHeaders,
@@ -265,7 +274,7 @@ describe("the assistant's pauses over AG-UI", () => {
         messages: [],
         resume: client.resumeArray(asked.agent.pendingInterrupts, { [question!.id]: { status: "cancelled" } }),
       });
-      expect(cancelled.events.at(-1)).toMatchObject({ result: { status: "cancelled" } });
+      expect(cancelled.events.at(-1)).toMatchObject(cancelledEnding(client));
       expect(streamedText(cancelled.events)).not.toContain("should not be asked");
       expect(model.requests).toHaveLength(1);
     });

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, interruptsOf, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
+import { AGUI_CLIENTS, cancelledEnding, interruptsOf, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
 import { signInCast, trpcMutation, trpcQuery, type Auth } from "../helpers/http";
 
 interface OutboxRow {
@@ -51,7 +51,7 @@ describe.each(inject("servers"))("cancelling interrupts on the $name server", (s
         ...(privateAnswer ? {} : { agent: parked.agent }),
         resume,
       });
-      expect(cancelled.events.at(-1)).toMatchObject({ type: "RUN_FINISHED", result: { status: "cancelled" } });
+      expect(cancelled.events.at(-1)).toMatchObject(cancelledEnding(client));
       expect(cancelled.events.some((e) => e.type === "TOOL_CALL_RESULT")).toBe(true);
 
       const stored = await trpcQuery<{ status: string }>(server.url, alice, "interactions.get", { interactionId: interrupt!.id });

@@ -5,7 +5,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, customEvents, interruptsOf, runError, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
+import {
+  AGUI_CLIENTS,
+  cancelledEnding,
+  customEvents,
+  interruptsOf,
+  runError,
+  runTurn,
+  streamedText,
+  userMessage,
+  type AguiClient,
+} from "../helpers/agui";
 import { consentAt } from "../helpers/consent";
 import { signInAll, trpcMutation, trpcQuery, type Auth } from "../helpers/http";
 
@@ -184,7 +194,7 @@ describe.each(inject("servers"))("tool-side OAuth on the $name server", (server)
       resume: [{ interruptId: consent!.id, status: "cancelled" }],
     });
     expect(streamedText(cancelled.events)).toBe("I did not read your calendar: the connection was cancelled.");
-    expect(cancelled.events.at(-1)).toMatchObject({ result: { status: "cancelled" } });
+    expect(cancelled.events.at(-1)).toMatchObject(cancelledEnding(client));
   });
 
   it("lists the caller's connections without secrets and disconnects them, revoking the grant", async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import {
   AGUI_CLIENTS,
+  cancelledEnding,
   interruptsOf,
   postRun,
   runError,
@@ -55,7 +56,7 @@ describe.each(inject("servers"))("private input over AG-UI on the $name server",
     const { threadId, form } = await askForKey(client);
     const cancelled = await answer(client, threadId, [{ interruptId: form.id, status: "cancelled" }]);
     expect(streamedText(cancelled.events)).toBe("I did not connect an API key.");
-    expect(cancelled.events.at(-1)).toMatchObject({ result: { status: "cancelled" } });
+    expect(cancelled.events.at(-1)).toMatchObject(cancelledEnding(client));
   });
 
   it("refuses a private resume that carries messages or state, and changes nothing", async () => {

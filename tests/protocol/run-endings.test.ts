@@ -6,7 +6,17 @@
 import { randomUUID } from "node:crypto";
 import type { BaseEvent } from "@ag-ui/client";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, customEvents, postRun, runInput, runTurn, streamedText, userMessage, type AguiClient } from "../helpers/agui";
+import {
+  AGUI_CLIENTS,
+  cancelledEnding,
+  customEvents,
+  postRun,
+  runInput,
+  runTurn,
+  streamedText,
+  userMessage,
+  type AguiClient,
+} from "../helpers/agui";
 import { runOnThread, signInCast, trpcMutation, trpcQuery, type Auth } from "../helpers/http";
 
 describe.each(inject("servers"))("run endings over AG-UI on the $name server", (server) => {
@@ -40,7 +50,7 @@ describe.each(inject("servers"))("run endings over AG-UI on the $name server", (
       expect(steered.data).toEqual({ accepted: true });
       const { events } = await turn;
       expect(customEvents(events, "run.cancelled")).toEqual([{ runId, by: { role: "operator" } }]);
-      expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", result: { status: "cancelled" } });
+      expect(events.at(-1)).toMatchObject(cancelledEnding(client));
       const thread = await trpcQuery<{ messages: { role: string; content: string }[] }>(server.url, alice, "threads.get", { threadId });
       expect(thread.data?.messages.at(-1)).toEqual(expect.objectContaining({ role: "system", content: "Run cancelled by an operator." }));
       const next = await runTurn(client, { baseUrl: server.url, auth: alice, threadId, messages: [userMessage("hello")] });

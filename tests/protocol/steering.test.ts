@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, interruptsOf, runError, runTurn, streamedText, userMessage } from "../helpers/agui";
+import { AGUI_CLIENTS, cancelledEnding, interruptsOf, runError, runTurn, streamedText, userMessage } from "../helpers/agui";
 import { readSse, runOnThread, signInAll, trpcMutation, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
 
 interface RunRow {
@@ -140,7 +140,7 @@ describe.each(inject("servers"))("steering over tRPC on the $name server", (serv
       await expect.poll(async () => (await children(runId)).length, { timeout: 10_000 }).toBe(2);
       expect((await steer(carol, runId, { type: "CANCEL", mode })).data).toEqual({ accepted: true });
       await expect.poll(() => status(runId), { timeout: 10_000 }).toBe("cancelled");
-      expect((await turn).events.at(-1)).toMatchObject({ type: "RUN_FINISHED", result: { status: "cancelled" } });
+      expect((await turn).events.at(-1)).toMatchObject(cancelledEnding(AGUI_CLIENTS[0]!));
       const helpers = await children(runId);
       if (mode === "cascade") {
         for (const helper of helpers) await expect.poll(() => status(helper.runId), { timeout: 10_000 }).toBe("cancelled");

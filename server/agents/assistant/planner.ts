@@ -95,7 +95,10 @@ async function* modelParts(
         yield { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input };
         break;
       case "finish-step":
-        yield { type: "usage", inputTokens: part.usage.inputTokens ?? 0, outputTokens: part.usage.outputTokens ?? 0 };
+        // A model that reports no usage leaves none: no zeros stand for "not reported".
+        if (part.usage.inputTokens !== undefined || part.usage.outputTokens !== undefined) {
+          yield { type: "usage", inputTokens: part.usage.inputTokens ?? 0, outputTokens: part.usage.outputTokens ?? 0 };
+        }
         break;
       case "error":
         failures.push(part.error);

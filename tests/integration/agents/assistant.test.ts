@@ -66,6 +66,22 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     expect((await runtime.runs.get(alice, run.runId)).usage).toEqual({ inputTokens: 10, outputTokens: 7 });
   });
 
+  it("tells each stretch of a run what it spent on the model: the park, then the resume, each its own calls", async () => {
+    model.script((req) =>
+      req.messages.at(-1)?.role === "tool"
+        ? { text: "Sent.", usage: { prompt: 40, completion: 2 } }
+        : { toolCalls: [{ name: "send_email", args: { to: "usage@example.com", body: "hi" } }], usage: { prompt: 30, completion: 9 } },
+    );
+    const run = started(await runtime.startRun(alice, request("m-stretch", "email usage@example.com")));
+    const parked = lastOf(await drain(run.events));
+    expect(parked).toMatchObject({ type: "run.paused", usage: { inputTokens: 30, outputTokens: 9 } });
+    if (parked.type !== "run.paused") throw new Error("expected a pause");
+    const resumed = started(await runtime.startRun(alice, request("m-stretch", undefined, approve(parked.interrupts[0]!.id))));
+    expect(lastOf(await drain(resumed.events))).toEqual({ type: "run.completed", usage: { inputTokens: 40, outputTokens: 2 } });
+    // The run as a whole still counts both.
+    expect((await runtime.runs.get(alice, run.runId)).usage).toEqual({ inputTokens: 70, outputTokens: 11 });
+  });
+
   it("sums the tokens per tenant for its admins and per owner for members; other tenants see none of it", async () => {
     const since = new Date();
     model.script(() => ({ text: "one two three", usage: { prompt: 100, completion: 3 } }));

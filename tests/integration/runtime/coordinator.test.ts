@@ -238,6 +238,52 @@ describe.each(testBackends())("interactions that cannot be answered any more, on
     runtime.close();
   });
 
+  it("lets the owner abandon an expired gate (status cancelled): it closes, nothing is sent, and the thread moves on", async () => {
+    const runtime = testRuntime(database.db, { approvalTtlMs: 50 });
+    const run = started(await runtime.startRun(alice, request("x-abandon", "send an email to abandoned@example.com saying hi")));
+    const last = (await drain(run.events)).at(-1)!.event;
+    if (last.type !== "run.paused") throw new Error("expected a pause");
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const abandon = [{ interactionId: last.interrupts[0]!.id, status: "cancelled" as const }];
+    // Overdue but not yet swept: the abandonment closes it as expiring would.
+    const first = await runtime.startRun(alice, request("x-abandon", undefined, abandon));
+    expect(first).toEqual({ abandoned: { runId: run.runId, threadId: "x-abandon" } });
+    expect(await findRun(database.db, run.runId)).toMatchObject({ status: "expired", error: { code: "EXPIRED" } });
+    expect(await runtime.interactions.get(alice, last.interrupts[0]!.id)).toMatchObject({ status: "expired" });
+    // Already closed: abandoning it again is answered the same way (a client that retries).
+    expect(await runtime.startRun(alice, request("x-abandon", undefined, abandon))).toEqual(first);
+    // Approving it is still refused: an expired gate never runs its action.
+    const approveLate = [{ interactionId: last.interrupts[0]!.id, status: "resolved" as const, payload: { approved: true } }];
+    expect(refused(await runtime.startRun(alice, request("x-abandon", undefined, approveLate)))).toMatchObject({ code: "EXPIRED" });
+    expect((await drain(started(await runtime.startRun(alice, request("x-abandon", "hello"))).events)).at(-1)?.event.type).toBe(
+      "run.completed",
+    );
+    runtime.close();
+  });
+
+  it("abandons only what nobody can answer: a live gate's cancel is a cancel, another user's or tenant's gate is refused", async () => {
+    const runtime = testRuntime(database.db, { approvalTtlMs: 50 });
+    const run = started(await runtime.startRun(alice, request("x-abandon-2", "send an email to other@example.com saying hi")));
+    const last = (await drain(run.events)).at(-1)!.event;
+    if (last.type !== "run.paused") throw new Error("expected a pause");
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const abandon = [{ interactionId: last.interrupts[0]!.id, status: "cancelled" as const }];
+    // Refused before any stream starts (an HTTP status): the thread is someone else's.
+    await expect(runtime.startRun(mallory, request("x-abandon-2", undefined, abandon))).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(runtime.startRun(bob, request("x-abandon-2", undefined, abandon))).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await runtime.interactions.get(alice, last.interrupts[0]!.id)).toMatchObject({ status: "pending" });
+    runtime.close();
+
+    const live = testRuntime(database.db);
+    const parked = started(await live.startRun(alice, request("x-cancel-live", "send an email to live@example.com saying hi")));
+    const gate = (await drain(parked.events)).at(-1)!.event;
+    if (gate.type !== "run.paused") throw new Error("expected a pause");
+    const cancel = [{ interactionId: gate.interrupts[0]!.id, status: "cancelled" as const }];
+    const ended = (await drain(started(await live.startRun(alice, request("x-cancel-live", undefined, cancel))).events)).at(-1);
+    expect(ended?.event).toMatchObject({ type: "run.completed", status: "cancelled" });
+    live.close();
+  });
+
   it("ends a run as a whole: when one of its gates expires, its other gate closes too and the thread is free", async () => {
     const runtime = testRuntime(database.db, { approvalTtlMs: 50 });
     const run = started(await runtime.startRun(alice, request("x-two", "send an email to a@example.com saying 1\ntransfer 5 EUR to X-1")));

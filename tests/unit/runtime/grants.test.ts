@@ -82,7 +82,7 @@ describe("standing approvals on the AG-UI wire", () => {
       { type: "run.completed" },
     ];
     const agui = events.flatMap((event, i) =>
-      toAguiEvents({ runId: "r", seq: i + 1, at: 1_700_000_000_000 + i, event }, { threadId: "thread-1", runId: "t" }),
+      toAguiEvents({ runId: "r", seq: i + 1, at: 1_700_000_000_000 + i, event }, { threadId: "thread-1", runId: "t", peer: "legacy" }),
     );
     for (const e of agui) expect(EventSchemas.safeParse(e).success, e.type).toBe(true);
     const out = await lastValueFrom(from(agui).pipe(verifyEvents(), toArray()));

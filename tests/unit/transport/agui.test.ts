@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { InterruptView, LoggedEvent, RunEvent } from "@/server/runtime";
 import { toAguiEvents, toInterrupt } from "@/server/transport/agui";
 
-const transport = { threadId: "thread-1", runId: "transport-run-1" };
+const transport = { threadId: "thread-1", runId: "transport-run-1", peer: "legacy" as const };
 const log = (events: RunEvent[]): LoggedEvent[] =>
   events.map((event, i) => ({ runId: "harbor-run", seq: i + 1, at: 1_700_000_000_000 + i, event }));
 

@@ -24,7 +24,7 @@ export async function POST(request: Request) {
     runId?: string;
     text?: string;
   };
-  const transport = { threadId, runId };
+  const transport = { threadId, runId, peer: "1.x" as const };
   // The batches a chat turn writes: start, the streamed message, the end.
   const batches: RunEvent[][] = [
     [{ type: "run.started", runId, threadId, agentId: "bench" }],
