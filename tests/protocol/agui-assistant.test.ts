@@ -3,6 +3,7 @@
  * with a real (scripted) OpenAI-compatible model server — every event validated by the clients.
  */
 import { randomUUID } from "node:crypto";
+import type { BaseEvent } from "@ag-ui/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { AGUI_CLIENTS, approve, interruptsOf, postRun, runError, runInput, runTurn, streamedText, userMessage } from "../helpers/agui";
 import { signInCast, trpcQuery, type Auth } from "../helpers/http";
@@ -80,7 +81,22 @@ describe("the assistant agent over AG-UI", () => {
         resume: [approve(gate!.id)],
       });
       expect(streamedText(resumed.events)).toBe(`Sent to ${to}.`);
-      expect(model.requests.at(-1)!.messages.at(-1)).toMatchObject({ role: "tool" });
+      // The call keeps the model's own id on the wire and toward the model.
+      const modelCallId = (model.requests.at(-1)!.messages.find((m) => m.role === "assistant")!.tool_calls as { id: string }[])[0]!.id;
+      expect(modelCallId).toMatch(/^call_/);
+      expect(parked.events.find((e) => e.type === "TOOL_CALL_START")).toMatchObject({ toolCallId: modelCallId });
+      expect(gate).toMatchObject({ toolCallId: modelCallId });
+      expect(model.requests.at(-1)!.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: modelCallId });
+      // A 1.x peer is told each transport run's own model usage (the scripted server: 10 prompt
+      // tokens, 5 per tool call, 1 per word); a peer from before versions is not.
+      const usageOf = (events: BaseEvent[]) => (events.at(-1) as BaseEvent & { usage?: unknown }).usage;
+      if (client.versioned) {
+        expect(usageOf(parked.events)).toEqual([{ inputTokens: 10, outputTokens: 5, totalTokens: 15 }]);
+        expect(usageOf(resumed.events)).toEqual([{ inputTokens: 10, outputTokens: 3, totalTokens: 13 }]);
+      } else {
+        expect(usageOf(parked.events)).toBeUndefined();
+        expect(usageOf(resumed.events)).toBeUndefined();
+      }
     });
   });
 
