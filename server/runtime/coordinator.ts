@@ -558,6 +558,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
   ): Promise<{ runId: string } | undefined> {
     if (entries.length === 0 || entries.some((e) => e.status !== "cancelled")) return undefined;
     const ids = entries.map((e) => e.interactionId);
+    // Gates this process parked and that are still live are answerable: nothing to read.
+    if (gates.vouchFor(ids)) return undefined;
     const loaded = await interactionsToResolve(deps.db, ids, threadId);
     const rows = ids.map((id) => loaded.find((r) => r.id === id));
     const now = Date.now();
@@ -566,6 +568,8 @@ export function createCoordinator(deps: CoordinatorDeps) {
       r !== undefined &&
       r.tenantId === identity.tenantId &&
       r.threadId === threadId &&
+      // Background work is nobody's to answer, abandoned or not: `resolve` says so.
+      r.kind !== "external_wait" &&
       (r.status === "expired" || r.status === "lost" || overdue(r));
     if (!rows.every(unanswerable)) return undefined;
     // Every open interrupt of the thread must be part of it, as for any resume.
