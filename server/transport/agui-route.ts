@@ -141,10 +141,10 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
     }
     if ("refused" in started) {
       log.info({ agentId, threadId: input.threadId, userId: identity.userId, code: started.refused.code }, "run refused");
-      return sseResponse(refusal(started.refused, transport), request.signal, headers);
+      return sseResponse(refusal(started.refused, transport), request.signal, { headers, pingMs: settings().ssePingMs });
     }
     log.info({ agentId, runId: started.runId, threadId: started.threadId, userId: identity.userId }, "run started");
-    return sseResponse(aguiStream(started.events, transport), request.signal, headers);
+    return sseResponse(aguiStream(started.events, transport), request.signal, { headers, pingMs: settings().ssePingMs });
   } catch (thrown) {
     const error = asHarborError(thrown);
     if (!HarborError.is(thrown)) log.error({ err: thrown }, "AG-UI run request failed");
