@@ -32,7 +32,14 @@ export interface ClientLike {
 
 export interface AguiClient {
   version: "1.0.0" | "0.0.59";
-  create(config: { url: string; headers: Record<string, string>; threadId: string; initialMessages: Message[] }): ClientLike;
+  create(config: {
+    url: string;
+    headers: Record<string, string>;
+    threadId: string;
+    initialMessages: Message[];
+    /** The fetch the client sends its request with (both versions take one). */
+    fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  }): ClientLike;
   verify(events: BaseEvent[]): Promise<BaseEvent[]>;
   /** The client's own `buildResumeArray`: what a stock client sends to answer its open interrupts. */
   resumeArray(
@@ -81,6 +88,7 @@ export async function runTurn(
     agent?: ClientLike;
     resume?: ResumeEntry[];
     ends?: "RUN_FINISHED" | "RUN_ERROR";
+    fetch?: (url: string, init: RequestInit) => Promise<Response>;
   },
 ): Promise<AgentTurn> {
   const agent =
@@ -90,6 +98,7 @@ export async function runTurn(
       headers: authHeaders(options.auth),
       threadId: options.threadId,
       initialMessages: options.messages,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   if (options.agent) for (const message of options.messages) agent.addMessage(message);
   const events: BaseEvent[] = [];
