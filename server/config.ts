@@ -42,6 +42,11 @@ const settingsSchema = z.object({
   HARBOR_MAX_THREAD_MESSAGES: z.coerce.number().int().min(10).max(100_000).default(1_000),
   /** How many live feeds (tRPC subscriptions) one user may hold open at once per process. */
   HARBOR_MAX_SUBSCRIPTIONS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(20),
+  /**
+   * How long a server-sent stream (an AG-UI run, a tRPC subscription) may stay silent before a ping
+   * goes out: proxies close connections idle for a minute or so, and a queued run says nothing.
+   */
+  HARBOR_SSE_PING_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   /** The pause between numbers of the concierge's `count slowly to <n>`. */
   HARBOR_STEP_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** How long the concierge's `deep_research` works, in steps. */
@@ -162,6 +167,7 @@ export type Settings = Readonly<{
   maxActiveRunsPerUser: number;
   maxSubscriptionsPerUser: number;
   maxThreadMessages: number;
+  ssePingMs: number;
   benchRoutes: boolean;
   publicUrl: string | undefined;
   oauthTtlMs: number;
@@ -220,6 +226,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     maxActiveRunsPerUser: s.HARBOR_MAX_ACTIVE_RUNS_PER_USER,
     maxSubscriptionsPerUser: s.HARBOR_MAX_SUBSCRIPTIONS_PER_USER,
     maxThreadMessages: s.HARBOR_MAX_THREAD_MESSAGES,
+    ssePingMs: s.HARBOR_SSE_PING_MS,
     benchRoutes: s.HARBOR_BENCH ?? false,
     publicUrl: s.HARBOR_PUBLIC_URL?.replace(/\/+$/, ""),
     oauthTtlMs: s.HARBOR_OAUTH_TTL_MS,

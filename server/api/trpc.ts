@@ -5,6 +5,7 @@ import "server-only";
 import { initTRPC } from "@trpc/server";
 import { ZodError } from "zod";
 import { identityFrom } from "@/server/auth/identity";
+import { settings } from "@/server/config";
 import { harbor, type Harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger, type LogLines } from "@/server/log";
 import { asHarborError, HarborError, hasRole, type Identity } from "@/server/runtime";
@@ -23,7 +24,28 @@ export async function createContext(headers: Headers): Promise<Context> {
   return { harbor: h, identity: await identityFrom(h.db, headers), requestId, log: requestLogger(requestId) };
 }
 
+/**
+ * Subscriptions' SSE options for a ping interval. A quiet feed (an inbox with nothing new) gets
+ * tRPC's `ping` event after `pingMs` of silence, so proxies do not close it; a client that hears
+ * nothing at all, not even a ping, for three intervals takes the connection for dead and opens a
+ * new one (httpSubscriptionLink reads this from the stream's `connected` event; `runs.events`
+ * resumes from Last-Event-ID).
+ */
+export function subscriptionSse(pingMs: number) {
+  return { ping: { enabled: true, intervalMs: pingMs }, client: { reconnectAfterInactivityMs: 3 * pingMs } };
+}
+
 const t = initTRPC.context<Context>().create({
+  // Getters, read as each subscription opens: `next build` loads this module too, without the
+  // server's environment, so the settings must not be read when it loads.
+  sse: {
+    get ping() {
+      return subscriptionSse(settings().ssePingMs).ping;
+    },
+    get client() {
+      return subscriptionSse(settings().ssePingMs).client;
+    },
+  },
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     // An unexpected failure before any procedure ran (creating the context) keeps its text to the log.

@@ -148,16 +148,17 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
       identity = await lookedUp(() => rememberedIdentityFrom(h.db, request.headers, { fresh: true }));
       started = await h.runtime.startRun(identity, run);
     }
+    const stream = { headers, pingMs: settings().ssePingMs };
     if ("refused" in started) {
       log.info({ agentId, threadId: input.threadId, userId: identity.userId, code: started.refused.code }, "run refused");
-      return sseResponse(refusal(started.refused, transport), request.signal, headers);
+      return sseResponse(refusal(started.refused, transport), request.signal, stream);
     }
     if ("abandoned" in started) {
       log.info({ agentId, runId: started.abandoned.runId, threadId: input.threadId, userId: identity.userId }, "interrupts abandoned");
-      return sseResponse(abandonment(transport), request.signal, headers);
+      return sseResponse(abandonment(transport), request.signal, stream);
     }
     log.info({ agentId, runId: started.runId, threadId: started.threadId, userId: identity.userId }, "run started");
-    return sseResponse(aguiStream(started.events, transport), request.signal, headers);
+    return sseResponse(aguiStream(started.events, transport), request.signal, stream);
   } catch (thrown) {
     const error = asHarborError(thrown);
     if (!HarborError.is(thrown)) log.error({ err: thrown }, "AG-UI run request failed");

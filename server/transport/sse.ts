@@ -1,6 +1,7 @@
 /**
  * Server-sent events from a route handler: one `data: <json>\n\n` frame per event (LF only),
- * headers that stop proxies and compression from buffering, and cleanup on client disconnect.
+ * headers that stop proxies and compression from buffering, a ping comment whenever the stream has
+ * been silent a while, and cleanup on client disconnect.
  */
 import { EventEncoder } from "@ag-ui/encoder";
 import type { BaseEvent } from "@ag-ui/core";
@@ -15,30 +16,107 @@ const SSE_HEADERS = {
 const encoder = new EventEncoder();
 const utf8 = new TextEncoder();
 
+/**
+ * A comment line: SSE clients (EventSource, both AG-UI clients) skip lines that start with a
+ * colon, so it carries nothing, but proxies see traffic and keep an idle stream open.
+ */
+export const PING_FRAME = ": ping\n\n";
+const pingBytes = utf8.encode(PING_FRAME);
+
 /** Several events as one chunk: one write to the socket instead of one per frame. */
 export function encodeEvents(events: readonly BaseEvent[]): Uint8Array {
   return utf8.encode(events.map((e) => encoder.encodeSSE(e)).join(""));
 }
 
+export interface SseOptions {
+  /** How long the stream may stay silent before a ping comment goes out, in ms. */
+  pingMs: number;
+  headers?: Record<string, string>;
+}
+
+interface FrameWriter {
+  write(chunk: Uint8Array): void;
+  close(): void;
+  fail(error: unknown): void;
+  /** Stops the pings and every later write; the stream itself is closed by whoever ended it. */
+  stop(): void;
+}
+
 /**
- * Streams the events an async iterable produces. When the client goes away the iterator is
- * returned (unsubscribing from the run); the run itself goes on.
+ * Writes whole chunks of frames, and a ping after `pingMs` without a write. Each enqueue is one
+ * whole chunk, so a ping can only fall between two frames, never inside one; once stopped, nothing
+ * more is written, so no ping follows the end.
  */
-export function sseResponse(events: AsyncIterator<BaseEvent[]>, signal: AbortSignal, headers: Record<string, string> = {}): Response {
+function frameWriter(controller: ReadableStreamDefaultController<Uint8Array>, pingMs: number, onStop: () => void): FrameWriter {
+  let open = true;
+  const ping = () => {
+    if (!open) return;
+    // A frame still waiting in the queue means the stream is not silent: the client is just slow.
+    if ((controller.desiredSize ?? 0) > 0) controller.enqueue(pingBytes);
+    timer.refresh();
+  };
+  const timer = setTimeout(ping, pingMs);
+  // A stream left open must not keep the process alive at shutdown.
+  timer.unref?.();
+  const stop = () => {
+    if (!open) return;
+    open = false;
+    clearTimeout(timer);
+    onStop();
+  };
+  return {
+    write(chunk) {
+      if (!open) return;
+      controller.enqueue(chunk);
+      timer.refresh();
+    },
+    close() {
+      if (!open) return;
+      stop();
+      controller.close();
+    },
+    fail(error) {
+      if (!open) return;
+      stop();
+      controller.error(error);
+    },
+    stop,
+  };
+}
+
+/**
+ * Streams the events an async iterable produces, with a ping comment after `pingMs` of silence
+ * (a run waiting in the queue or for a model's first token says nothing for a long time, and
+ * proxies close idle connections). When the client goes away the iterator is returned
+ * (unsubscribing from the run); the run itself goes on.
+ */
+export function sseResponse(events: AsyncIterator<BaseEvent[]>, signal: AbortSignal, options: SseOptions): Response {
+  let writer: FrameWriter | undefined;
+  // The client left: end the stream here too, so nothing waits on it and no ping follows.
+  const onAbort = () => {
+    writer?.close();
+    void events.return?.();
+  };
   const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
+    start(controller) {
+      writer = frameWriter(controller, options.pingMs, () => signal.removeEventListener("abort", onAbort));
+    },
+    async pull() {
       try {
         const next = await events.next();
-        if (next.done) return controller.close();
-        if (next.value.length > 0) controller.enqueue(encodeEvents(next.value));
+        if (next.done) return writer?.close();
+        if (next.value.length > 0) writer?.write(encodeEvents(next.value));
       } catch (error) {
-        controller.error(error);
+        writer?.fail(error);
       }
     },
     async cancel() {
+      // Cancelled by the reader: the stream is closed already, only the pings stop.
+      writer?.stop();
       await events.return?.();
     },
   });
-  signal.addEventListener("abort", () => void events.return?.(), { once: true });
-  return new Response(stream, { headers: { ...SSE_HEADERS, ...headers } });
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  return new Response(stream, { headers: { ...SSE_HEADERS, ...options.headers } });
 }

@@ -38,7 +38,14 @@ export interface AguiClient {
   versioned: boolean;
   /** Parses one event with the client's own schema: its issues, or undefined when it is valid. */
   parse(event: unknown): string | undefined;
-  create(config: { url: string; headers: Record<string, string>; threadId: string; initialMessages: Message[] }): ClientLike;
+  create(config: {
+    url: string;
+    headers: Record<string, string>;
+    threadId: string;
+    initialMessages: Message[];
+    /** The fetch the client sends its request with (both versions take one). */
+    fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  }): ClientLike;
   verify(events: BaseEvent[]): Promise<BaseEvent[]>;
   /** The client's own `buildResumeArray`: what a stock client sends to answer its open interrupts. */
   resumeArray(
@@ -95,6 +102,7 @@ export async function runTurn(
     agent?: ClientLike;
     resume?: ResumeEntry[];
     ends?: "RUN_FINISHED" | "RUN_ERROR";
+    fetch?: (url: string, init: RequestInit) => Promise<Response>;
   },
 ): Promise<AgentTurn> {
   const agent =
@@ -104,6 +112,7 @@ export async function runTurn(
       headers: authHeaders(options.auth),
       threadId: options.threadId,
       initialMessages: options.messages,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   if (options.agent) for (const message of options.messages) agent.addMessage(message);
   const events: BaseEvent[] = [];

@@ -40,4 +40,12 @@ describe("settings", () => {
     expect(() => readSettings({ HARBOR_STREAM_CHUNK_MS: "soon" })).toThrow(/HARBOR_STREAM_CHUNK_MS/);
     expect(() => readSettings({ HARBOR_SEED_DEMO: "yes please" })).toThrow(/HARBOR_SEED_DEMO/);
   });
+
+  it("ping silent streams every 15 s unless told otherwise, within 100 ms to 5 min", () => {
+    expect(readSettings({}).ssePingMs).toBe(15_000);
+    expect(readSettings({ HARBOR_SSE_PING_MS: "200" }).ssePingMs).toBe(200);
+    expect(() => readSettings({ HARBOR_SSE_PING_MS: "0" })).toThrow(/HARBOR_SSE_PING_MS/);
+    expect(() => readSettings({ HARBOR_SSE_PING_MS: "often" })).toThrow(/HARBOR_SSE_PING_MS/);
+    expect(() => readSettings({ HARBOR_SSE_PING_MS: "600000" })).toThrow(/HARBOR_SSE_PING_MS/);
+  });
 });

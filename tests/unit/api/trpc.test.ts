@@ -3,7 +3,14 @@ import { type TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import type { Harbor } from "@/server/harbor";
 import { createLogger } from "@/server/log";
-import { adminProcedure, createCallerFactory, createTRPCRouter, protectedProcedure, type Context } from "@/server/api/trpc";
+import {
+  adminProcedure,
+  createCallerFactory,
+  createTRPCRouter,
+  protectedProcedure,
+  subscriptionSse,
+  type Context,
+} from "@/server/api/trpc";
 import { NotFoundError, rolesOf, type Identity } from "@/server/runtime";
 import { codeOf } from "../../helpers/trpc-errors";
 
@@ -60,5 +67,16 @@ describe("the procedures", () => {
     expect(line).toContain("tRPC procedure failed");
     expect(line).toContain("Failed query: select secret");
     expect(line).not.toContain("hunter2");
+  });
+});
+
+describe("subscriptions over SSE", () => {
+  it("ping after the configured silence (HARBOR_SSE_PING_MS, 15 s by default), and tell clients to reconnect after three silent intervals", () => {
+    expect(subscriptionSse(200)).toEqual({ ping: { enabled: true, intervalMs: 200 }, client: { reconnectAfterInactivityMs: 600 } });
+    // What tRPC spreads into each subscription's stream.
+    expect({ ...router._def._config.sse }).toEqual({
+      ping: { enabled: true, intervalMs: 15_000 },
+      client: { reconnectAfterInactivityMs: 45_000 },
+    });
   });
 });

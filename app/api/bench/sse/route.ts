@@ -52,5 +52,6 @@ export async function POST(request: Request) {
       yield batch.flatMap((event) => toAguiEvents({ runId, seq: ++seq, at, event } satisfies LoggedEvent, transport));
     }
   }
-  return sseResponse(frames(), request.signal);
+  // Pings as the real route does, so the baseline carries the same timer per stream.
+  return sseResponse(frames(), request.signal, { pingMs: settings().ssePingMs });
 }

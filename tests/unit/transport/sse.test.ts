@@ -1,0 +1,163 @@
+/**
+ * The SSE writer: ping comments while the events are silent (never inside a frame, never after
+ * the end), and no timer or listener left behind however a stream ends.
+ */
+import { getEventListeners } from "node:events";
+import { EventType, type BaseEvent } from "@ag-ui/core";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { PING_FRAME, sseResponse } from "@/server/transport/sse";
+
+const PING_MS = 1_000;
+
+/** An event source the test drives: batches go out when pushed, the end when ended. */
+function feed() {
+  const waiting: ((result: IteratorResult<BaseEvent[]>) => void)[] = [];
+  const ready: IteratorResult<BaseEvent[]>[] = [];
+  const state = { returned: false };
+  const settle = (result: IteratorResult<BaseEvent[]>) => {
+    const reader = waiting.shift();
+    if (reader) reader(result);
+    else ready.push(result);
+  };
+  const iterator: AsyncIterator<BaseEvent[]> = {
+    next: () => (ready.length > 0 ? Promise.resolve(ready.shift()!) : new Promise((resolve) => waiting.push(resolve))),
+    return: () => {
+      state.returned = true;
+      settle({ done: true, value: undefined });
+      return Promise.resolve({ done: true, value: undefined });
+    },
+  };
+  return {
+    iterator,
+    state,
+    push: (...values: number[]) =>
+      settle({ done: false, value: values.map((value) => ({ type: EventType.CUSTOM, name: "n", value }) as BaseEvent) }),
+    end: () => settle({ done: true, value: undefined }),
+  };
+}
+
+/** Reads a response's chunks as they come, each as its own string. */
+function collect(res: Response) {
+  const chunks: string[] = [];
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const done = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      chunks.push(decoder.decode(value));
+    }
+  })();
+  return { chunks, done, reader, pings: () => chunks.filter((c) => c === PING_FRAME).length };
+}
+
+function open(source = feed(), abort = new AbortController()) {
+  const res = sseResponse(source.iterator, abort.signal, { pingMs: PING_MS });
+  return { source, abort, res, read: collect(res) };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("sseResponse", () => {
+  it("sends a ping comment each interval the events are silent, and none while they flow", async () => {
+    const { source, read } = open();
+    await vi.advanceTimersByTimeAsync(3 * PING_MS + 10);
+    expect(read.chunks).toEqual([PING_FRAME, PING_FRAME, PING_FRAME]);
+
+    // Events every half interval: the stream is never silent for a whole one.
+    for (let i = 0; i < 6; i++) {
+      source.push(i);
+      await vi.advanceTimersByTimeAsync(PING_MS / 2);
+    }
+    expect(read.pings()).toBe(3);
+    await vi.advanceTimersByTimeAsync(PING_MS);
+    expect(read.pings()).toBe(4);
+    source.end();
+    await read.done;
+  });
+
+  it("never puts a ping inside an event frame: every chunk is whole frames", async () => {
+    const { source, read } = open();
+    for (let i = 0; i < 20; i++) {
+      source.push(i, i + 1, i + 2);
+      await vi.advanceTimersByTimeAsync(i % 3 === 0 ? PING_MS * 2 : 10);
+    }
+    source.end();
+    await read.done;
+    expect(read.pings()).toBeGreaterThan(0);
+    const values: unknown[] = [];
+    for (const chunk of read.chunks) {
+      if (chunk === PING_FRAME) continue;
+      expect(chunk.endsWith("\n\n")).toBe(true);
+      for (const frame of chunk.slice(0, -2).split("\n\n")) {
+        expect(frame.startsWith("data: ")).toBe(true);
+        values.push((JSON.parse(frame.slice("data: ".length)) as { value: number }).value);
+      }
+    }
+    expect(values).toHaveLength(60);
+  });
+
+  it("sends nothing after the events end, and leaves no timer or abort listener", async () => {
+    const { source, abort, read } = open();
+    source.push(1);
+    await vi.advanceTimersByTimeAsync(PING_MS + 10);
+    source.end();
+    await read.done;
+    const sent = read.chunks.length;
+    expect(vi.getTimerCount()).toBe(0);
+    expect(getEventListeners(abort.signal, "abort")).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(10 * PING_MS);
+    expect(read.chunks).toHaveLength(sent);
+  });
+
+  it("stops on the client's abort: the timer is cleared, the events returned, the stream ended", async () => {
+    const { source, abort, read } = open();
+    await vi.advanceTimersByTimeAsync(PING_MS + 10);
+    expect(read.pings()).toBe(1);
+    abort.abort();
+    await read.done;
+    expect(source.state.returned).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(10 * PING_MS);
+    expect(read.pings()).toBe(1);
+  });
+
+  it("stops when the reader cancels the body", async () => {
+    const { source, abort, read } = open();
+    await vi.advanceTimersByTimeAsync(PING_MS + 10);
+    await read.reader.cancel();
+    expect(source.state.returned).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(getEventListeners(abort.signal, "abort")).toHaveLength(0);
+  });
+
+  it("serves a client that had already left without a ping or a timer", async () => {
+    const abort = new AbortController();
+    abort.abort();
+    const { source, read } = open(feed(), abort);
+    await read.done;
+    expect(source.state.returned).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(read.chunks).toEqual([]);
+  });
+
+  it("leaves nothing behind after 1,000 streams opened and ended every way", async () => {
+    const streams = Array.from({ length: 1_000 }, () => open());
+    await vi.advanceTimersByTimeAsync(PING_MS + 10);
+    expect(vi.getTimerCount()).toBe(1_000);
+    for (const [i, s] of streams.entries()) {
+      if (i % 3 === 0) s.source.end();
+      else if (i % 3 === 1) s.abort.abort();
+      else await s.read.reader.cancel();
+    }
+    await Promise.all(streams.map((s) => s.read.done));
+    expect(vi.getTimerCount()).toBe(0);
+    expect(streams.every((s) => getEventListeners(s.abort.signal, "abort").length === 0)).toBe(true);
+    expect(streams.every((s) => s.read.pings() === 1)).toBe(true);
+  });
+});
