@@ -7,13 +7,13 @@ import type { CancelledBy } from "./vocabulary";
 
 export const CHECKPOINT_VERSION = 1;
 
-/** A tool call the run had announced when it parked, with whatever it waits on. */
 /** Tokens a model was charged for: what it read and what it wrote. */
 export interface TokenCount {
   inputTokens: number;
   outputTokens: number;
 }
 
+/** A tool call the run had announced when it parked, with whatever it waits on. */
 export interface PendingCall {
   toolCallId: string;
   name: string;

@@ -89,8 +89,10 @@ export type RunEvent =
   | { type: "steer.applied"; instruction: SteeringType; actorId: string; detail?: string }
   | { type: "children.started"; runIds: string[] }
   | { type: "snapshot"; state: Record<string, unknown>; messages: TranscriptMessage[] }
-  /** The run waits: its transport run ends (with these interrupts, for pauses); the invocation waits. */
-  /** `usage`: what this stretch of the run (since it started or last went on) spent on models, if it asked one. */
+  /**
+   * The run waits: its transport run ends (with these interrupts, for pauses); the invocation waits.
+   * `usage`: what this stretch of the run (since it started or last went on) spent on models, if any.
+   */
   | { type: "run.paused"; interrupts: InterruptView[]; usage?: TokenCount }
   /** The run waits for its turn (its thread's running run, or the scheduler): `position` runs are ahead. */
   | { type: "run.queued"; position: number }

@@ -556,10 +556,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
     entries: readonly ResolutionInput[],
     threadId: string,
   ): Promise<{ runId: string } | undefined> {
-    if (entries.length === 0 || entries.some((e) => e.status !== "cancelled")) return undefined;
+    // Only bare cancellations, each interrupt once; anything else is `resolve`'s to judge (and refuse).
+    const bare = (e: ResolutionInput) => e.status === "cancelled" && e.payload === undefined && e.resumeToken === undefined;
     const ids = entries.map((e) => e.interactionId);
+    if (entries.length === 0 || !entries.every(bare) || new Set(ids).size !== ids.length) return undefined;
     // Gates this process parked and that are still live are answerable: nothing to read.
     if (gates.vouchFor(ids)) return undefined;
+    // Nothing is read for a remembered identity before its credential is checked (Identity.unverified).
+    if (identity.unverified !== undefined) throw new StaleCredentialError();
     const loaded = await interactionsToResolve(deps.db, ids, threadId);
     const rows = ids.map((id) => loaded.find((r) => r.id === id));
     const now = Date.now();
@@ -575,13 +579,14 @@ export function createCoordinator(deps: CoordinatorDeps) {
     // Every open interrupt of the thread must be part of it, as for any resume.
     if (loaded.some((r) => r.status === "pending" && r.kind !== "external_wait" && !ids.includes(r.id))) return undefined;
     for (const row of rows) authorize(row, identity, "agui", "cancelled");
-    // Closing writes: a remembered identity is looked up first (see Identity.unverified).
     const open = rows.filter(overdue);
-    if (open.length > 0 && identity.unverified !== undefined) throw new StaleCredentialError();
     const closed = open.length > 0 ? await closeUnanswerable("expired", open) : new Set<string>();
-    // Answered by someone else while it was being closed: not abandoned after all.
-    const answered = open.find((r) => !closed.has(r.id));
-    if (answered) throw alreadyResolved(answered.id);
+    // Not closed here: the sweep (or another abandonment) closed it meanwhile, or someone answered it.
+    const raced = open.filter((r) => !closed.has(r.id)).map((r) => r.id);
+    if (raced.length > 0) {
+      const answered = (await findInteractions(deps.db, raced)).find((r) => r.status !== "expired" && r.status !== "lost");
+      if (answered) throw alreadyResolved(answered.id, answered.status);
+    }
     return { runId: rows[0]!.runId };
   }
 
@@ -820,6 +825,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
    */
   let sweeps = 0;
   async function sweepExpired(): Promise<void> {
+    const startedAt = Date.now();
     await actOnDeadlines();
     const durable = sweeps++ % DURABLE_SWEEP_EVERY === 0;
     if (parked.size === 0 && !durable) return;
@@ -830,6 +836,20 @@ export function createCoordinator(deps: CoordinatorDeps) {
       { failure: { code: "EXPIRED", message: "The request expired before it was answered." } },
     );
     await closeWhere("expired", { ...expiredOf, onExpiry: "cancel" }, { cancelledBy: "system" });
+    forgetOverdue(startedAt);
+  }
+
+  /**
+   * Parked runs whose time ran out before this sweep began are closed by now: here, by the sweep's
+   * statements, or by another instance (a client that abandoned an expired interrupt there). Either
+   * way nothing can answer them any more, so this process lets go of what it still held.
+   */
+  function forgetOverdue(before: number): void {
+    for (const [runId, run] of parked) {
+      if (run.expiresAt > before) continue;
+      gates.forget(run.waitingOn);
+      parked.delete(runId);
+    }
   }
 
   /**

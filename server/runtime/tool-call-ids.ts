@@ -34,18 +34,25 @@ function idsInUse(transcript: readonly TranscriptMessage[]): Set<string> {
   return taken;
 }
 
-/** Ids for one step's calls, in order: each the model's own where it is free in the thread. */
+/**
+ * Ids for one step's calls, in order: each the model's own where it is free in the thread. A model
+ * that repeats an id within one step cannot be answered under it twice (providers refuse a message
+ * whose calls share an id), so the repeat goes by Harbor's id toward the model too.
+ */
 export function assignCallIds(
   transcript: readonly TranscriptMessage[],
   modelIds: readonly (string | undefined)[],
   newId: () => string,
 ): CallIds[] {
   const taken = idsInUse(transcript);
+  const thisStep = new Set<string>();
   return modelIds.map((modelId) => {
+    const repeated = modelId !== undefined && thisStep.has(modelId);
+    if (modelId !== undefined) thisStep.add(modelId);
     const ids: CallIds =
-      usable(modelId) && !taken.has(modelId)
+      usable(modelId) && !taken.has(modelId) && !repeated
         ? { id: modelId }
-        : { id: newId(), ...(modelId && isStorableText(modelId) ? { modelId } : {}) };
+        : { id: newId(), ...(modelId && !repeated && isStorableText(modelId) ? { modelId } : {}) };
     taken.add(ids.id);
     return ids;
   });

@@ -18,7 +18,12 @@ export interface ChatRequest {
 export interface ScriptedTurn {
   text?: string;
   /** Each call's id is the model's own: `call_<request>_<i>` unless the script names it. */
-  toolCalls?: { id?: string; name: string; args: unknown }[];
+  toolCalls?: {
+    id?: string;
+    name: string;
+    args: unknown;
+    /** Sent as the arguments instead, verbatim (not JSON, say). */ rawArgs?: string;
+  }[];
   usage?: { prompt: number; completion: number };
   /** Answer with this HTTP status instead (and `Retry-After` when given). */
   status?: number;
@@ -109,7 +114,7 @@ export async function startModelServer(initial: Script = () => ({ text: "Hello f
     await send(frame({ role: "assistant", content: "" }));
     for (const delta of deltasOf(turn.text ?? "")) await send(frame({ content: delta }));
     for (const [i, call] of (turn.toolCalls ?? []).entries()) {
-      const args = JSON.stringify(call.args);
+      const args = call.rawArgs ?? JSON.stringify(call.args);
       const half = Math.floor(args.length / 2);
       // Streamed as models do: the call's id and name first, its arguments in pieces.
       await send(

@@ -87,6 +87,8 @@ async function* modelParts(
         yield { type: "text", delta: part.text };
         break;
       case "tool-call":
+        // A call the SDK could not take comes again as `tool-error`, with the same id: taken there.
+        if (part.invalid) break;
         yield { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input };
         break;
       case "tool-error":

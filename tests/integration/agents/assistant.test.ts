@@ -199,6 +199,25 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     const toolMessage = model.requests[1]!.messages.at(-1)!;
     expect(toolMessage.role).toBe("tool");
     expect(toolMessage.content).toContain("do not match its schema");
+    // One refused call, answered once, under the model's own id (the SDK reports a bad call twice).
+    const refusedCall = model.requests[1]!.messages.find((m) => m.role === "assistant")!.tool_calls as { id: string }[];
+    expect(refusedCall).toHaveLength(1);
+    expect(model.requests[1]!.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual([refusedCall[0]!.id]);
+  });
+
+  it("refuses a call whose arguments are not JSON once, under the model's id, and goes on when the model corrects it", async () => {
+    model.script((req, i) =>
+      i === 0
+        ? { toolCalls: [{ id: "call_broken", name: "send_email", args: null, rawArgs: '{"to": "x@example.com", "bo' }] }
+        : { text: "ok" },
+    );
+    const run = started(await runtime.startRun(alice, request("m-unparsable", "email someone")));
+    expect(lastOf(await drain(run.events)).type).toBe("run.completed");
+    const second = model.requests[1]!.messages;
+    expect(second.filter((m) => m.role === "assistant").flatMap((m) => (m.tool_calls ?? []) as { id: string }[])).toEqual([
+      expect.objectContaining({ id: "call_broken" }),
+    ]);
+    expect(second.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(["call_broken"]);
   });
 
   it("retries a 500 and a 429, then answers; a model that keeps failing ends the run MODEL_UNAVAILABLE", { timeout: 60_000 }, async () => {

@@ -261,6 +261,24 @@ describe.each(testBackends())("interactions that cannot be answered any more, on
     runtime.close();
   });
 
+  it("lets go of a parked run once its gate expired and was abandoned on another instance (the holder's next sweep)", async () => {
+    const holder = testRuntime(database.db, { approvalTtlMs: 50, alone: false });
+    const other = testRuntime(database.db, { approvalTtlMs: 50, alone: false });
+    const run = started(await holder.startRun(alice, request("x-abandon-elsewhere", "send an email to elsewhere@example.com saying hi")));
+    const last = (await drain(run.events)).at(-1)!.event;
+    if (last.type !== "run.paused") throw new Error("expected a pause");
+    expect(holder.parkedCount()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const abandon = [{ interactionId: last.interrupts[0]!.id, status: "cancelled" as const }];
+    expect(await other.startRun(alice, request("x-abandon-elsewhere", undefined, abandon))).toMatchObject({
+      abandoned: { runId: run.runId },
+    });
+    await holder.sweepNow();
+    expect(holder.parkedCount()).toBe(0);
+    holder.close();
+    other.close();
+  });
+
   it("abandons only what nobody can answer: a live gate's cancel is a cancel, another user's or tenant's gate is refused", async () => {
     const runtime = testRuntime(database.db, { approvalTtlMs: 50 });
     const run = started(await runtime.startRun(alice, request("x-abandon-2", "send an email to other@example.com saying hi")));

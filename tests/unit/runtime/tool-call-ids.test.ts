@@ -18,13 +18,16 @@ describe("a model's tool call ids", () => {
     expect(assignCallIds([], ["call_abc", "call_def"], counter())).toEqual([{ id: "call_abc" }, { id: "call_def" }]);
   });
 
-  it("give a call Harbor's own id, remembering the model's, when the thread or the same step already uses it", () => {
-    expect(assignCallIds(earlier, ["call_0", "browser-7", "call_1", "call_1"], counter())).toEqual([
+  it("give a call Harbor's own id, remembering the model's, when the thread already uses it", () => {
+    expect(assignCallIds(earlier, ["call_0", "browser-7", "call_1"], counter())).toEqual([
       { id: "harbor-1", modelId: "call_0" },
       { id: "harbor-2", modelId: "browser-7" },
       { id: "call_1" },
-      { id: "harbor-3", modelId: "call_1" },
     ]);
+  });
+
+  it("give a repeat within one step Harbor's id toward the model too: one message's calls never share an id", () => {
+    expect(assignCallIds([], ["call_1", "call_1", "call_2"], counter())).toEqual([{ id: "call_1" }, { id: "harbor-1" }, { id: "call_2" }]);
   });
 
   it("never use an id that could not be an id elsewhere in Harbor: none, empty, padded, too long or unstorable", () => {
