@@ -82,19 +82,6 @@ export async function unregisterInstance(db: Executor, id: string): Promise<void
   await db.delete(instances).where(eq(instances.id, id));
 }
 
-/** Marks the instance as stopping on purpose: it takes no new work. */
-export async function markStopping(db: Executor, id: string): Promise<void> {
-  await db
-    .update(instances)
-    .set({ stoppingAt: sql`now()` })
-    .where(eq(instances.id, id));
-}
-
-/** Whether the instance is registered, not reclaimed, and beat within `ttlMs`. */
-export async function isInstanceAlive(db: Executor, id: string, ttlMs: number): Promise<boolean> {
-  return (await instanceState(db, id, ttlMs)) !== "gone";
-}
-
 /**
  * Takes the right to reclaim dead instances, one winner each: those silent for `ttlMs` (or, with
  * `allOthers`, every instance but `me` — the embedded database has one process, so at start-up every
