@@ -108,6 +108,11 @@ const settingsSchema = z.object({
   HARBOR_INSTANCE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** An instance silent this long is dead: survivors reclaim what it held. */
   HARBOR_INSTANCE_TTL_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
+  /**
+   * On SIGTERM, how long runs in flight may take to finish; with other instances, runs still
+   * executing are then handed back at their next step (given as long again, at least a second, to reach one).
+   */
+  HARBOR_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /** Waits that continue from their checkpoint on any instance: any of `approvals`, `client_tools` (comma-separated). */
   HARBOR_DURABLE_WAITS: z
     .string()
@@ -184,6 +189,7 @@ export type Settings = Readonly<{
   forwardedForHops: number;
   instanceHeartbeatMs: number;
   instanceTtlMs: number;
+  shutdownGraceMs: number;
   durableWaits: readonly ("approvals" | "client_tools")[];
   webhooks: { allowLocal: boolean; pollMs: number; timeoutMs: number; retryScheduleMs: readonly number[] };
 }>;
@@ -263,6 +269,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     forwardedForHops: s.HARBOR_FORWARDED_FOR_HOPS,
     instanceHeartbeatMs: s.HARBOR_INSTANCE_HEARTBEAT_MS,
     instanceTtlMs: s.HARBOR_INSTANCE_TTL_MS,
+    shutdownGraceMs: s.HARBOR_SHUTDOWN_GRACE_MS,
     durableWaits: s.HARBOR_DURABLE_WAITS,
     webhooks: {
       allowLocal: s.HARBOR_WEBHOOKS_ALLOW_LOCAL ?? false,

@@ -145,10 +145,12 @@ export function harbor(): Promise<Harbor> {
 }
 
 /**
- * Stops the serving process cleanly: lets runs in flight finish (up to `graceMs`), stops the demo
- * peers, then closes the database — which, for the embedded one, also releases its folder's lock.
+ * Stops the serving process cleanly: hands its work to the other instances (if any) and lets runs in
+ * flight finish or go on elsewhere (see the runtime's `stop`; `graceMs`, by default
+ * `HARBOR_SHUTDOWN_GRACE_MS`), stops the demo peers, then closes the database — which, for the
+ * embedded one, also releases its folder's lock.
  */
-export async function shutdown(graceMs = 5_000): Promise<void> {
+export async function shutdown(graceMs = settings().shutdownGraceMs): Promise<void> {
   const holder = globalThis as Holder;
   if (!holder[KEY]) return;
   const { runtime, peers, signals } = await holder[KEY];

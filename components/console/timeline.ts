@@ -170,6 +170,9 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
           "warning",
         );
         break;
+      case "run.handed_off":
+        line("Handed back by its stopping instance: goes on elsewhere from its last step", rest(event), "warning");
+        break;
       case "run.cancelled":
         line(`Cancelled by ${event.by === "owner" ? "its owner" : event.by === "operator" ? "an operator" : "Harbor"}`, null, "danger");
         break;

@@ -77,6 +77,12 @@ export interface Checkpoint {
    * the thread when the run's turn comes, so each run's reply follows its own question.
    */
   pendingInput?: { id: string; role: "user"; content: string }[];
+  /**
+   * The run was executing on an instance that stopped, and was handed back between two steps: it
+   * waits in the cluster's queue and goes on from this checkpoint wherever it is taken (absent in
+   * older rows: a queued run starts from the beginning, as it always did).
+   */
+  handoff?: { from: string };
 }
 
 /** An empty checkpoint: a run that parked before its first step. */

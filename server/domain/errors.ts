@@ -41,6 +41,11 @@ export const ERROR_CODES = [
   "INTERACTION_LOST",
   /** The instance executing the run stopped (crashed, or was killed) before the run ended: start it again. */
   "INSTANCE_LOST",
+  /**
+   * The instance reached is stopping and has handed its work to the others: it starts and continues
+   * nothing more. Nothing was done: send the request again (another instance takes it).
+   */
+  "INSTANCE_STOPPING",
   /** A paused tool's live handle could not be re-attached on resume; `details.key` names it. */
   "ERR_TOOL_CONTEXT_LOST",
   /** A tool's `ctx.state` holds something that is not plain JSON; `details.path` names it. */

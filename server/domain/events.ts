@@ -96,6 +96,11 @@ export type RunEvent =
   | { type: "run.paused"; interrupts: InterruptView[]; usage?: TokenCount }
   /** The run waits for its turn (its thread's running run, or the scheduler): `position` runs are ahead. */
   | { type: "run.queued"; position: number }
+  /**
+   * The instance executing the run stopped before it ended: the run was handed back between two
+   * steps, waits in the cluster's queue, and goes on from its checkpoint on another instance.
+   */
+  | { type: "run.handed_off"; from: string }
   /** Someone cancelled the run: the last event before `run.completed { status: "cancelled" }`. */
   | { type: "run.cancelled"; by: CancelledBy }
   | { type: "run.completed"; status?: "rejected" | "cancelled"; usage?: TokenCount }

@@ -15,6 +15,8 @@ export const WIRE_EVENTS = {
   runCancelled: "run.cancelled",
   /** A run waits for its turn on the thread or the scheduler (`{ runId, position }`). */
   runQueued: "run.queued",
+  /** The instance executing a run stopped: it goes on from its checkpoint on another one (`{ runId }`). */
+  runHandedOff: "run.handed_off",
   /** A gated call passed on a standing approval, without a pause (`{ grantId, toolCallId, toolName }`). */
   grantUsed: "grant.used",
 } as const;

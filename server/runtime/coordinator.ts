@@ -602,8 +602,11 @@ export function createCoordinator(deps: CoordinatorDeps) {
       threadId?: string;
       via: ResolveVia;
       withTranscript?: boolean;
-      /** The holder of a wait made durable is gone: take its run over here (else it is answered by its holder). */
-      takeOver?: boolean;
+      /**
+       * Instances whose waits made durable are taken over here — they stopped or are gone — rather
+       * than answered by their holder.
+       */
+      takeOverFrom?: ReadonlySet<string>;
     },
   ): Promise<ReadyRun[]> {
     const unknown = (id: string) =>
@@ -662,9 +665,10 @@ export function createCoordinator(deps: CoordinatorDeps) {
       await closeAndRefuse("expired", overdue);
     }
     // A process-held wait of another instance is answered there, where its live state is (the caller
-    // forwards it); one made durable is taken over here only once its holder is gone.
+    // forwards it); one made durable is taken over here only once its holder stops or is gone.
     const heldThere = (r: InteractionRow) =>
-      !DURABLE_KINDS.includes(r.kind) || ((OPTIONALLY_DURABLE as readonly InteractionKind[]).includes(r.kind) && !options.takeOver);
+      !DURABLE_KINDS.includes(r.kind) ||
+      ((OPTIONALLY_DURABLE as readonly InteractionKind[]).includes(r.kind) && !options.takeOverFrom?.has(r.instanceId));
     const elsewhere = ordered.find((r) => r.instanceId !== deps.instanceId && heldThere(r));
     if (elsewhere) throw new HeldElsewhere(elsewhere.instanceId, elsewhere.runId);
     // A durable wait: whichever process answers it takes the run over from its checkpoint — held

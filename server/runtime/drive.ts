@@ -1,13 +1,31 @@
 /**
  * Driving a run: runs the loop from a fresh start or from a checkpoint, and ends every exchange in
- * exactly one way — parked on the coordinator, completed, or failed. Whatever fails, the run ends
- * with `run.failed`, so no stream hangs and no run stays `running`.
+ * exactly one way — parked on the coordinator, completed, failed, or (its instance stopping) handed
+ * to the cluster's queue for another instance. Whatever fails, the run ends with `run.failed`, so
+ * no stream hangs and no run stays `running`.
  */
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/server/db";
 import { listMessages, type MessageRow } from "@/server/db/queries/threads";
-import { activeRunsOnThread, findRun, holdSteering, joinHeldInput, lastSeq, takeQueuedRun } from "@/server/db/queries/runs";
-import { CHECKPOINT_VERSION, cancelledNote, type CancelledBy, type TokenCount } from "@/server/domain";
+import {
+  activeRunsOnThread,
+  findRun,
+  holdSteering,
+  joinHeldInput,
+  lastSeq,
+  releaseQueuedRun,
+  takeQueuedRun,
+  takeUnheldQueuedRun,
+} from "@/server/db/queries/runs";
+import { findThread } from "@/server/db/queries/threads";
+import {
+  CHECKPOINT_VERSION,
+  cancelledNote,
+  type CancelledBy,
+  type Checkpoint,
+  type StoredInstruction,
+  type TokenCount,
+} from "@/server/domain";
 import { ThreadLanes, type LaneTurn } from "./thread-lanes";
 import type { Coordinator } from "./coordinator";
 import type { EventBus } from "./event-bus";
@@ -73,6 +91,13 @@ class CancelledWhileWaiting extends Error {
   }
 }
 
+/** A run that waited for its turn here went to the cluster's queue: this instance is stopping. */
+class HandedOff extends Error {
+  constructor() {
+    super("handed to the cluster's queue");
+  }
+}
+
 /** Resolves with `promise`, or rejects with the signal's reason once it aborts. */
 function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
@@ -97,9 +122,18 @@ export function createDriver(deps: DriveDeps) {
     if (left > 0) executing.set(runId, left);
     else executing.delete(runId);
   };
-  /** Runs waiting for their turn, each with the way to cancel that wait. */
-  const waiting = new Map<string, AbortController>();
+  /** Runs waiting for their turn, each with the way to end that wait and whether another instance could take it. */
+  const waiting = new Map<string, { controller: AbortController; takeable: boolean }>();
   const lanes = new ThreadLanes();
+  /**
+   * A graceful stop (with other instances to go on): runs that wait for their turn here go to the
+   * cluster's queue (`stopping`), and from `handingBack` on, executing runs are handed back at their
+   * next step.
+   */
+  let stopping = false;
+  let handingBack = false;
+  /** Aborts, as the stop begins, the following of runs that were taken elsewhere (nothing here waits for them any more). */
+  const leaving = new AbortController();
 
   /** Applies the steering that waited for this safe point, recording each in the run's log. */
   async function safePoint(state: RunState, journal: RunJournal, where: "step" | "tool"): Promise<SafePoint> {
@@ -109,7 +143,8 @@ export function createDriver(deps: DriveDeps) {
       for (const later of queued.filter((q) => q.instruction.type !== "CANCEL")) deps.mailboxes.post(state.runId, later);
       queued = queued.filter((q) => q.instruction.type === "CANCEL");
     }
-    if (queued.length === 0) return { type: "continue", state };
+    // Stopping: between two steps the run can go on from its state elsewhere (steering first, below).
+    if (queued.length === 0) return where === "step" && handingBack ? { type: "hand_back", state } : { type: "continue", state };
     let next = state;
     let stop: "cancel" | "pause" | undefined;
     const events: RunEvent[] = [];
@@ -158,7 +193,7 @@ export function createDriver(deps: DriveDeps) {
         request: { id: randomUUID(), kind: "operator", reason: "operator", policy: "admins", message: "Paused by an operator" },
       };
     }
-    return { type: "continue", state: next };
+    return where === "step" && handingBack ? { type: "hand_back", state: next } : { type: "continue", state: next };
   }
 
   async function earlierRunsOnThread(base: RunState): Promise<string[]> {
@@ -175,13 +210,16 @@ export function createDriver(deps: DriveDeps) {
     base: RunState,
     journal: RunJournal,
     lane: LaneTurn,
-    options: { priority: number; signal: AbortSignal; takeable: boolean; ahead?: readonly string[] },
+    options: { priority: number; signal: AbortSignal; takeable: boolean; ahead?: readonly string[]; said: { queued: boolean } },
   ): Promise<void> {
     const { priority, signal } = options;
+    // A stopping instance starts nothing another instance could: the run goes to the cluster's queue.
+    if (options.takeable && stopping) throw new HandedOff();
     let queued = false;
     const sayQueued = async (ahead: number) => {
       if (queued) return;
       queued = true;
+      options.said.queued = true;
       // A fresh run waits in the cluster's queue, where an instance with room may take it; a run
       // going on from a pause holds its answers here in memory, so it stays `running` here.
       await journal.append([{ type: "run.queued", position: ahead }], options.takeable ? { alongside: { run: { status: "queued" } } } : {});
@@ -232,17 +270,15 @@ export function createDriver(deps: DriveDeps) {
     enter(base.runId);
     const lane = lanes.enter(base.threadId);
     const wait = new AbortController();
-    waiting.set(base.runId, wait);
+    const takeable = !options.resume;
+    const said = { queued: false };
+    waiting.set(base.runId, { controller: wait, takeable });
     try {
       try {
-        await waitTurn(base, journal, lane, {
-          priority: options.priority ?? 0,
-          signal: wait.signal,
-          takeable: !options.resume,
-          ahead: options.ahead,
-        });
-        // A cancel that came after the slot was granted, before the run was taken here.
-        wait.signal.throwIfAborted();
+        await waitTurn(base, journal, lane, { priority: options.priority ?? 0, signal: wait.signal, takeable, ahead: options.ahead, said });
+        // A cancel that came after the slot was granted, before the run was taken here (a stop then
+        // lets it run: it is handed back at a step if it is still executing when that is asked).
+        if (wait.signal.reason instanceof CancelledWhileWaiting) throw wait.signal.reason;
       } finally {
         waiting.delete(base.runId);
       }
@@ -299,6 +335,10 @@ export function createDriver(deps: DriveDeps) {
         result = await runLoop(result.state, agent, loopDeps);
       }
       const final = result.state;
+      if (result.type === "handed_back") {
+        await handBack(final, journal, log);
+        return;
+      }
       if (result.type === "paused") {
         // Streamed text goes out in its own write first: once the park commits, the gate can be
         // answered at once, and the resumed run's events must not overtake the text still streaming.
@@ -307,17 +347,7 @@ export function createDriver(deps: DriveDeps) {
           final,
           journal,
           { ...result.parking, usage: usageSince(initial.usage, final.usage) },
-          {
-            version: CHECKPOINT_VERSION,
-            step: final.step,
-            calls: result.parking.calls,
-            answers: final.answers,
-            outcome: final.outcome,
-            goal: final.goal,
-            context: final.context,
-            children: final.children,
-            ...(final.usage ? { usage: final.usage } : {}),
-          },
+          checkpointOf(final, result.parking.calls),
         );
         parked = true;
         // Steering that arrived after the last safe point: a cancel ends the parked run now; a
@@ -342,6 +372,9 @@ export function createDriver(deps: DriveDeps) {
     } catch (thrown) {
       if (thrown instanceof TakenElsewhere) {
         takenElsewhere = true;
+      } else if (thrown instanceof HandedOff) {
+        takenElsewhere = true;
+        await handOver(journal, said.queued).catch((error: unknown) => log.error({ err: error }, "could not hand a waiting run over"));
       } else if (thrown instanceof CancelledWhileWaiting) {
         // Only while it is still queued here: another instance may have taken it meanwhile.
         if (await takeQueuedRun(deps.db, base.runId, deps.instanceId)) {
@@ -363,15 +396,74 @@ export function createDriver(deps: DriveDeps) {
       if (!takenElsewhere) lane.leave();
       deps.onSlotFreed?.();
     }
+    // A stopping instance does not wait for the runs it handed over: later ones of its threads left too.
     if (!takenElsewhere) return;
+    if (stopping) return lane.leave();
     try {
       // Taken by another instance: later runs of its thread here wait until it has had its turn.
-      await untilTransportEnds(base.runId);
+      const ended = untilTransportEnds(base.runId);
+      ended.catch(() => undefined);
+      await untilAborted(ended, leaving.signal);
     } catch (error) {
-      log.warn({ err: error }, "lost track of a run another instance took");
+      if (!leaving.signal.aborted) log.warn({ err: error }, "lost track of a run another instance took");
     } finally {
       lane.leave();
     }
+  }
+
+  /** What a run going on elsewhere from this point needs, as its checkpoint keeps it. */
+  function checkpointOf(final: RunState, calls: Checkpoint["calls"]): Checkpoint {
+    return {
+      version: CHECKPOINT_VERSION,
+      step: final.step,
+      calls,
+      answers: final.answers,
+      outcome: final.outcome,
+      goal: final.goal,
+      context: final.context,
+      children: final.children,
+      ...(final.usage ? { usage: final.usage } : {}),
+    };
+  }
+
+  /**
+   * A run that waited for its turn here goes to the cluster's queue (this instance is stopping): a
+   * run already queued leaves this instance — unless another one took it meanwhile — and one not
+   * yet queued is queued with `run.handed_off`. The others are told to look at the queue.
+   */
+  async function handOver(journal: RunJournal, queued: boolean): Promise<void> {
+    if (queued) {
+      if (!(await releaseQueuedRun(deps.db, journal.runId, deps.instanceId))) return;
+    } else {
+      // Still `running` here, where nobody else takes it: the write is this run's alone.
+      await journal.append([{ type: "run.handed_off", from: deps.instanceId }], { alongside: { run: { status: "queued", leave: true } } });
+    }
+    await deps.signalQueued?.();
+  }
+
+  /**
+   * Hands a run executing here back between two steps (this instance is stopping): its checkpoint —
+   * with the steering it had not applied yet, and `handoff` so the instance that takes it goes on
+   * from there — `queued` with no instance, and `run.handed_off`, in one write. The others are told
+   * to look at the queue.
+   */
+  async function handBack(final: RunState, journal: RunJournal, log: LogLines): Promise<void> {
+    const steering: StoredInstruction[] = deps.mailboxes.take(final.runId);
+    const checkpoint: Checkpoint = {
+      ...checkpointOf(final, []),
+      ...(steering.length > 0 ? { steering } : {}),
+      handoff: { from: deps.instanceId },
+    };
+    await journal.append([{ type: "run.handed_off", from: deps.instanceId }], {
+      alongside: { run: { status: "queued", leave: true, checkpoint: { ...checkpoint }, ...(final.usage ? { usage: final.usage } : {}) } },
+    });
+    // Steering that came during the write waits with the run too, unless another instance took it already.
+    for (const late of deps.mailboxes.take(final.runId)) {
+      if (!(await holdSteering(deps.db, final.runId, late, Infinity)).held) {
+        log.warn({ instruction: late.instruction.type }, "steering reached a run as it was handed back and could not go with it");
+      }
+    }
+    await deps.signalQueued?.();
   }
 
   /** Resolves when the run (executing elsewhere) parks or ends — at once if it no longer executes. */
@@ -425,8 +517,43 @@ export function createDriver(deps: DriveDeps) {
   function cancelWaiting(runId: string, by: CancelledBy): boolean {
     const wait = waiting.get(runId);
     if (!wait) return false;
-    wait.abort(new CancelledWhileWaiting(by));
+    wait.controller.abort(new CancelledWhileWaiting(by));
     return true;
+  }
+
+  /**
+   * Ends a run waiting in the cluster's queue that no instance holds (its own stopped): taken here
+   * and ended `cancelled`. False when it is no longer waiting there.
+   */
+  async function cancelUnheld(journal: RunJournal, by: CancelledBy): Promise<boolean> {
+    if (!(await takeUnheldQueuedRun(deps.db, journal.runId, deps.instanceId))) return false;
+    const run = await findRun(deps.db, journal.runId);
+    if (!run) return false;
+    const thread = await findThread(deps.db, run.threadId);
+    const base: RunState = {
+      runId: run.id,
+      threadId: run.threadId,
+      agentId: run.agentId,
+      tenantId: run.tenantId,
+      ownerId: run.ownerId,
+      step: run.checkpoint?.step ?? 0,
+      transcript: [],
+      sharedState: thread?.state ?? {},
+      ...(run.checkpoint?.usage ? { usage: run.checkpoint.usage } : {}),
+    };
+    await finish({ ...base, outcome: "cancelled", cancelledBy: by }, journal, { loadTranscript: true });
+    return true;
+  }
+
+  /**
+   * A graceful stop, first step: runs waiting for their turn here that another instance could take
+   * go to the cluster's queue, and so does any such run from now on. Runs going on from a pause keep
+   * waiting: their answers are held here (they are handed back at a step once they execute).
+   */
+  function handOffWaiting(): void {
+    stopping = true;
+    leaving.abort(new HandedOff());
+    for (const { controller, takeable } of waiting.values()) if (takeable) controller.abort(new HandedOff());
   }
 
   async function fail(journal: RunJournal, error: HarborError, log: LogLines) {
@@ -448,6 +575,12 @@ export function createDriver(deps: DriveDeps) {
     drive,
     fail,
     cancelWaiting,
+    cancelUnheld,
+    handOffWaiting,
+    /** A graceful stop, second step: runs executing here are handed back at their next step. */
+    handBackExecuting: () => {
+      handingBack = true;
+    },
     isExecuting: (runId: string) => executing.has(runId) && !closing.has(runId),
     /** Whether a run of the thread executes or waits for its turn in this process. */
     threadBusy: (threadId: string) => lanes.busy(threadId),

@@ -90,6 +90,14 @@ export const DEFAULT_APPROVAL_TTL_MS = 15 * 60_000;
 export const DEFAULT_OAUTH_TTL_MS = 10 * 60_000;
 export const DEFAULT_A2A_TTL_MS = 60 * 60_000;
 
+/** How long a stopping instance waits at least for its runs to reach a step and be handed back. */
+const MIN_HAND_BACK_MS = 1_000;
+
+/** Waits for `work`, at most `ms`. */
+function within(work: Promise<unknown>, ms: number): Promise<unknown> {
+  return Promise.race([work, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
+}
+
 /** Seals requests forwarded between instances with a key of their own, bound to the request's id. */
 function routingSealer(serverSecret: string): Sealer {
   const key = sealingKey(serverSecret, "harbor.routing.v1");
@@ -137,13 +145,14 @@ export function createRuntime(deps: RuntimeDeps) {
       return undefined;
     },
   });
+  const heartbeatMs = deps.instanceHeartbeatMs ?? 2_000;
   const instances = instanceKeeper({
     db: deps.db,
     log: deps.log,
     instanceId,
     coordinator,
     bus,
-    heartbeatMs: deps.instanceHeartbeatMs ?? 2_000,
+    heartbeatMs,
     ttlMs: deps.instanceTtlMs ?? 10_000,
     alone: deps.alone ?? false,
   });
@@ -156,11 +165,14 @@ export function createRuntime(deps: RuntimeDeps) {
         signals,
         sealer: routingSealer(deps.serverSecret),
         handle: (request) => runs.handleRouted(request),
+        // A target that left without taking a request is noticed within a heartbeat.
+        checkMs: heartbeatMs,
+        isGone: async (id) => (await instances.state(id)) === "gone",
       })
     : undefined;
   const route = router && {
     forward: router.forward,
-    isAlive: (id: string) => instances.isAlive(id),
+    state: (id: string) => instances.state(id),
     reclaim: () => instances.reclaim(),
   };
   const grants = grantService(deps.db, deps.agents);
@@ -258,6 +270,8 @@ export function createRuntime(deps: RuntimeDeps) {
       await instances.start();
       jobs.start();
       webhookWorker.start();
+      // Runs may wait in the cluster's queue with nobody told since (a stopped instance handed them over).
+      if (signals) void runs.takeFromQueue(true);
     },
     /** Reclaims dead instances now (the heartbeat does it every interval). */
     reclaim: () => instances.reclaim(),
@@ -276,19 +290,40 @@ export function createRuntime(deps: RuntimeDeps) {
       await webhookWorker.idle();
     },
     /**
-     * A clean stop (SIGTERM): says so to the other instances, lets runs in flight finish (up to
-     * `graceMs`), then releases what it holds — process-held waits end `lost` unless durable (those
-     * any instance answers), runs still executing end `INSTANCE_LOST` — and leaves.
+     * A clean stop (SIGTERM). With other instances on the database it hands its work to them at
+     * once: its row says it is stopping (its durable waits are then answered wherever they arrive)
+     * and its queued runs go to the cluster's queue. Runs in flight get `graceMs` to finish; those
+     * still executing are then handed back at their next step (waited for up to `graceMs` again,
+     * at least a second) and go on elsewhere from their checkpoint. Then it starts and continues
+     * nothing more (`INSTANCE_STOPPING`), and forwarded requests it has not decided go back to
+     * their senders. Last, it releases what it still holds — process-held waits end `lost` unless
+     * durable, runs that reached no step in time end `INSTANCE_LOST` — and leaves. Alone (the
+     * embedded database), runs in flight get `graceMs`, and the rest ends as it would.
      */
     stop: async (graceMs: number) => {
       runs.stopTaking();
-      await instances.markStopping();
+      const handed = await instances.handOff({ toCluster: signals !== undefined });
+      if (signals) {
+        runs.handOffWaiting();
+        if (handed > 0) await signalQueued(deps.db, instanceId);
+      }
       clearInterval(sweep);
       void jobs.stop();
       void webhookWorker.stop();
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-      await Promise.race([runs.idle(), grace]);
-      await instances.release();
+      await within(runs.idle(), graceMs);
+      if (signals) {
+        runs.handBackExecuting();
+        // A step is short: even with no grace period, a run gets this long to reach the next one.
+        const handBackMs = Math.max(graceMs, MIN_HAND_BACK_MS);
+        const handedBackBy = Date.now() + handBackMs;
+        await within(runs.idle(), handBackMs);
+        runs.close();
+        await router?.close();
+        // What was let in before the close (an answer decided here) is handed back at its first step.
+        await within(runs.idle(), Math.max(handedBackBy - Date.now(), MIN_HAND_BACK_MS));
+      }
+      runs.close();
+      await instances.release({ toCluster: signals !== undefined });
       await instances.stop({ leave: true });
     },
     /** Stops background work (the expiry sweep, taking new jobs and queued runs, heartbeats). */

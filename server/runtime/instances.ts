@@ -10,13 +10,15 @@ import {
   beat,
   claimDeadInstances,
   failRunsOf,
-  isInstanceAlive,
-  markStopping,
+  handOffInstance,
+  instanceState,
   pruneInstances,
   reclaimedInstances,
   registerInstance,
   unregisterInstance,
+  type InstanceState,
 } from "@/server/db/queries/instances";
+import { releaseLeases } from "@/server/db/queries/jobs";
 import type { Coordinator } from "./coordinator";
 import type { EventBus } from "./event-bus";
 
@@ -90,7 +92,9 @@ export function instanceKeeper(deps: InstancesDeps) {
       }, deps.heartbeatMs);
       timer.unref();
     },
-    isAlive: (instanceId: string) => (instanceId === me ? Promise.resolve(true) : isInstanceAlive(deps.db, instanceId, deps.ttlMs)),
+    /** What another instance is now: serving, stopping (its durable waits are anyone's), or gone. */
+    state: (instanceId: string): Promise<InstanceState> =>
+      instanceId === me ? Promise.resolve("serving") : instanceState(deps.db, instanceId, deps.ttlMs),
     reclaim: () => reclaim(),
     /** Stops beating; `leave` also removes the instance (a clean stop that left nothing behind). */
     async stop(options: { leave?: boolean } = {}): Promise<void> {
@@ -98,10 +102,21 @@ export function instanceKeeper(deps: InstancesDeps) {
       await ticking;
       if (options.leave) await unregisterInstance(deps.db, me);
     },
-    markStopping: () => markStopping(deps.db, me),
-    /** Releases what this instance holds before it leaves (see `reclaim`): nobody has to wait for its TTL. */
-    async release(): Promise<void> {
+    /**
+     * The first step of a graceful stop: the instance's row says it is stopping and, `toCluster`, its
+     * queued runs go to the cluster's queue (see `handOffInstance`). Returns how many it handed over.
+     */
+    handOff: async (options: { toCluster: boolean }): Promise<number> => (await handOffInstance(deps.db, me, options.toCluster)).queued,
+    /**
+     * Releases what this instance still holds as it leaves (see `reclaim`), so nobody waits for its
+     * TTL: process-held waits end `lost` (durable ones stay open for any instance), jobs it still
+     * works on are let go, runs still executing (they reached no safe point in time) end
+     * `INSTANCE_LOST` — and so do queued ones, unless `toCluster` (another instance can take them).
+     */
+    async release(options: { toCluster: boolean }): Promise<void> {
       await deps.coordinator.closeWaitsOf([me]);
+      if (options.toCluster) await handOffInstance(deps.db, me, true);
+      await releaseLeases(deps.db, me);
       const failed = await failRunsOf(deps.db, [me], { code: "INSTANCE_LOST", message: INSTANCE_LOST_MESSAGE });
       const at = Date.now();
       for (const f of failed) deps.bus.publish({ runId: f.runId, seq: f.seq, at, event: f.event });

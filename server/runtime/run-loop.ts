@@ -50,7 +50,8 @@ export interface RunLoopDeps {
   maxSteps: number;
   /**
    * A safe point (before each planner step and each tool): applies steering that arrived meanwhile.
-   * Returns the state to go on with, or says to stop (cancelled) or to park (an operator's pause).
+   * Returns the state to go on with, or says to stop (cancelled), to park (an operator's pause), or
+   * — before a step only — to hand the run back (its instance is stopping).
    * Before a tool only a cancel is honored: a pause there could lose answers held in memory, and a
    * message there would split a tool call from its result.
    */
@@ -78,7 +79,11 @@ export interface RunLoopDeps {
 export const MAX_REFUSED_STEPS = 3;
 
 export type SafePoint =
-  { type: "continue"; state: RunState } | { type: "cancel"; state: RunState } | { type: "pause"; state: RunState; request: PauseRequest };
+  | { type: "continue"; state: RunState }
+  | { type: "cancel"; state: RunState }
+  | { type: "pause"; state: RunState; request: PauseRequest }
+  /** Between two steps the state is whole: the run can go on from it on another instance. */
+  | { type: "hand_back"; state: RunState };
 
 /** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
 export interface PauseRequest {
@@ -122,7 +127,11 @@ export interface Parking {
   usage?: TokenCount;
 }
 
-export type LoopResult = { type: "finished"; state: RunState } | { type: "paused"; state: RunState; parking: Parking };
+export type LoopResult =
+  | { type: "finished"; state: RunState }
+  | { type: "paused"; state: RunState; parking: Parking }
+  /** Stopped between two steps for another instance to go on from `state` (nothing is pending). */
+  | { type: "handed_back"; state: RunState };
 
 /** What a resumed run continues with. */
 export interface ResumeInput {
@@ -169,6 +178,7 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
       state = point.state;
       if (point.type === "cancel") return { type: "finished", state: { ...state, outcome: "cancelled" } };
       if (point.type === "pause") return { type: "paused", state, parking: { requests: [point.request], calls: [], handles: new Map() } };
+      if (point.type === "hand_back") return { type: "handed_back", state };
     }
     if (state.step >= deps.maxSteps) {
       throw new HarborError("STEP_LIMIT", `The run stopped after ${deps.maxSteps} planner steps.`);

@@ -7,13 +7,14 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { childOnFirstLine } from "@/server/log";
 import type { Database } from "@/server/db";
+import type { InstanceState } from "@/server/db/queries/instances";
 import { activeRunsOnThread, findRun, lastSeq, loadContinuation, takeNextQueuedRun, type Continuation } from "@/server/db/queries/runs";
 import { beginRuns, type BeginRunInput } from "@/server/db/queries/run-writes";
 import { EMPTY_CHECKPOINT, type MultitaskPolicy } from "@/server/domain";
 import { countMessages, findThread } from "@/server/db/queries/threads";
 import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interactions";
 import { HeldElsewhere, type Coordinator, type ReadyRun, type ResolutionInput, type ResolveVia } from "./coordinator";
-import { routedIdentity, type RouteDeps, type RoutedRequest } from "./routing";
+import { NotForwarded, routedIdentity, type RouteDeps, type RoutedRequest } from "./routing";
 import { createDriver, toTranscript } from "./drive";
 import type { GrantService } from "./grants";
 import { cancelRemoteTasks } from "./remote-tasks";
@@ -127,16 +128,18 @@ function decodeToolContent(content: string): unknown {
 
 export function runService(deps: RunsDeps) {
   const { store } = deps;
-  const { drive, fail, isExecuting, cancelWaiting, threadBusy, busyHere } = createDriver({
+  const driver = createDriver({
     ...deps,
     spawn: (parent, requests) => spawn(parent, requests),
     // A slot freed here: another instance's queued run may take it.
     onSlotFreed: () => lookAtQueueSoon(),
   });
+  const { drive, fail, isExecuting, cancelWaiting, threadBusy, busyHere } = driver;
   const { steer, interruptThread } = steeringService({
     ...deps,
     isExecuting,
     cancelWaiting,
+    cancelUnheld: async (runId, by) => driver.cancelUnheld(new RunJournal(runId, store, deps.bus, await lastSeq(deps.db, runId)), by),
     resolveInteractions: (...args) => resolveInteractions(...args),
   });
 
@@ -145,7 +148,7 @@ export function runService(deps: RunsDeps) {
     const owner: Identity = { tenantId: parent.tenantId, userId: parent.ownerId, roles: ["member"] };
     const ids: string[] = [];
     for (const [index, text] of requests.entries()) {
-      const child = await startRun(owner, {
+      const child = await startHere(owner, {
         agentId: parent.agentId,
         threadId: randomUUID(),
         transportRunId: randomUUID(),
@@ -162,6 +165,33 @@ export function runService(deps: RunsDeps) {
     return ids;
   }
   const active = new Set<Promise<void>>();
+  /**
+   * Requests that may start or continue a run here, while they get there (see `admit`); and whether
+   * this instance still takes them (a stopping one, once it handed its work over, does not).
+   */
+  const entering = new Set<Promise<unknown>>();
+  let closed = false;
+
+  /**
+   * Lets a request that may start or continue a run here in — refused with `INSTANCE_STOPPING`
+   * (nothing done) once the instance is closed — and counts it until it is done, so that `idle`
+   * also waits for a run it is about to drive.
+   */
+  async function admit<T>(work: () => Promise<T>): Promise<T> {
+    if (closed) {
+      throw new HarborError(
+        "INSTANCE_STOPPING",
+        "This Harbor instance is stopping and has handed its work to the others; nothing was done: send it again.",
+      );
+    }
+    const entered = work();
+    entering.add(entered);
+    try {
+      return await entered;
+    } finally {
+      entering.delete(entered);
+    }
+  }
   // Concurrent new runs share their first statement (see group-commit.ts); two on one thread never
   // share one, so each is admitted as if alone.
   const beginRun = batched((inputs: readonly BeginRunInput[]) => beginRuns(deps.db, inputs), {
@@ -180,7 +210,8 @@ export function runService(deps: RunsDeps) {
     return childOnFirstLine(deps.log, { runId, threadId, requestId });
   }
 
-  async function startRun(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun | AbandonedRun> {
+  /** `startRun` (a helper's run starts this way even as the instance stops: it goes to the cluster's queue at once). */
+  async function startHere(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun | AbandonedRun> {
     const agent = deps.agents.get(request.agentId);
     if (!agent) throw new NotFoundError(`Agent "${request.agentId}"`);
     // A remembered identity goes only where the first statement writes and checks it: beginRun,
@@ -230,7 +261,7 @@ export function runService(deps: RunsDeps) {
       if (identity.unverified) throw new StaleCredentialError();
       const refusal = await refuse(identity, request.threadId, multitask, userMessages.length);
       // The interaction that stood in the way was answered meanwhile: try once more.
-      if (!refusal && attempt === 1) return startRun(identity, request, 2);
+      if (!refusal && attempt === 1) return startHere(identity, request, 2);
       return refusal ?? pendingInteraction([]);
     }
 
@@ -357,59 +388,78 @@ export function runService(deps: RunsDeps) {
       withTranscript: request.carriesTranscript ?? (request.messages.length > 0 || Object.keys(request.state ?? {}).length > 0),
     };
     const transport = { transportRunId: request.transportRunId, requestId: request.requestId };
-    try {
-      const abandoned = await deps.coordinator.abandonUnanswerable(identity, request.resume ?? [], thread.id);
-      if (abandoned) return { abandoned: { runId: abandoned.runId, threadId: thread.id } };
-      const [next] = await resolveHere(identity, request.resume ?? [], options);
-      // Completeness made every open interrupt of the thread part of this resume: one run, now ready.
-      if (!next) throw new Error(`a complete resume of thread ${thread.id} left no run ready`);
-      const events = deps.bus.follow(next.runId);
-      track(continueRun(next, transport));
-      return { runId: next.runId, threadId: thread.id, events };
-    } catch (error) {
-      // Told to the caller, who looks the identity up and tries again: not a refusal of the run.
-      if (StaleCredentialError.is(error)) throw error;
-      if (error instanceof HeldElsewhere) {
-        // The owner continues the run; this instance streams it from the shared log, from where it parked.
-        const events = deps.bus.follow(error.runId, await lastSeq(deps.db, error.runId));
-        try {
-          await forward(error, {
-            type: "resolve",
-            identity: routedIdentity(identity),
-            entries: [...(request.resume ?? [])],
-            ...options,
-            transport,
-          });
-          return { runId: error.runId, threadId: thread.id, events };
-        } catch (forwarded) {
-          await events.return?.();
-          if (HarborError.is(forwarded)) return { refused: forwarded };
-          throw forwarded;
+    const left = new Set<string>();
+    for (;;) {
+      try {
+        const abandoned = await deps.coordinator.abandonUnanswerable(identity, request.resume ?? [], thread.id);
+        if (abandoned) return { abandoned: { runId: abandoned.runId, threadId: thread.id } };
+        const [next] = await resolveHere(identity, request.resume ?? [], options, left);
+        // Completeness made every open interrupt of the thread part of this resume: one run, now ready.
+        if (!next) throw new Error(`a complete resume of thread ${thread.id} left no run ready`);
+        const events = deps.bus.follow(next.runId);
+        track(continueRun(next, transport));
+        return { runId: next.runId, threadId: thread.id, events };
+      } catch (error) {
+        // Told to the caller, who looks the identity up and tries again: not a refusal of the run.
+        if (StaleCredentialError.is(error)) throw error;
+        if (error instanceof HeldElsewhere) {
+          // The owner continues the run; this instance streams it from the shared log, from where it parked.
+          const events = deps.bus.follow(error.runId, await lastSeq(deps.db, error.runId));
+          try {
+            await forward(error, {
+              type: "resolve",
+              identity: routedIdentity(identity),
+              entries: [...(request.resume ?? [])],
+              ...options,
+              transport,
+            });
+            return { runId: error.runId, threadId: thread.id, events };
+          } catch (forwarded) {
+            await events.return?.();
+            // Its holder stopped without deciding it: decided here, as if it had never been forwarded.
+            if (forwarded instanceof NotForwarded) {
+              left.add(forwarded.target);
+              continue;
+            }
+            if (HarborError.is(forwarded)) return { refused: forwarded };
+            throw forwarded;
+          }
         }
+        if (HarborError.is(error)) return { refused: error };
+        throw error;
       }
-      if (HarborError.is(error)) return { refused: error };
-      throw error;
     }
   }
 
   /**
-   * Resolves on this instance. A wait another instance holds throws `HeldElsewhere` when that
-   * instance is alive (the caller forwards); a dead holder is reclaimed first, so its waits answer
-   * `INTERACTION_LOST` as the rules say.
+   * Resolves on this instance. A wait another instance holds throws `HeldElsewhere` while that
+   * instance serves (the caller forwards). Once its holder stops, a wait made durable is taken over
+   * here at once, and any other is still forwarded (its holder answers it until it exits). A gone
+   * holder — or one in `left`: it gave a forwarded answer back — is reclaimed first, so its waits
+   * made durable go on here and the others answer `INTERACTION_LOST`, as the rules say.
    */
-  async function resolveHere(identity: Identity, entries: readonly ResolutionInput[], options: Parameters<Coordinator["resolve"]>[2]) {
-    try {
-      return await deps.coordinator.resolve(identity, entries, options);
-    } catch (error) {
-      if (!(error instanceof HeldElsewhere)) throw error;
-      if (deps.route && (await deps.route.isAlive(error.instanceId))) throw error;
-      await deps.route?.reclaim();
+  async function resolveHere(
+    identity: Identity,
+    entries: readonly ResolutionInput[],
+    options: Parameters<Coordinator["resolve"]>[2],
+    left: ReadonlySet<string> = new Set(),
+  ) {
+    const holders = new Map<string, InstanceState>();
+    for (;;) {
       try {
-        // Its holder is gone: a wait made durable goes on here; any other was closed as lost.
-        return await deps.coordinator.resolve(identity, entries, { ...options, takeOver: true });
-      } catch (again) {
-        if (again instanceof HeldElsewhere) throw new HarborError("INTERACTION_LOST", HELD_BY_LOST_INSTANCE);
-        throw again;
+        return await deps.coordinator.resolve(identity, entries, { ...options, takeOverFrom: new Set(holders.keys()) });
+      } catch (error) {
+        if (!(error instanceof HeldElsewhere)) throw error;
+        const known = holders.get(error.instanceId);
+        // Held there even so: a wait that lives in its holder's process only.
+        if (known === "stopping") throw error;
+        if (known === "gone") throw new HarborError("INTERACTION_LOST", HELD_BY_LOST_INSTANCE);
+        const gaveBack = left.has(error.instanceId);
+        const holder = gaveBack || !deps.route ? "gone" : await deps.route.state(error.instanceId);
+        if (holder === "serving") throw error;
+        // One that gave an answer back is stopping, not dead: nothing to reclaim.
+        if (holder === "gone" && !gaveBack) await deps.route?.reclaim();
+        holders.set(error.instanceId, holder);
       }
     }
   }
@@ -420,25 +470,42 @@ export function runService(deps: RunsDeps) {
   }
 
   /** Resolves interactions outside a transport run (tRPC, console); ready runs go on in the background. */
-  async function resolveInteractions(
+  function resolveInteractions(
     identity: Identity,
     entries: readonly ResolutionInput[],
     via: Exclude<ResolveVia, "agui">,
   ): Promise<{ continued: string[] }> {
-    try {
-      const ready = await resolveHere(identity, entries, { via });
-      for (const next of ready) track(continueRun(next, {}));
-      return { continued: ready.map((r) => r.runId) };
-    } catch (error) {
-      if (!(error instanceof HeldElsewhere)) throw error;
-      const { runIds } = await forward(error, {
-        type: "resolve",
-        identity: routedIdentity(identity),
-        entries: [...entries],
-        via,
-        transport: {},
-      });
-      return { continued: runIds };
+    return admit(() => resolveAnywhere(identity, entries, via));
+  }
+
+  async function resolveAnywhere(
+    identity: Identity,
+    entries: readonly ResolutionInput[],
+    via: Exclude<ResolveVia, "agui">,
+  ): Promise<{ continued: string[] }> {
+    const left = new Set<string>();
+    for (;;) {
+      try {
+        const ready = await resolveHere(identity, entries, { via }, left);
+        for (const next of ready) track(continueRun(next, {}));
+        return { continued: ready.map((r) => r.runId) };
+      } catch (error) {
+        if (!(error instanceof HeldElsewhere)) throw error;
+        try {
+          const { runIds } = await forward(error, {
+            type: "resolve",
+            identity: routedIdentity(identity),
+            entries: [...entries],
+            via,
+            transport: {},
+          });
+          return { continued: runIds };
+        } catch (forwarded) {
+          // Its holder stopped without deciding it: decided here, as if it had never been forwarded.
+          if (!(forwarded instanceof NotForwarded)) throw forwarded;
+          left.add(forwarded.target);
+        }
+      }
     }
   }
 
@@ -455,8 +522,13 @@ export function runService(deps: RunsDeps) {
   let lastEmptyLook = 0;
   const recheckMs = deps.queueRecheckMs ?? 1_000;
   let recheck: NodeJS.Timeout | undefined;
-  /** A freed slot: looks now when the queue may hold a run, else once the last empty look is old enough. */
+  /**
+   * A freed slot: looks now when the queue may hold a run, else once the last empty look is old
+   * enough. A stopping instance takes nothing, but a run that ended here may let one of its thread
+   * (handed to the cluster's queue) go next: it tells the others to look.
+   */
   function lookAtQueueSoon() {
+    if (stopping) return void deps.signalQueued?.().catch((error: unknown) => deps.log.warn({ err: error }, "could not signal the queue"));
     const wait = queueSignalled ? 0 : lastEmptyLook + recheckMs - Date.now();
     if (wait <= 0) return void takeFromQueue();
     recheck ??= setTimeout(() => {
@@ -492,8 +564,13 @@ export function runService(deps: RunsDeps) {
             break;
           }
           queueSignalled = true;
-          const thread = await findThread(deps.db, next.threadId);
           const journal = new RunJournal(next.runId, store, deps.bus, await lastSeq(deps.db, next.runId));
+          // Handed back by a stopping instance between two steps: it goes on from its checkpoint.
+          if (next.handedOff) {
+            track(continueRun({ runId: next.runId, parked: { journal, waitingOn: [], expiresAt: 0 } }, {}));
+            continue;
+          }
+          const thread = await findThread(deps.db, next.threadId);
           const base: RunState = { ...next, step: 0, transcript: [], sharedState: thread?.state ?? {} };
           track(
             drive(base, journal, logFor(next.runId, next.threadId), {
@@ -511,7 +588,11 @@ export function runService(deps: RunsDeps) {
   }
 
   /** A request another instance forwarded here: decided as if it had arrived here. */
-  async function handleRouted(request: RoutedRequest): Promise<{ runIds: string[] }> {
+  function handleRouted(request: RoutedRequest): Promise<{ runIds: string[] }> {
+    return admit(() => decideRouted(request));
+  }
+
+  async function decideRouted(request: RoutedRequest): Promise<{ runIds: string[] }> {
     if (request.type === "steer") {
       await steer(request.identity, request.runId, request.instruction, { routed: true });
       return { runIds: [] };
@@ -621,7 +702,7 @@ export function runService(deps: RunsDeps) {
   }
 
   return {
-    startRun,
+    startRun: (identity: Identity, request: StartRunRequest) => admit(() => startHere(identity, request)),
     steer,
     resolveInteractions,
     handleRouted,
@@ -630,11 +711,25 @@ export function runService(deps: RunsDeps) {
       stopping = true;
       clearTimeout(recheck);
     },
+    /** A graceful stop, first step: runs waiting for their turn here go to the cluster's queue (see drive.ts). */
+    handOffWaiting: driver.handOffWaiting,
+    /** A graceful stop, second step: runs executing here are handed back at their next step. */
+    handBackExecuting: driver.handBackExecuting,
     remoteWaitsClosed,
     continueAfterWork,
-    /** Resolves once every run executing in this process has finished, and any look at the cluster's queue (tests, shutdown). */
+    /**
+     * A graceful stop, last step: nothing more starts or continues here (`INSTANCE_STOPPING`); what
+     * already did is waited for by `idle`.
+     */
+    close: () => {
+      closed = true;
+    },
+    /**
+     * Resolves once every run executing in this process has finished, any look at the cluster's
+     * queue, and any request on its way to start or continue one (tests, shutdown).
+     */
     idle: async () => {
-      while (active.size > 0 || taking) await Promise.allSettled([...active, taking]);
+      while (active.size > 0 || taking || entering.size > 0) await Promise.allSettled([...active, taking, ...entering]);
     },
   };
 }

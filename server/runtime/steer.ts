@@ -12,7 +12,7 @@ import { pendingOfRun } from "@/server/db/queries/interactions";
 import { activeRunsOnThread, childRunIds, findRun, holdSteering, setPriority, type RunRow } from "@/server/db/queries/runs";
 import { isTerminalStatus, type CancelledBy, type StoredInstruction } from "@/server/domain";
 import type { Coordinator, ResolutionInput, ResolveVia } from "./coordinator";
-import { routedIdentity, type RouteDeps } from "./routing";
+import { NotForwarded, routedIdentity, type RouteDeps } from "./routing";
 import { ForbiddenError, HarborError, NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
 import type { Scheduler } from "./scheduler";
@@ -30,6 +30,8 @@ export interface SteerDeps {
   isExecuting(runId: string): boolean;
   /** Ends a run that waits for its turn (its thread or a slot); false when it does not wait here. */
   cancelWaiting(runId: string, by: CancelledBy): boolean;
+  /** Ends a run in the cluster's queue that no instance holds (its own stopped); false when it is not there. */
+  cancelUnheld(runId: string, by: CancelledBy): Promise<boolean>;
   resolveInteractions(identity: Identity, entries: readonly ResolutionInput[], via: Exclude<ResolveVia, "agui">): Promise<unknown>;
 }
 
@@ -43,13 +45,21 @@ export function steeringService(deps: SteerDeps) {
     let run = await findRun(deps.db, runId);
     if (!run || run.tenantId !== identity.tenantId) throw new NotFoundError("Run");
     // A live run held by another instance is steered there (within one step); a dead holder is
-    // reclaimed first, and the run's state then decides.
-    if (!options.routed && deps.route && run.instanceId && run.instanceId !== deps.instanceId && !isTerminalStatus(run.status)) {
-      if (await deps.route.isAlive(run.instanceId)) {
-        await deps.route.forward(run.instanceId, { type: "steer", identity: routedIdentity(identity), runId, instruction });
-        return { accepted: true };
+    // reclaimed first, and the run's state then decides. A stopping holder still steers the runs
+    // executing there; a run parked there is steered here (its waits are anyone's, or lost with it).
+    const holder = options.routed || !deps.route ? undefined : run.instanceId;
+    if (holder && holder !== deps.instanceId && !isTerminalStatus(run.status) && deps.route) {
+      const state = await deps.route.state(holder);
+      if (state === "serving" || (state === "stopping" && run.status !== "paused")) {
+        try {
+          await deps.route.forward(holder, { type: "steer", identity: routedIdentity(identity), runId, instruction });
+          return { accepted: true };
+        } catch (error) {
+          // It stopped without taking it: its runs went to the cluster's queue, and are steered from here.
+          if (!(error instanceof NotForwarded)) throw error;
+        }
       }
-      await deps.route.reclaim();
+      if (state !== "stopping") await deps.route.reclaim();
       run = (await findRun(deps.db, runId)) ?? run;
     }
     const audit = (outcome: string, details: Record<string, unknown> = {}) =>
@@ -159,8 +169,9 @@ export function steeringService(deps: SteerDeps) {
   }
 
   /**
-   * Cancels one run: at once if it waits for its turn or is parked, else at its next safe point if
-   * it executes here. Returns false when none holds (it ended meanwhile, or another process has it).
+   * Cancels one run: at once if it waits for its turn (here, or in the cluster's queue with no
+   * instance holding it) or is parked, else at its next safe point if it executes here. Returns
+   * false when none holds (it ended meanwhile, or another process has it).
    */
   async function cancelOne(runId: string, actor: Pick<StoredInstruction, "actorId" | "actorRole">): Promise<boolean> {
     if (deps.cancelWaiting(runId, actor.actorRole)) return true;
@@ -173,7 +184,8 @@ export function steeringService(deps: SteerDeps) {
       deps.mailboxes.drop(runId);
       return true;
     }
-    return false;
+    // Handed to the cluster's queue by its stopping instance, and not taken yet: it ends here.
+    return deps.cancelUnheld(runId, actor.actorRole);
   }
 
   async function resumeOne(identity: Identity, runId: string): Promise<boolean> {

@@ -254,6 +254,8 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       return [runPaused(e, transport, timestamp)];
     case "run.queued":
       return [custom(WIRE_EVENTS.runQueued, timestamp, { runId: logged.runId, position: e.position })];
+    case "run.handed_off":
+      return [custom(WIRE_EVENTS.runHandedOff, timestamp, { runId: logged.runId })];
     case "run.cancelled":
       return [custom(WIRE_EVENTS.runCancelled, timestamp, { runId: logged.runId, by: { role: e.by } })];
     case "run.completed":

@@ -265,6 +265,182 @@ describe.skipIf(!hasPostgres)("a rolling restart with HARBOR_DURABLE_WAITS=appro
     await expect.poll(async () => (await sentTo()).length, { timeout: 20_000 }).toBe(20);
     expect(new Set(await sentTo()).size).toBe(20);
   }, 120_000);
+
+  /**
+   * A graceful stop hands its work to the others at once: its instance row says it is stopping,
+   * durable waits are answered wherever they arrive, queued runs start elsewhere, and a run still
+   * executing when the grace period ends goes on elsewhere from its checkpoint. Each test stops an
+   * instance of its own; the others are whichever two started last (the earlier test replaced the first three).
+   */
+  describe("a graceful stop hands its work over", () => {
+    let b: string, c: string;
+    let alice: Auth, carol: Auth;
+    let db: pg.Client;
+
+    beforeAll(async () => {
+      [b, c] = cluster.instances.slice(-2).map((i) => i.url) as [string, string];
+      const [ac, cc] = await signInAll(b, ["alice@acme.test", "carol@acme.test"]);
+      alice = { cookie: ac! };
+      carol = { cookie: cc! };
+      db = new pg.Client({ connectionString: cluster.databaseUrl });
+      await db.connect();
+    }, 60_000);
+    afterAll(async () => {
+      await db?.end();
+    });
+
+    const instanceOf = async (url: string) => ((await (await fetch(`${url}/api/health`)).json()) as { instance: string }).instance;
+    /** Resolves once the instance's row says it is stopping (its SIGTERM was handled). */
+    async function untilStopping(id: string) {
+      await expect
+        .poll(async () => (await db.query("select stopping_at from instances where id = $1", [id])).rows[0]?.stopping_at ?? null, {
+          timeout: 5_000,
+          interval: 10,
+        })
+        .not.toBeNull();
+    }
+    const sentTo = async (to: string) =>
+      ((await trpcQuery<OutboxRow[]>(b, alice, "outbox.list")).data ?? []).filter((row) => row.details.to === to).length;
+    const runOf = async (runId: string) => (await trpcQuery<RunRow & { instanceId: string | null }>(b, carol, "runs.get", { runId })).data;
+    const countedIn = async (runId: string) =>
+      ((await trpcQuery<{ event: { type: string; delta?: string } }[]>(b, carol, "runs.timeline", { runId })).data ?? []).flatMap((e) =>
+        e.event.type === "text.delta" && /^\d+$/.test(e.event.delta ?? "") ? [Number(e.event.delta)] : [],
+      );
+    const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+    it("an approval parked on A and answered on B while A stops: it goes on on B at once, the email sent once", async () => {
+      const a = await cluster.add("draining", { HARBOR_DURABLE_WAITS: "approvals", HARBOR_SHUTDOWN_GRACE_MS: "3000" });
+      const aId = await instanceOf(a.url);
+      // A stays in its shutdown a while: a slow run is still going there.
+      const slowThread = randomUUID();
+      const slow = postRun(a.url, alice, runInput(slowThread, [userMessage("count slowly to 30")]))
+        .then((res) => res.text())
+        .catch(() => "cut");
+      await runOnThread(b, carol, slowThread, "running");
+      const to = `handoff-${randomUUID().slice(0, 6)}@example.com`;
+      const threadId = randomUUID();
+      const asked = await runTurn(AGUI_CLIENTS[0]!, {
+        baseUrl: a.url,
+        auth: alice,
+        threadId,
+        messages: [userMessage(`send an email to ${to} saying handed over`)],
+      });
+      const [gate] = interruptsOf(asked.events);
+
+      const stopped = a.stop();
+      await untilStopping(aId);
+      const answeredAt = Date.now();
+      const resumed = await runTurn(AGUI_CLIENTS[0]!, { baseUrl: b, auth: alice, threadId, messages: [], resume: [approve(gate!.id)] });
+      expect(Date.now() - answeredAt).toBeLessThan(TTL_MS);
+      expect(runError(resumed.events)).toBeUndefined();
+      expect(streamedText(resumed.events)).toBe(`Email sent to ${to}.`);
+      const run = await runOf(gate!.metadata!.harbor!.runId);
+      expect(run).toMatchObject({ status: "completed", instanceId: await instanceOf(b) });
+      await stopped;
+      await slow;
+      expect(await sentTo(to)).toBe(1);
+    }, 60_000);
+
+    it("answers racing A's stop on A and on B: each gate decided once, none lost, each email sent once", async () => {
+      const a = await cluster.add("racing", { HARBOR_DURABLE_WAITS: "approvals", HARBOR_SHUTDOWN_GRACE_MS: "400" });
+      const gates: { to: string; id: string; runId: string }[] = [];
+      for (let i = 0; i < 12; i++) {
+        const to = `racing-${i}-${randomUUID().slice(0, 6)}@example.com`;
+        const turn = await runTurn(AGUI_CLIENTS[0]!, {
+          baseUrl: a.url,
+          auth: alice,
+          threadId: randomUUID(),
+          messages: [userMessage(`send an email to ${to} saying raced`)],
+        });
+        const [gate] = interruptsOf(turn.events);
+        gates.push({ to, id: gate!.id, runId: gate!.metadata!.harbor!.runId });
+      }
+      // A slow run keeps A in its stop through its grace period, and is then handed back.
+      const slowThread = randomUUID();
+      const slow = postRun(a.url, alice, runInput(slowThread, [userMessage("count slowly to 12")]))
+        .then((res) => res.text())
+        .catch(() => "cut");
+      const slowRun = await runOnThread(b, carol, slowThread, "running");
+      const stopped = a.stop();
+      const startedAt = Date.now();
+      // Each gate answered on the stopping instance and on another at once, a gate every 60 ms so
+      // that the answers span A's whole stop: whichever way each goes (decided on A, forwarded to A,
+      // given back by A, taken over on B), one decides and none is lost. A may also say it no longer
+      // starts anything (INSTANCE_STOPPING, nothing done) or be gone mid-answer: the other answer decides.
+      const answerOn = async (url: string, interactionId: string, afterMs: number) => {
+        await new Promise((resolve) => setTimeout(resolve, afterMs));
+        try {
+          const answer = await trpcMutation(url, alice, "interactions.approve", { interactionId });
+          return answer.error ? (answer.error.data.harborCode ?? answer.error.data.code) : "ok";
+        } catch {
+          return "CUT";
+        }
+      };
+      const [onA, elsewhere] = await Promise.all([
+        Promise.all(gates.map((g, i) => answerOn(a.url, g.id, i * 60))),
+        Promise.all(gates.map((g, i) => answerOn(i % 2 ? b : c, g.id, i * 60))),
+      ]);
+      expect(onA.filter((code) => !["ok", "ALREADY_RESOLVED", "INSTANCE_STOPPING", "CUT"].includes(code))).toEqual([]);
+      expect(elsewhere.filter((code) => !["ok", "ALREADY_RESOLVED"].includes(code))).toEqual([]);
+      expect(Date.now() - startedAt).toBeLessThan(TTL_MS * 2);
+      await stopped;
+      for (const g of gates) {
+        await expect.poll(() => runOf(g.runId).then((r) => `${r?.status} ${r?.error?.code ?? ""}`), { timeout: 10_000 }).toBe("completed ");
+      }
+      expect(await Promise.all(gates.map((g) => sentTo(g.to)))).toEqual(gates.map(() => 1));
+      await expect.poll(() => runOf(slowRun).then((r) => r?.status), { timeout: 10_000 }).toBe("completed");
+      expect(await countedIn(slowRun)).toEqual(oneTo(12));
+      await slow;
+    }, 90_000);
+
+    it("a run queued on A behind another starts elsewhere as soon as its turn comes, not on A and not failed", async () => {
+      const a = await cluster.add("queueing", { HARBOR_DURABLE_WAITS: "approvals", HARBOR_SHUTDOWN_GRACE_MS: "1000" });
+      const aId = await instanceOf(a.url);
+      const threadId = randomUUID();
+      const first = postRun(a.url, alice, runInput(threadId, [userMessage("count slowly to 3")]))
+        .then((res) => res.text())
+        .catch(() => "cut");
+      const firstRun = await runOnThread(b, carol, threadId, "running");
+      // The same thread: it waits for the first run (double-texting's default, enqueue).
+      const second = postRun(a.url, alice, runInput(threadId, [userMessage("count slowly to 12")]))
+        .then((res) => res.text())
+        .catch(() => "cut");
+      const queued = await runOnThread(b, carol, threadId, "queued");
+      expect(queued).not.toBe(firstRun);
+
+      const stopped = a.stop();
+      await untilStopping(aId);
+      await expect.poll(() => runOf(firstRun).then((r) => r?.status), { timeout: 5_000 }).toBe("completed");
+      // Its turn came as the first run ended: it starts on another instance at once.
+      await expect.poll(() => runOf(queued).then((r) => r?.status), { timeout: 1_500, interval: 50 }).toBe("running");
+      await expect.poll(() => runOf(queued).then((r) => r?.status), { timeout: 10_000 }).toBe("completed");
+      expect((await runOf(queued))?.instanceId).not.toBe(aId);
+      expect(await countedIn(queued)).toEqual(oneTo(12));
+      await Promise.all([stopped, first, second]);
+    }, 60_000);
+
+    it("a run still executing when the grace period ends is handed back between steps and finishes elsewhere from its checkpoint", async () => {
+      const a = await cluster.add("handing-back", { HARBOR_DURABLE_WAITS: "approvals", HARBOR_SHUTDOWN_GRACE_MS: "300" });
+      const aId = await instanceOf(a.url);
+      const threadId = randomUUID();
+      const counting = postRun(a.url, alice, runInput(threadId, [userMessage("count slowly to 40")]))
+        .then((res) => res.text())
+        .catch(() => "cut");
+      const runId = await runOnThread(b, carol, threadId, "running");
+      const following = readSse(await trpcSubscribe(c, alice, "runs.events", { runId }), (f) => /"run\.(completed|failed)"/.test(f.data));
+      await expect.poll(() => countedIn(runId).then((n) => n.length), { timeout: 5_000, interval: 50 }).toBeGreaterThanOrEqual(2);
+      await a.stop();
+      await following;
+      const run = await runOf(runId);
+      expect(run).toMatchObject({ status: "completed", error: null });
+      expect(run?.instanceId).not.toBe(aId);
+      expect(await countedIn(runId)).toEqual(oneTo(40));
+      const timeline = (await trpcQuery<{ event: { type: string } }[]>(b, carol, "runs.timeline", { runId })).data ?? [];
+      expect(timeline.map((e) => e.event.type)).toContain("run.handed_off");
+      expect(timeline.map((e) => e.event.type)).not.toContain("run.failed");
+      await counting;
+    }, 60_000);
+  });
 });
 
 describe.skipIf(!hasPostgres)("a private form answered on another instance", () => {

@@ -33,23 +33,37 @@ export async function beat(db: Executor, id: string): Promise<{ alive: boolean }
   return { alive: rows.length > 0 };
 }
 
-/** Marks the instance as stopping on purpose: it takes no new work. */
-export async function markStopping(db: Executor, id: string): Promise<void> {
-  await db
-    .update(instances)
-    .set({ stoppingAt: sql`now()` })
-    .where(eq(instances.id, id));
+/**
+ * A graceful stop hands the instance's work to the cluster, in one statement: its row says it is
+ * stopping (the others take its durable waits over from then on, instead of forwarding their
+ * answers to it), and its queued runs leave it for the cluster's queue (no instance holds them, so
+ * none is reclaimed with it) — when `queued`, that is, when another instance can take them. Returns
+ * how many queued runs it handed over.
+ */
+export async function handOffInstance(db: Executor, id: string, queued: boolean): Promise<{ queued: number }> {
+  const result = await db.execute(sql`
+    with stopping as (
+      update instances set stopping_at = coalesce(stopping_at, now()) where id = ${id} returning id
+    ),
+    released as (
+      update runs set instance_id = null, updated_at = now()
+      where ${queued}::boolean and instance_id = ${id} and status = 'queued' returning id
+    )
+    select (select count(*) from released)::int as queued`);
+  const [row] = (result as unknown as { rows: { queued: number }[] }).rows;
+  return { queued: row?.queued ?? 0 };
 }
 
-/** A stopped instance leaves: nothing is left to reclaim from it. */
-export async function unregisterInstance(db: Executor, id: string): Promise<void> {
-  await db.delete(instances).where(eq(instances.id, id));
-}
+/**
+ * What an instance is to the others: `serving` (it holds its waits and executes its runs),
+ * `stopping` (a graceful stop: it still answers what only it can, but its durable waits are anyone's),
+ * or `gone` (left, reclaimed, or silent for `ttlMs`).
+ */
+export type InstanceState = "serving" | "stopping" | "gone";
 
-/** Whether the instance is registered, not reclaimed, and beat within `ttlMs`. */
-export async function isInstanceAlive(db: Executor, id: string, ttlMs: number): Promise<boolean> {
-  const rows = await db
-    .select({ id: instances.id })
+export async function instanceState(db: Executor, id: string, ttlMs: number): Promise<InstanceState> {
+  const [row] = await db
+    .select({ stopping: sql<boolean>`${instances.stoppingAt} is not null` })
     .from(instances)
     .where(
       and(
@@ -59,7 +73,13 @@ export async function isInstanceAlive(db: Executor, id: string, ttlMs: number): 
       ),
     )
     .limit(1);
-  return rows.length > 0;
+  if (!row) return "gone";
+  return row.stopping ? "stopping" : "serving";
+}
+
+/** A stopped instance leaves: nothing is left to reclaim from it. */
+export async function unregisterInstance(db: Executor, id: string): Promise<void> {
+  await db.delete(instances).where(eq(instances.id, id));
 }
 
 /**

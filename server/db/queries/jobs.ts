@@ -90,6 +90,18 @@ export async function renewLease(
   return rowsOf(result).length > 0;
 }
 
+/**
+ * A stopping instance lets go of the jobs it still works on: another instance takes each at its
+ * next poll (and runs it again from the start) instead of after the lease runs out. Returns how many.
+ */
+export async function releaseLeases(db: Executor, owner: string): Promise<number> {
+  const result = await db.execute(sql`
+    update jobs set lease_owner = null, lease_until = null, updated_at = now()
+    where lease_owner = ${owner} and status = 'in_progress'
+    returning id`);
+  return rowsOf(result).length;
+}
+
 export interface JobOutcome {
   status: Extract<JobStatus, "completed" | "failed">;
   output?: unknown;

@@ -73,3 +73,18 @@ export async function dropUntakenRoutedRequest(db: Executor, id: string): Promis
     .returning({ id: routedRequests.id });
   return rows.length > 0;
 }
+
+/**
+ * Gives every request addressed to `me` that it has not taken back to its sender, undecided (the
+ * instance is stopping and serves no more): each sender decides its request itself. Returns how many.
+ */
+export async function returnUntakenRoutedRequests(db: Executor, me: string, reply: Record<string, unknown>): Promise<number> {
+  const result = await db.execute(sql`
+    with returned as (
+      update routed_requests set reply = ${JSON.stringify(reply)}::jsonb
+      where target_instance = ${me} and sealed <> '' and reply is null
+      returning id, from_instance
+    )
+    select pg_notify('harbor_replies', from_instance || '|' || id) from returned`);
+  return (result as unknown as { rows: unknown[] }).rows.length;
+}

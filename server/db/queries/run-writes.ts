@@ -307,6 +307,8 @@ export interface Alongside {
     error?: { code: string; message: string };
     /** Tokens a model spent on the run so far (absent: unchanged). */
     usage?: { inputTokens: number; outputTokens: number };
+    /** The run leaves its instance for the cluster's queue: whichever instance takes it goes on with it. */
+    leave?: boolean;
   };
 }
 
@@ -345,6 +347,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         finished_at = case when u.terminal then now() else runs.finished_at end,
         input_tokens = coalesce(u.input_tokens, runs.input_tokens),
         output_tokens = coalesce(u.output_tokens, runs.output_tokens),
+        instance_id = case when u.to_cluster then null else runs.instance_id end,
         updated_at = now()
       from ${jsonRows(
         updates.map((u) => ({
@@ -356,9 +359,10 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
           terminal: u.terminal ?? false,
           input_tokens: u.usage?.inputTokens,
           output_tokens: u.usage?.outputTokens,
+          to_cluster: u.leave ?? false,
         })),
         "u",
-        "id text, status text, pause_reason text, checkpoint jsonb, error jsonb, terminal boolean, input_tokens int, output_tokens int",
+        "id text, status text, pause_reason text, checkpoint jsonb, error jsonb, terminal boolean, input_tokens int, output_tokens int, to_cluster boolean",
       )}
       where runs.id = u.id)`);
   }

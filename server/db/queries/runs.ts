@@ -114,15 +114,15 @@ export async function activeRunsOnThread(db: Executor, threadId: string): Promis
 }
 
 /**
- * Keeps a steering instruction with a parked run, in its checkpoint, for its first safe point after
- * it goes on — also after a restart. At most `max` wait; `held` is false when the run is full or no
- * longer parked.
+ * Keeps a steering instruction with a parked run — or one handed back to the cluster's queue by a
+ * stopping instance — in its checkpoint, for its first safe point after it goes on, also after a
+ * restart. At most `max` wait; `held` is false when the run is full, or neither parked nor handed back.
  */
 export async function holdSteering(db: Executor, runId: string, stored: StoredInstruction, max: number): Promise<{ held: boolean }> {
   const result = await db.execute(sql`
     update runs set updated_at = now(), checkpoint = jsonb_set(
       coalesce(checkpoint, '{}'::jsonb), '{steering}', coalesce(checkpoint->'steering', '[]'::jsonb) || ${JSON.stringify([stored])}::jsonb)
-    where id = ${runId} and status = 'paused'
+    where id = ${runId} and (status = 'paused' or (status = 'queued' and checkpoint ? 'handoff'))
       and jsonb_array_length(coalesce(checkpoint->'steering', '[]'::jsonb)) < ${Number.isFinite(max) ? max : 2_147_483_647}
     returning id`);
   return { held: (result as unknown as { rows: unknown[] }).rows.length > 0 };
@@ -259,6 +259,28 @@ export async function takeQueuedRun(db: Executor, runId: string, instanceId: str
 }
 
 /**
+ * A run this instance queued leaves it for the cluster's queue (the instance is stopping): false
+ * when it is no longer queued here (it started, or another instance took it).
+ */
+export async function releaseQueuedRun(db: Executor, runId: string, instanceId: string): Promise<boolean> {
+  const result = await db.execute(sql`
+    update runs set instance_id = null, updated_at = now()
+    where id = ${runId} and instance_id = ${instanceId} and status = 'queued' returning id`);
+  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+}
+
+/**
+ * A run in the cluster's queue that no instance holds (its own stopped), taken to be ended here:
+ * false when it is no longer waiting there.
+ */
+export async function takeUnheldQueuedRun(db: Executor, runId: string, instanceId: string): Promise<boolean> {
+  const result = await db.execute(sql`
+    update runs set status = 'running', instance_id = ${instanceId}, updated_at = now()
+    where id = ${runId} and instance_id is null and status = 'queued' returning id`);
+  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+}
+
+/**
  * The cluster's queue: takes the queued run that should go next for an instance with room — by
  * priority, then the run whose tenant, then whose user, has the fewest runs executing, then age —
  * skipping rows another instance is taking (`SKIP LOCKED`), runs of users who already have
@@ -316,6 +338,8 @@ export async function takeNextQueuedRun(
         agentId: row.agent_id,
         priority: row.priority,
         heldInput: Boolean(row.checkpoint?.pendingInput),
+        /** Handed back by a stopping instance between two steps: it goes on from its checkpoint. */
+        handedOff: Boolean(row.checkpoint?.handoff),
       }
     : undefined;
 }
