@@ -9,6 +9,7 @@ import { settings } from "@/server/config";
 import { harbor, type Harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger, type LogLines } from "@/server/log";
 import { asHarborError, HarborError, hasRole, type Identity } from "@/server/runtime";
+import { withTrpcPings } from "@/server/transport/sse";
 import { toTRPCError } from "./errors";
 
 export interface Context {
@@ -25,23 +26,28 @@ export async function createContext(headers: Headers): Promise<Context> {
 }
 
 /**
- * Subscriptions' SSE options for a ping interval. A quiet feed (an inbox with nothing new) gets
- * tRPC's `ping` event after `pingMs` of silence, so proxies do not close it; a client that hears
- * nothing at all, not even a ping, for three intervals takes the connection for dead and opens a
- * new one (httpSubscriptionLink reads this from the stream's `connected` event; `runs.events`
- * resumes from Last-Event-ID).
+ * What a subscription's stream tells tRPC's client (in its `connected` event): a client that hears
+ * nothing at all, not even a ping, for three ping intervals takes the connection for dead and
+ * opens a new one (`runs.events` resumes from Last-Event-ID).
  */
 export function subscriptionSse(pingMs: number) {
-  return { ping: { enabled: true, intervalMs: pingMs }, client: { reconnectAfterInactivityMs: 3 * pingMs } };
+  return { client: { reconnectAfterInactivityMs: 3 * pingMs } };
+}
+
+/**
+ * A subscription's response with tRPC's ping event after HARBOR_SSE_PING_MS of silence, so proxies
+ * keep a quiet feed (an inbox with nothing new) open. Added to the stream's bytes rather than by
+ * tRPC's `sse.ping`, which costs a timer per event (see `withTrpcPings`). Other responses pass.
+ */
+export function withSubscriptionPings(response: Response): Response {
+  if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+  return new Response(withTrpcPings(response.body, settings().ssePingMs), response);
 }
 
 const t = initTRPC.context<Context>().create({
-  // Getters, read as each subscription opens: `next build` loads this module too, without the
+  // A getter, read as each subscription opens: `next build` loads this module too, without the
   // server's environment, so the settings must not be read when it loads.
   sse: {
-    get ping() {
-      return subscriptionSse(settings().ssePingMs).ping;
-    },
     get client() {
       return subscriptionSse(settings().ssePingMs).client;
     },

@@ -1,11 +1,12 @@
 /**
  * The SSE writer: ping comments while the events are silent (never inside a frame, never after
- * the end), and no timer or listener left behind however a stream ends.
+ * the end), and no timer or listener left behind however a stream ends. tRPC's subscription
+ * streams get tRPC's ping event the same way.
  */
 import { getEventListeners } from "node:events";
 import { EventType, type BaseEvent } from "@ag-ui/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { PING_FRAME, sseResponse } from "@/server/transport/sse";
+import { PING_FRAME, sseResponse, TRPC_PING_FRAME, withTrpcPings } from "@/server/transport/sse";
 
 const PING_MS = 1_000;
 
@@ -159,5 +160,93 @@ describe("sseResponse", () => {
     expect(vi.getTimerCount()).toBe(0);
     expect(streams.every((s) => getEventListeners(s.abort.signal, "abort").length === 0)).toBe(true);
     expect(streams.every((s) => s.read.pings() === 1)).toBe(true);
+  });
+});
+
+/** A byte stream the test writes into piece by piece, as tRPC writes a frame's lines. */
+function pieces() {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const state = { cancelled: false };
+  const stream = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      controller = c;
+    },
+    cancel: () => {
+      state.cancelled = true;
+    },
+  });
+  const utf8 = new TextEncoder();
+  return {
+    stream,
+    state,
+    write: (...parts: string[]) => parts.forEach((part) => controller.enqueue(utf8.encode(part))),
+    end: () => controller.close(),
+  };
+}
+
+/** tRPC's frame for a tracked value: event-less data, its id, and the blank line, each a chunk. */
+const trpcFrame = (n: number) => [`data: {"n":${n}}\n`, `id: ${n}\n`, "\n\n"];
+
+describe("withTrpcPings", () => {
+  it("sends tRPC's ping event each silent interval, and passes each frame on as one chunk", async () => {
+    const source = pieces();
+    const read = collect(new Response(withTrpcPings(source.stream, PING_MS)));
+    source.write('event: connected\ndata: {"reconnectAfterInactivityMs":3000}\n', "\n\n");
+    await vi.advanceTimersByTimeAsync(2 * PING_MS + 10);
+    source.write(...trpcFrame(1));
+    await vi.advanceTimersByTimeAsync(PING_MS / 2);
+    source.write(...trpcFrame(2));
+    source.end();
+    await read.done;
+    expect(read.chunks).toEqual([
+      'event: connected\ndata: {"reconnectAfterInactivityMs":3000}\n\n\n',
+      TRPC_PING_FRAME,
+      TRPC_PING_FRAME,
+      'data: {"n":1}\nid: 1\n\n\n',
+      'data: {"n":2}\nid: 2\n\n\n',
+    ]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("never puts a ping inside a frame whose lines arrive slowly", async () => {
+    const source = pieces();
+    const read = collect(new Response(withTrpcPings(source.stream, PING_MS)));
+    const [data, id, end] = trpcFrame(7);
+    source.write(data!);
+    await vi.advanceTimersByTimeAsync(PING_MS + 10);
+    source.write(id!);
+    await vi.advanceTimersByTimeAsync(PING_MS + 10);
+    source.write(end!);
+    source.end();
+    await read.done;
+    // The pings went out before the frame, which stayed whole.
+    expect(read.chunks).toEqual([TRPC_PING_FRAME, TRPC_PING_FRAME, 'data: {"n":7}\nid: 7\n\n\n']);
+  });
+
+  it("cancels the subscription's stream and stops its pings when the client goes away", async () => {
+    const source = pieces();
+    const read = collect(new Response(withTrpcPings(source.stream, PING_MS)));
+    await vi.advanceTimersByTimeAsync(PING_MS + 10);
+    await read.reader.cancel();
+    expect(source.state.cancelled).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(read.chunks).toEqual([TRPC_PING_FRAME]);
+  });
+
+  it("holds back a subscription whose client reads nothing, instead of filling memory", async () => {
+    let pulls = 0;
+    const endless = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => {
+          pulls++;
+          controller.enqueue(new TextEncoder().encode(`data: ${pulls}\n\n\n`));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const res = new Response(withTrpcPings(endless, PING_MS));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(pulls).toBeLessThan(5);
+    await res.body!.cancel();
   });
 });

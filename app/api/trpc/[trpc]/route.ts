@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { errorResponse } from "@/server/api/errors";
 import { appRouter } from "@/server/api/root";
-import { createContext } from "@/server/api/trpc";
+import { createContext, withSubscriptionPings } from "@/server/api/trpc";
 import { log } from "@/server/log";
 import { HarborError } from "@/server/runtime";
 import { readBoundedText } from "@/server/transport/body";
@@ -39,7 +39,7 @@ async function handler(request: Request) {
     if (HarborError.is(error)) return errorResponse(error);
     throw error;
   }
-  return fetchRequestHandler({
+  const response = await fetchRequestHandler({
     endpoint: "/api/trpc",
     req: checked,
     router: appRouter,
@@ -52,6 +52,7 @@ async function handler(request: Request) {
       if (!ctx && error.code === "INTERNAL_SERVER_ERROR") log.error({ err: error.cause ?? error, path }, "tRPC request failed");
     },
   });
+  return withSubscriptionPings(response);
 }
 
 export { handler as GET, handler as POST };
