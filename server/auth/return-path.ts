@@ -1,7 +1,8 @@
 /**
  * Where to go after signing in: only a path on this site. Anything else — absolute URLs,
  * protocol-relative `//host`, `/\host` (browsers read a backslash as a slash), control
- * characters, repeated parameters — falls back to the chat.
+ * characters, repeated parameters — falls back to the chat. The path is checked again after
+ * normalising, which turns `/..//host` (or `/%2e%2e//host`) into `//host`.
  */
 const BASE = "http://harbor.invalid";
 export const DEFAULT_RETURN_PATH = "/chat";
@@ -19,7 +20,8 @@ export function safeReturnPath(value: unknown): string {
   if (typeof value !== "string" || !value.startsWith("/") || value.includes("\\") || hasControlCharacter(value)) return DEFAULT_RETURN_PATH;
   try {
     const url = new URL(value, BASE);
-    return url.origin === BASE ? `${url.pathname}${url.search}${url.hash}` : DEFAULT_RETURN_PATH;
+    const path = `${url.pathname}${url.search}${url.hash}`;
+    return url.origin === BASE && !path.startsWith("//") ? path : DEFAULT_RETURN_PATH;
   } catch {
     // Unparseable input is simply not a place to return to.
     return DEFAULT_RETURN_PATH;

@@ -9,6 +9,9 @@ describe("the path to return to after sign-in", () => {
     ["/chat?x=1#y", "/chat?x=1#y"],
     // A percent-encoded backslash stays an encoded path segment on this site.
     ["/%5Cevil.example", "/%5Cevil.example"],
+    // Dot segments are resolved; what stays on this site is kept.
+    ["/chat/../approvals", "/approvals"],
+    ["/..", "/"],
   ])("keeps the same-site path %s", (given, expected) => {
     expect(safeReturnPath(given)).toBe(expected);
   });
@@ -28,6 +31,13 @@ describe("the path to return to after sign-in", () => {
     null,
     undefined,
     ["/chat", "//evil.example"],
+    // Normalising dot segments leaves a protocol-relative path.
+    "/..//evil.example",
+    "/../..//evil.example/x",
+    "/.%2e//evil.example",
+    "/%2e%2e//evil.example",
+    "/chat/../..//evil.example",
+    "/./..//evil.example",
   ])("refuses %j and returns to the chat", (given) => {
     expect(safeReturnPath(given)).toBe("/chat");
   });
