@@ -267,7 +267,8 @@ function csvRows(text) {
     line,
     read: () => {
       if (fields.length !== COLUMNS.length) throw new BadRow(`expected ${COLUMNS.length} fields, found ${fields.length}`);
-      const byName = Object.fromEntries(COLUMNS.map((name, k) => [name, fields[k]]));
+      // A field that could start a spreadsheet formula was written with a leading `'`: strip exactly one.
+      const byName = Object.fromEntries(COLUMNS.map((name, k) => [name, fields[k].startsWith("'") ? fields[k].slice(1) : fields[k]]));
       const number = (s) => (/^-?\d+$/.test(s) ? { t: "num", raw: s } : str(s));
       return rowFrom({
         ...Object.fromEntries(COLUMNS.map((name) => [name, str(byName[name])])),

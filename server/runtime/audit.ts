@@ -83,9 +83,18 @@ function jsonLine(row: ChainedAuditRow): string {
   );
 }
 
-/** RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled. */
+/**
+ * A spreadsheet runs a cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return as a
+ * formula (a member can name a thread `=HYPERLINK(…)`). Such a value gets a leading `'`, which
+ * spreadsheets show as text; a value that starts with `'` gets one too, so reading strips exactly
+ * one from any field that starts with it (`scripts/verify-audit.mjs` does).
+ */
+const FORMULA_START = /^[=+\-@\t\r']/;
+
+/** RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled; formulas neutralised. */
 function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+  const safe = FORMULA_START.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
 /** One row as a CSV record (CRLF); a null `actor_id` is the empty field. */

@@ -165,10 +165,23 @@ describe.each(testBackends())("the audit log's hash chain on $name", (backend) =
     // Numbers as PostgreSQL keeps them (a scale, an exponent), which JSON.parse would not.
     await db.execute(sql`insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
       values ('tenant-file', null, 'raw', 'test', 'r', 'ok', '{"price": 1.50, "e": 1E+2, "s": "a,b\\r\\n\\"c\\""}')`);
+    // Subjects a member can name (a thread's id) that a spreadsheet would run as formulas.
+    const formulas = ["=2+5", '=HYPERLINK("https://evil.example","x")', "+1", "-1", "@SUM(A1)", "\tx", "\rx", "'=quoted", "''"];
+    for (const subjectId of formulas) {
+      await appendAudit(db, {
+        tenantId: "tenant-file",
+        actorId: "user-x",
+        action: "test.formula",
+        subjectType: "thread",
+        subjectId,
+        outcome: "ok",
+        details: {},
+      });
+    }
     const admin = adminOf("tenant-file");
     const jsonl = await exportText(db, admin);
     const lines = jsonl.trimEnd().split("\n");
-    expect(lines).toHaveLength(6); // five rows and the export's own record
+    expect(lines).toHaveLength(6 + formulas.length); // the rows and the export's own record
     expect(await verify(jsonl)).toMatchObject({ status: 0 });
     const csv = await exportText(db, admin, "csv");
     expect(csv.startsWith("id,seq,tenant_id,created_at,actor_id,action,subject_type,subject_id,outcome,details,prev_hash,hash\r\n")).toBe(
@@ -177,6 +190,12 @@ describe.each(testBackends())("the audit log's hash chain on $name", (backend) =
     const csvResult = await verify(csv, "export.csv");
     expect(csvResult.out).toContain("OK");
     expect(csvResult.status).toBe(0);
+    // No cell starts a formula: each such value follows a `'` (inside quotes where it must be).
+    const cells = csv.split(/,|\r\n/).map((cell) => cell.replace(/^"/, ""));
+    expect(cells.filter((cell) => /^[=+\-@\t\r]/.test(cell))).toEqual([]);
+    expect(csv).toContain(",'=2+5,");
+    expect(csv).toContain(`,"'=HYPERLINK(""https://evil.example"",""x"")",`);
+    expect(csv).toContain(",''=quoted,");
 
     // Each line parses as JSON and carries the chain.
     const third = JSON.parse(lines[2] ?? "") as { seq: number; details: typeof TRICKY; prev_hash: string; hash: string };
