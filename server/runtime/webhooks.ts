@@ -11,15 +11,17 @@
  * and local trials) also lets `http`/`https` reach loopback (127.0.0.1, ::1, localhost).
  */
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
 import type { Database } from "@/server/db";
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRow } from "@/server/db/queries/webhooks";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "@/server/domain";
 import { open, seal, sealingKey } from "@/server/auth/sealing";
 import { ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
+import { addressAllowed, isLoopback } from "./outbound-address";
 
 export { WEBHOOK_EVENTS, type WebhookEvent };
+export { addressAllowed, isLoopback };
 
 /** Standard Webhooks secrets: `whsec_` + base64 of random bytes (32 here; the format asks for 24 to 64). */
 const SECRET_PREFIX = "whsec_";
@@ -58,54 +60,6 @@ export function openSecret(key: Buffer, sealed: string, webhookId: string): stri
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.slice(SECRET_PREFIX.length), "base64");
   return `v1,${createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`).digest("base64")}`;
-}
-
-/** Addresses a webhook never reaches: private, loopback, link-local, shared, reserved, multicast. */
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const)
-  blocked.addSubnet(net, prefix, "ipv4");
-for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["64:ff9b::", 96],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-] as const)
-  blocked.addSubnet(net, prefix, "ipv6");
-
-/** An IPv4 address written as IPv6 (`::ffff:10.0.0.1`) is judged as the IPv4 address it is. */
-function unmapped(address: string): string {
-  const match = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return match?.[1] ?? address;
-}
-
-export function isLoopback(address: string): boolean {
-  const a = unmapped(address);
-  return isIP(a) === 4 ? a.startsWith("127.") : a === "::1";
-}
-
-/** Whether a webhook may connect to this resolved address. */
-export function addressAllowed(address: string, allowLocal: boolean): boolean {
-  const a = unmapped(address);
-  const family = isIP(a);
-  if (family === 0) return false;
-  if (allowLocal && isLoopback(a)) return true;
-  // IPv4-compatible forms the URL parser would not have normalised still land in `::/96`.
-  if (family === 6 && /^::[\d.]+$/.test(a)) return false;
-  return !blocked.check(a, family === 4 ? "ipv4" : "ipv6");
 }
 
 const localNames = (host: string) => host === "localhost" || host.endsWith(".localhost");

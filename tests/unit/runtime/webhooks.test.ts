@@ -53,6 +53,35 @@ describe("where a webhook may point", () => {
     expect(addressAllowed("not-an-ip", true)).toBe(false);
   });
 
+  it.each([
+    ["NAT64, well-known prefix", "64:ff9b::a00:1"],
+    ["NAT64, well-known prefix, dotted", "64:ff9b::127.0.0.1"],
+    ["NAT64, local-use prefix", "64:ff9b:1::a00:1"],
+    ["NAT64, local-use prefix, any IPv4 address", "64:ff9b:1:808:8:800::"],
+    ["6to4", "2002:7f00:1::1"],
+    ["6to4 of a private network", "2002:c0a8:101::"],
+    ["Teredo, server address", "2001:0:a00:1::1"],
+    ["Teredo, client address (inverted)", "2001:0:808:808:0:0:80ff:fffe"],
+    ["IPv4-mapped, hex", "::ffff:7f00:1"],
+    ["IPv4-translated", "::ffff:0:a00:1"],
+    ["IPv4-compatible, hex", "::7f00:1"],
+    ["IPv4-compatible, public", "::808:808"],
+    ["unspecified", "::"],
+  ])("refuses an IPv6 address that carries a refused IPv4 one: %s (%s)", (_form, address) => {
+    expect(addressAllowed(address, false)).toBe(false);
+    // Allowing loopback for tests never opens a tunnel or translator to it.
+    if (!address.startsWith("::ffff:7f")) expect(addressAllowed(address, true)).toBe(false);
+    expect(() => checkWebhookUrl(`https://[${address}]/hook`, false)).toThrow();
+  });
+
+  it.each(["64:ff9b::808:808", "2002:808:808::1", "2001:0:808:808::f7f7:f7f7", "2606:4700:4700::1111", "::ffff:8.8.8.8"])(
+    "allows a public address, also one carrying a public IPv4 address: %s",
+    (address) => {
+      expect(addressAllowed(address, false)).toBe(true);
+      expect(checkWebhookUrl(`https://[${address}]/hook`, false).hostname).toMatch(/^\[/);
+    },
+  );
+
   it("refuses a name that resolves to a refused address at connection time", async () => {
     const lookup = (allowLocal: boolean) =>
       new Promise<LookupAddress[]>((resolve, reject) =>
