@@ -95,6 +95,11 @@ const settingsSchema = z.object({
   HARBOR_SIGNIN_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   /** Failed sign-ins from one client, whatever the emails, within HARBOR_SIGNIN_WINDOW_S; one more is a 429. */
   HARBOR_SIGNIN_CLIENT_FAILURES: z.coerce.number().int().min(1).max(100_000).default(50),
+  /**
+   * Failed sign-ins for one email from browsers it never signed in from, whatever addresses they
+   * claim, within HARBOR_SIGNIN_WINDOW_S; one more is a 429 for such browsers (its own still sign in).
+   */
+  HARBOR_SIGNIN_ACCOUNT_FAILURES: z.coerce.number().int().min(1).max(100_000).default(30),
   /** The window failed sign-ins are counted in, and how long a throttled client waits. */
   HARBOR_SIGNIN_WINDOW_S: z.coerce
     .number()
@@ -185,7 +190,7 @@ export type Settings = Readonly<{
   a2aTtlMs: number;
   a2aTimeoutMs: number;
   maxMessageChars: number;
-  signIn: { failures: number; clientFailures: number; windowSeconds: number };
+  signIn: { failures: number; clientFailures: number; accountFailures: number; windowSeconds: number };
   forwardedForHops: number;
   instanceHeartbeatMs: number;
   instanceTtlMs: number;
@@ -264,6 +269,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     signIn: {
       failures: s.HARBOR_SIGNIN_FAILURES,
       clientFailures: s.HARBOR_SIGNIN_CLIENT_FAILURES,
+      accountFailures: s.HARBOR_SIGNIN_ACCOUNT_FAILURES,
       windowSeconds: s.HARBOR_SIGNIN_WINDOW_S,
     },
     forwardedForHops: s.HARBOR_FORWARDED_FOR_HOPS,

@@ -24,8 +24,19 @@ export const HASHING_CONCURRENCY = Math.min(4, Math.max(1, availableParallelism(
 /** scrypt calls waiting for a slot; one more is refused. */
 export const HASHING_QUEUE = 64;
 
-/** Too many passwords are being checked right now: try again in a moment. */
+/**
+ * Too many passwords are being checked right now: try again in a moment. Recognised by its code
+ * (`PasswordHashingBusy.is`), never by `instanceof`: Next.js bundles this module once per route
+ * layer, while the gate is one per process, so the class that throws is often another copy.
+ */
 export class PasswordHashingBusy extends Error {
+  static readonly CODE = "PASSWORD_HASHING_BUSY";
+  readonly code = PasswordHashingBusy.CODE;
+
+  static is(value: unknown): value is PasswordHashingBusy {
+    return value instanceof Error && (value as { code?: unknown }).code === PasswordHashingBusy.CODE;
+  }
+
   constructor() {
     super("Too many password checks at once.");
     this.name = "PasswordHashingBusy";

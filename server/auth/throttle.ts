@@ -2,6 +2,9 @@
  * Sign-in throttling (DESIGN.md, "Limits and protections"): more than `failures` failed sign-ins for
  * one email from one client within the window, or more than `clientFailures` from one client for
  * any emails, and sign-in is refused — even with the right password — until the window passes.
+ * More than `accountFailures` for one email from clients it does not know (whatever addresses they
+ * claim) and that email is refused to unknown clients too; a browser the account signed in from
+ * before (`known-device.ts`) is not counted there, so a flood cannot lock its owner out.
  *
  * Every attempt is counted before its password is checked, so a burst of parallel guesses cannot
  * slip past the count; a right password then resets the email's counter and gives the client its
@@ -15,13 +18,15 @@
  */
 import { createHmac } from "node:crypto";
 import type pg from "pg";
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from "rate-limiter-flexible";
 
 export interface SignInLimits {
   /** Failed sign-ins allowed for one email from one client within the window. */
   failures: number;
   /** Failed sign-ins allowed from one client, whatever the email, within the window. */
   clientFailures: number;
+  /** Failed sign-ins allowed for one email from clients it does not know, whatever their addresses. */
+  accountFailures: number;
   windowSeconds: number;
 }
 
@@ -29,6 +34,8 @@ export interface SignInLimits {
 export interface ThrottleKeys {
   emailAndClient: string;
   client: string;
+  /** The email's own counter; null for a browser the account knows, which is not counted there. */
+  account: string | null;
 }
 
 export type AttemptVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -47,9 +54,20 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function throttleKeys(secret: string, email: string, client: string): ThrottleKeys {
+export function throttleKeys(secret: string, email: string, client: string, knownDevice = false): ThrottleKeys {
   const mac = (...parts: string[]) => createHmac("sha256", secret).update(parts.join("\u0000")).digest("base64url");
-  return { emailAndClient: mac("sign-in:email+client", normalizeEmail(email), client), client: mac("sign-in:client", client) };
+  return {
+    emailAndClient: mac("sign-in:email+client", normalizeEmail(email), client),
+    client: mac("sign-in:client", client),
+    account: knownDevice ? null : mac("sign-in:account", normalizeEmail(email)),
+  };
+}
+
+/** A limiter's refusal (a RateLimiterRes), told by its shape: the class may come from another bundle's copy. */
+function refusalWait(reason: unknown): number | undefined {
+  if (typeof reason !== "object" || reason === null || reason instanceof Error) return undefined;
+  const wait = (reason as { msBeforeNext?: unknown }).msBeforeNext;
+  return typeof wait === "number" ? wait : undefined;
 }
 
 /**
@@ -89,24 +107,31 @@ export function createSignInThrottle(limits: SignInLimits, store: { pool?: pg.Po
   };
   const perEmail = limiter("email+client", limits.failures);
   const perClient = limiter("client", limits.clientFailures);
+  const perAccount = limiter("account", limits.accountFailures);
+  const giveBackToAccount = (keys: ThrottleKeys) => (keys.account === null ? Promise.resolve() : perAccount.reward(keys.account, 1));
 
   return {
     async attempt(keys) {
-      const answers = await Promise.allSettled([perEmail.consume(keys.emailAndClient), perClient.consume(keys.client)]);
+      const answers = await Promise.allSettled([
+        perEmail.consume(keys.emailAndClient),
+        perClient.consume(keys.client),
+        ...(keys.account === null ? [] : [perAccount.consume(keys.account)]),
+      ]);
       let waitMs = -1;
       for (const answer of answers) {
         if (answer.status === "fulfilled") continue;
         // The library rejects with a RateLimiterRes when the limit is exceeded, with an Error when its store fails.
-        if (!(answer.reason instanceof RateLimiterRes)) throw answer.reason;
-        waitMs = Math.max(waitMs, answer.reason.msBeforeNext);
+        const wait = refusalWait(answer.reason);
+        if (wait === undefined) throw answer.reason;
+        waitMs = Math.max(waitMs, wait);
       }
       return waitMs < 0 ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
     },
     async succeeded(keys) {
-      await Promise.all([perEmail.delete(keys.emailAndClient), perClient.reward(keys.client, 1)]);
+      await Promise.all([perEmail.delete(keys.emailAndClient), perClient.reward(keys.client, 1), giveBackToAccount(keys)]);
     },
     async withdrawn(keys) {
-      await Promise.all([perEmail.reward(keys.emailAndClient, 1), perClient.reward(keys.client, 1)]);
+      await Promise.all([perEmail.reward(keys.emailAndClient, 1), perClient.reward(keys.client, 1), giveBackToAccount(keys)]);
     },
   };
 }

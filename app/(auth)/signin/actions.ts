@@ -1,9 +1,18 @@
 "use server";
 
+import { cookies, headers } from "next/headers";
 import { AuthError } from "next-auth";
 import { signIn, signOut } from "@/server/auth/config";
 import { safeReturnPath } from "@/server/auth/return-path";
-import { SignInRefused } from "@/server/auth/sign-in-guard";
+import {
+  isSecureRequest,
+  KNOWN_DEVICE_COOKIE,
+  KNOWN_DEVICE_MAX_AGE_S,
+  noteSignIn,
+  rememberedDeviceValue,
+  SignInRefused,
+  type SignInOutcome,
+} from "@/server/auth/sign-in-guard";
 
 export interface SignInState {
   error?: string;
@@ -11,20 +20,36 @@ export interface SignInState {
   email?: string;
 }
 
+/** Remembers this browser for the account it signed in to (see known-device.ts), as the route does. */
+async function rememberDevice(email: string): Promise<void> {
+  const requestHeaders = await headers();
+  (await cookies()).set(KNOWN_DEVICE_COOKIE, rememberedDeviceValue(email, requestHeaders), {
+    path: "/",
+    maxAge: KNOWN_DEVICE_MAX_AGE_S,
+    httpOnly: true,
+    sameSite: "lax",
+    secure: isSecureRequest(requestHeaders),
+  });
+}
+
 export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
+  const outcome: SignInOutcome = {};
   try {
-    await signIn("credentials", {
-      email: form.get("email"),
-      password: form.get("password"),
-      redirectTo: safeReturnPath(form.get("callbackUrl")),
-    });
+    await noteSignIn(outcome, () =>
+      signIn("credentials", {
+        email: form.get("email"),
+        password: form.get("password"),
+        redirectTo: safeReturnPath(form.get("callbackUrl")),
+      }),
+    );
     return {};
   } catch (error) {
     // A successful sign-in "throws" Next's redirect; only Auth.js errors are failures.
+    if (outcome.signedIn) await rememberDevice(outcome.signedIn);
     if (error instanceof AuthError) {
       const email = form.get("email");
       // Throttled (too many failures) or the password checks are full: say so, not "wrong password".
-      const said = error instanceof SignInRefused ? error.sentence : "Wrong email or password.";
+      const said = SignInRefused.is(error) ? error.sentence : "Wrong email or password.";
       return { error: said, email: typeof email === "string" ? email : undefined };
     }
     throw error;

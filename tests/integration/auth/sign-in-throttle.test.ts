@@ -9,7 +9,7 @@ import { createSignInThrottle, throttleKeys } from "@/server/auth/throttle";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 
 const SECRET = "a-secret-for-the-throttle-tests";
-const limits = { failures: 5, clientFailures: 50, windowSeconds: 900 };
+const limits = { failures: 5, clientFailures: 50, accountFailures: 1000, windowSeconds: 900 };
 
 describe.each(testBackends())("the sign-in throttle on $name", (backend) => {
   const database = useSeededDatabase(backend);

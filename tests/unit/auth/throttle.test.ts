@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { boundedGate, PasswordHashingBusy } from "@/server/auth/password";
 import { clientAddress, createSignInThrottle, throttleKeys } from "@/server/auth/throttle";
 
 const SECRET = "a-secret-for-the-throttle-tests";
-const limits = { failures: 5, clientFailures: 8, windowSeconds: 900 };
+const limits = { failures: 5, clientFailures: 8, accountFailures: 1000, windowSeconds: 900 };
 
 describe("sign-in throttle keys", () => {
   it("are HMACs of the normalised email and the client: the same for the same pair, never the email itself", () => {
@@ -77,6 +77,41 @@ describe("the sign-in throttle (in memory)", () => {
     await throttle.withdrawn(keysFor(7));
     expect(await throttle.attempt(keysFor(8))).toEqual({ allowed: true });
     expect(await throttle.attempt(keysFor(9))).toMatchObject({ allowed: false });
+  });
+});
+
+describe("the account's own counter", () => {
+  const accountLimits = { failures: 5, clientFailures: 1000, accountFailures: 3, windowSeconds: 900 };
+
+  it("refuses an email tried from ever new clients after its limit, but not a browser the account knows", async () => {
+    const throttle = createSignInThrottle(accountLimits);
+    for (let i = 0; i < 3; i++)
+      expect(await throttle.attempt(throttleKeys(SECRET, "bob@acme.test", `10.1.0.${i}`))).toEqual({ allowed: true });
+    expect(await throttle.attempt(throttleKeys(SECRET, "Bob@Acme.test", "10.1.0.99"))).toMatchObject({ allowed: false });
+    expect(await throttle.attempt(throttleKeys(SECRET, "bob@acme.test", "10.1.0.98", true))).toEqual({ allowed: true });
+    expect(await throttle.attempt(throttleKeys(SECRET, "carol@acme.test", "10.1.0.97"))).toEqual({ allowed: true });
+  });
+
+  it("gives back attempts that were right or never checked", async () => {
+    const throttle = createSignInThrottle(accountLimits);
+    for (let i = 0; i < 10; i++) {
+      const keys = throttleKeys(SECRET, "bob@acme.test", `10.2.0.${i}`);
+      expect(await throttle.attempt(keys)).toEqual({ allowed: true });
+      await (i % 2 === 0 ? throttle.succeeded(keys) : throttle.withdrawn(keys));
+    }
+  });
+});
+
+describe("a refusal for load", () => {
+  it("is recognised by its code, also when it comes from another copy of the module (another route's bundle)", async () => {
+    vi.resetModules();
+    const other = await import("@/server/auth/password");
+    expect(other.PasswordHashingBusy).not.toBe(PasswordHashingBusy);
+    const fromElsewhere = new other.PasswordHashingBusy();
+    expect(fromElsewhere instanceof PasswordHashingBusy).toBe(false);
+    expect(PasswordHashingBusy.is(fromElsewhere)).toBe(true);
+    expect(PasswordHashingBusy.is(new Error("Too many password checks at once."))).toBe(false);
+    expect(PasswordHashingBusy.is({ code: "PASSWORD_HASHING_BUSY" })).toBe(false);
   });
 });
 
