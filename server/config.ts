@@ -80,6 +80,10 @@ const settingsSchema = z.object({
   HARBOR_MODEL_API_KEY: z.string().min(1).max(4096).optional(),
   /** How long one model request may take (and wait for its first chunk). */
   HARBOR_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** The most tokens one model request may answer with (`max_tokens`). */
+  HARBOR_MODEL_MAX_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(4_096),
+  /** The most characters of text and tool arguments one model request may stream; past it, RUN_ERROR MODEL_OUTPUT_TOO_LARGE. */
+  HARBOR_MODEL_MAX_OUTPUT_CHARS: z.coerce.number().int().min(1_000).max(10_000_000).default(200_000),
   /** How long a remote agent's question waits for the owner's answer; then it expires and the remote task is cancelled. */
   HARBOR_A2A_TTL_MS: z.coerce
     .number()
@@ -186,7 +190,7 @@ export type Settings = Readonly<{
   idpTokenTtlSeconds: number;
   travelAgentPort: number;
   travelAgentUrl: string | undefined;
-  model: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number } | undefined;
+  model: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number; maxTokens: number; maxOutputChars: number } | undefined;
   a2aTtlMs: number;
   a2aTimeoutMs: number;
   maxMessageChars: number;
@@ -261,6 +265,8 @@ export function readSettings(env: Record<string, string | undefined> = process.e
             model: s.HARBOR_MODEL,
             ...(s.HARBOR_MODEL_API_KEY ? { apiKey: s.HARBOR_MODEL_API_KEY } : {}),
             timeoutMs: s.HARBOR_MODEL_TIMEOUT_MS,
+            maxTokens: s.HARBOR_MODEL_MAX_TOKENS,
+            maxOutputChars: s.HARBOR_MODEL_MAX_OUTPUT_CHARS,
           }
         : undefined,
     a2aTtlMs: s.HARBOR_A2A_TTL_MS,

@@ -104,6 +104,8 @@ export function agentRegistry(specs: readonly AgentSpec[], model?: ModelSettings
             tools,
             timeoutMs: model.timeoutMs,
             maxRetries: model.maxRetries,
+            maxTokens: model.maxTokens,
+            maxOutputChars: model.maxOutputChars,
           })
         : undefined;
     if (!planner) continue;

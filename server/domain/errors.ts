@@ -70,6 +70,11 @@ export const ERROR_CODES = [
   "REMOTE_AGENT_FAILED",
   /** The model server could not be reached or kept failing (after retries), or stopped mid-answer. */
   "MODEL_UNAVAILABLE",
+  /**
+   * The model streamed more than a turn may hold (`HARBOR_MODEL_MAX_OUTPUT_CHARS` characters of
+   * text and tool arguments): the request was stopped and the run ended; what it said is kept.
+   */
+  "MODEL_OUTPUT_TOO_LARGE",
   /** The OAuth provider refused or failed a step of the authorization (exchange, refresh). */
   "OAUTH_FAILED",
   /** An unexpected failure inside Harbor; the log has the details under the request id. */

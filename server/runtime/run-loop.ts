@@ -376,7 +376,7 @@ async function announceCalls(
 function callsProblem(agent: AgentDefinition, calls: readonly { name: string; args: unknown }[]): string | undefined {
   for (const call of calls) {
     const definition = agent.tools.get(call.name);
-    if (!definition) return `There is no tool named "${call.name}".`;
+    if (!definition) return `There is no tool named "${call.name.slice(0, 64)}".`;
     const parsed = definition.input.safeParse(call.args);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`);
@@ -401,7 +401,7 @@ async function answerRefusedCalls(
     calls.map((c) => c.id),
     deps.newId,
   );
-  const refused = calls.map((c, i): PendingCall => ({ toolCallId: ids[i]!.id, name: c.name, args: asArgs(c.args) }));
+  const refused = calls.map((c, i): PendingCall => ({ toolCallId: ids[i]!.id, name: c.name.slice(0, 64), args: refusedArgs(c.args) }));
   const message: TranscriptMessage = {
     id: deps.newId(),
     role: "assistant",
@@ -427,6 +427,19 @@ const storedCall = (c: PendingCall, modelId: string | undefined): StoredToolCall
 
 const asArgs = (args: unknown): Record<string, unknown> =>
   typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : { value: args };
+
+/** The most characters of a refused call's arguments that are stored and echoed as the model sent them. */
+export const REFUSED_ARGS_KEPT = 4_096;
+
+/**
+ * A refused call's arguments as the thread keeps them (stored, echoed, sent back to the model):
+ * as sent when small; otherwise only their size. They failed the tool's schema already, and a
+ * model can send megabytes where a tool takes a line.
+ */
+function refusedArgs(args: unknown): Record<string, unknown> {
+  const size = JSON.stringify(args ?? null).length;
+  return size <= REFUSED_ARGS_KEPT ? asArgs(args) : { omitted: `${size} characters of arguments, more than the tool accepts` };
+}
 
 /**
  * One step waits for one kind of answer: approvals together, or browser tools together; a private

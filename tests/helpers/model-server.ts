@@ -12,6 +12,7 @@ export interface ChatRequest {
   messages: { role: string; content?: string | null; tool_calls?: unknown[]; tool_call_id?: string }[];
   tools?: { type: "function"; function: { name: string; description?: string; parameters?: unknown } }[];
   stream?: boolean;
+  max_tokens?: number;
 }
 
 /** One model turn: text and/or tool calls, streamed in that order. */
@@ -31,6 +32,8 @@ export interface ScriptedTurn {
   /** Wait this long before the first chunk (a stall), and between chunks. */
   stallMs?: number;
   chunkMs?: number;
+  /** After the text, send this delta again and again until the client hangs up (a model that never stops). */
+  endless?: string;
 }
 
 export type Script = (request: ChatRequest, index: number) => ScriptedTurn;
@@ -40,6 +43,8 @@ export interface ModelServer {
   baseUrl: string;
   /** Every request body received, in order. */
   requests: ChatRequest[];
+  /** Answers the client hung up on before their end. */
+  hungUp: number;
   script(next: Script): void;
   close(): Promise<void>;
 }
@@ -72,6 +77,7 @@ const deltasOf = (text: string) => text.match(/\s*\S+\s*/g) ?? [];
 export async function startModelServer(initial: Script = () => ({ text: "Hello from the model." })): Promise<ModelServer> {
   let script = initial;
   const requests: ChatRequest[] = [];
+  const state = { hungUp: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -103,7 +109,10 @@ export async function startModelServer(initial: Script = () => ({ text: "Hello f
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
     const pause = (ms?: number) => (ms ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
     let closed = false;
-    res.on("close", () => (closed = true));
+    res.on("close", () => {
+      if (!res.writableEnded) state.hungUp += 1;
+      closed = true;
+    });
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     await pause(turn.stallMs);
     const send = async (text: string) => {
@@ -113,6 +122,11 @@ export async function startModelServer(initial: Script = () => ({ text: "Hello f
     };
     await send(frame({ role: "assistant", content: "" }));
     for (const delta of deltasOf(turn.text ?? "")) await send(frame({ content: delta }));
+    while (turn.endless && !closed) {
+      res.write(frame({ content: turn.endless }));
+      // Let the socket drain and the client read: as fast as the client takes it, never faster.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     for (const [i, call] of (turn.toolCalls ?? []).entries()) {
       const args = call.rawArgs ?? JSON.stringify(call.args);
       const half = Math.floor(args.length / 2);
@@ -145,6 +159,9 @@ export async function startModelServer(initial: Script = () => ({ text: "Hello f
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    get hungUp() {
+      return state.hungUp;
+    },
     script: (next) => {
       script = next;
     },

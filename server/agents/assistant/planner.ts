@@ -29,7 +29,14 @@ export interface ModelSettings {
   timeoutMs?: number;
   /** Retries of a request that failed with 429 (honouring `Retry-After`), 5xx or a dropped connection. */
   maxRetries?: number;
+  /** The most tokens one model request may answer with (sent as `max_tokens`). */
+  maxTokens?: number;
+  /** The most characters of text and tool arguments one model request may stream before it is stopped. */
+  maxOutputChars?: number;
 }
+
+/** Bounds for a model turn when the settings name none. */
+export const MODEL_OUTPUT_DEFAULTS = { maxTokens: 4_096, maxOutputChars: 200_000 } as const;
 
 export function languageModel(settings: ModelSettings): LanguageModel {
   const provider = createOpenAICompatible({
@@ -47,6 +54,8 @@ export interface ModelPlannerOptions {
   tools: ToolRegistry;
   timeoutMs?: number;
   maxRetries?: number;
+  maxTokens?: number;
+  maxOutputChars?: number;
 }
 
 export function modelPlanner(options: ModelPlannerOptions): Planner {
@@ -71,17 +80,31 @@ async function* modelParts(
   signal: AbortSignal,
 ): AsyncGenerator<ModelPart> {
   const failures: unknown[] = [];
+  const maxChars = options.maxOutputChars ?? MODEL_OUTPUT_DEFAULTS.maxOutputChars;
+  let streamed = 0;
+  // Stops the request itself once the model says too much, so nothing more is read or buffered.
+  const overflow = new AbortController();
   const result = streamText({
     model: options.model,
     instructions: instructionsFor(options.instructions, state),
     messages: toModelMessages(state.transcript),
     tools,
+    maxOutputTokens: options.maxTokens ?? MODEL_OUTPUT_DEFAULTS.maxTokens,
     maxRetries: options.maxRetries ?? 2,
-    abortSignal: signal,
+    abortSignal: AbortSignal.any([signal, overflow.signal]),
     ...(options.timeoutMs ? { timeout: { totalMs: options.timeoutMs, firstChunkMs: options.timeoutMs } } : {}),
     onError: ({ error }) => void failures.push(error),
   });
   for await (const part of result.fullStream) {
+    if (part.type === "text-delta" || part.type === "tool-input-delta") {
+      streamed += part.type === "text-delta" ? part.text.length : part.delta.length;
+      if (streamed > maxChars) {
+        overflow.abort();
+        throw new HarborError("MODEL_OUTPUT_TOO_LARGE", `The model's answer passed ${maxChars} characters and was stopped.`, {
+          limit: maxChars,
+        });
+      }
+    }
     switch (part.type) {
       case "text-delta":
         yield { type: "text", delta: part.text };

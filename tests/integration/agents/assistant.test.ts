@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAgents } from "@/server/agents";
 import { listOutbox } from "@/server/db/queries/outbox";
 import { findRun } from "@/server/db/queries/runs";
@@ -21,6 +21,9 @@ const request = (threadId: string, text?: string, resume?: StartRunRequest["resu
   resume,
 });
 
+/** The most characters of text and tool arguments one model request may stream here. */
+const MAX_CHARS = 20_000;
+
 const types = (events: readonly LoggedEvent[]) => events.map((e) => e.event.type);
 const lastOf = (events: readonly LoggedEvent[]) => events.at(-1)!.event;
 const approve = (id: string, approved = true) => [{ interactionId: id, status: "resolved" as const, payload: { approved } }];
@@ -34,7 +37,7 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
     model = await startModelServer();
     runtime = testRuntime(database.db, {
       agents: createAgents(database.db, TEST_SECRET, {
-        model: { baseUrl: model.baseUrl, model: "scripted", maxRetries: 2, timeoutMs: 10_000 },
+        model: { baseUrl: model.baseUrl, model: "scripted", maxRetries: 2, timeoutMs: 10_000, maxTokens: 512, maxOutputChars: MAX_CHARS },
         researchMs: 30,
       }),
     });
@@ -218,6 +221,46 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
       expect.objectContaining({ id: "call_broken" }),
     ]);
     expect(second.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(["call_broken"]);
+  });
+
+  it("stops a model that never stops talking at the turn's bound: MODEL_OUTPUT_TOO_LARGE, its words so far kept and closed", async () => {
+    model.script(() => ({ text: "Here goes:", endless: "blah ".repeat(200) }));
+    const run = started(await runtime.startRun(alice, request("m-endless", "talk forever")));
+    const events = await drain(run.events);
+    expect(lastOf(events)).toMatchObject({ type: "run.failed", code: "MODEL_OUTPUT_TOO_LARGE" });
+    // Every request asks for a bounded answer.
+    expect(model.requests[0]!.max_tokens).toBe(512);
+    // The request was stopped, not read to its end, and what was said stays in the thread, ended.
+    await vi.waitFor(() => expect(model.hungUp).toBeGreaterThan(0));
+    const said = events.flatMap((e) => (e.event.type === "text.delta" ? [e.event.delta] : [])).join("");
+    expect(said.startsWith("Here goes:")).toBe(true);
+    expect(said.length).toBeLessThanOrEqual(MAX_CHARS);
+    expect(types(events)).toContain("text.ended");
+    const kept = (await listMessages(database.db, "m-endless")).filter((m) => m.role === "assistant");
+    expect(kept.map((m) => m.content.length)).toEqual([said.length]);
+  });
+
+  it("stores and echoes a refused call's oversized arguments only as their size; past the turn's bound, the request stops", async () => {
+    const huge = "x".repeat(15_000);
+    model.script((_, i) =>
+      i === 0 ? { toolCalls: [{ id: "call_big", name: "send_email", args: { to: "bob@example.com", body: huge } }] } : { text: "ok" },
+    );
+    const run = started(await runtime.startRun(alice, request("m-bigargs", "email bob a novel")));
+    const events = await drain(run.events);
+    expect(lastOf(events).type).toBe("run.completed");
+    const call = events.map((e) => e.event).find((e) => e.type === "tool.call");
+    expect(call).toMatchObject({ toolCallId: "call_big", args: { omitted: expect.stringMatching(/^\d+ characters of arguments/) } });
+    expect(JSON.stringify(events)).not.toContain(huge);
+    expect(JSON.stringify(await listMessages(database.db, "m-bigargs"))).not.toContain(huge);
+    // The model hears its call refused, under its id, without its megabytes sent back.
+    expect(JSON.stringify(model.requests[1]!.messages)).not.toContain(huge);
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_big" });
+
+    model.script(() => ({ toolCalls: [{ name: "send_email", args: { to: "bob@example.com", body: "y".repeat(8 * 1024 * 1024) } }] }));
+    const flood = started(await runtime.startRun(alice, request("m-floodargs", "email bob eight megabytes")));
+    const flooded = await drain(flood.events);
+    expect(lastOf(flooded)).toMatchObject({ type: "run.failed", code: "MODEL_OUTPUT_TOO_LARGE" });
+    expect(flooded.some((e) => e.event.type === "tool.call")).toBe(false);
   });
 
   it("retries a 500 and a 429, then answers; a model that keeps failing ends the run MODEL_UNAVAILABLE", { timeout: 60_000 }, async () => {
