@@ -56,6 +56,8 @@ export const ERROR_CODES = [
   "RUN_IN_PROGRESS",
   /** More steering instructions wait for one run than its mailbox holds. */
   "TOO_MANY_INSTRUCTIONS",
+  /** The tenant already has as many of these as it may (`details.quota` names what, `details.limit` how many). */
+  "QUOTA_EXCEEDED",
   /** One user holds more live feeds (subscriptions) at once than a process allows. */
   "TOO_MANY_SUBSCRIPTIONS",
   /** The instruction needs a run in another state (pausing a paused run, resuming a running one). */

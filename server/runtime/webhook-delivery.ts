@@ -25,6 +25,10 @@ import {
 } from "./webhooks";
 
 const MAX_CONCURRENT = 20;
+/** Deliveries of one tenant in flight at once, across instances: no tenant holds every worker. */
+const TENANT_SHARE = 8;
+/** Deliveries to one webhook in flight at once: one slow endpoint leaves its tenant's other webhooks room. */
+const WEBHOOK_SHARE = 4;
 const KICK_COALESCE_MS = 20;
 /** The most of an error's text kept in the delivery log. */
 const MAX_ERROR_CHARS = 500;
@@ -96,6 +100,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
   const timeoutMs = deps.settings?.timeoutMs ?? 10_000;
   const retrySchedule = deps.settings?.retryScheduleMs ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS;
   const allowLocal = deps.settings?.allowLocal ?? false;
+  const shares = { perTenant: deps.settings?.perTenant ?? TENANT_SHARE, perWebhook: deps.settings?.perWebhook ?? WEBHOOK_SHARE };
   // Outlives any POST, so a live process never loses a row it is delivering.
   const leaseMs = timeoutMs * 2 + 5_000;
   const running = new Map<string, Promise<void>>();
@@ -138,7 +143,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
           lookedAt = Date.now();
           tenantsWithHooks = new Set(await tenantsWithWebhooks(deps.db));
         }
-        const due = await claimDueDeliveries(deps.db, deps.instanceId, leaseMs, free, [...running.keys()]);
+        const due = await claimDueDeliveries(deps.db, deps.instanceId, leaseMs, free, shares, [...running.keys()]);
         for (const delivery of due) {
           const work = deliver(delivery)
             .catch((error: unknown) =>

@@ -16,7 +16,7 @@ import type { Database } from "@/server/db";
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRow } from "@/server/db/queries/webhooks";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "@/server/domain";
 import { open, seal, sealingKey } from "@/server/auth/sealing";
-import { ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
+import { ForbiddenError, HarborError, InvalidInputError, NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
 import { addressAllowed, isLoopback } from "./outbound-address";
 
@@ -39,7 +39,16 @@ export interface WebhookSettings {
   timeoutMs?: number;
   /** The waits before each retry; a delivery is given up (`failed`) after `length + 1` attempts. */
   retryScheduleMs?: readonly number[];
+  /** Deliveries of one tenant in flight at once, across instances (its fair share of the workers). */
+  perTenant?: number;
+  /** Deliveries to one webhook in flight at once, across instances. */
+  perWebhook?: number;
+  /** Webhooks one tenant may have. */
+  maxPerTenant?: number;
 }
+
+/** Webhooks one tenant may have, unless the settings say otherwise. */
+export const MAX_WEBHOOKS_PER_TENANT = 20;
 
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 3_600_000, 6 * 3_600_000];
 
@@ -122,6 +131,7 @@ export function webhookService(
 ) {
   const key = webhookSecretKey(serverSecret);
   const allowLocal = settings.allowLocal ?? false;
+  const maxPerTenant = settings.maxPerTenant ?? MAX_WEBHOOKS_PER_TENANT;
 
   return {
     /** The only answer that ever holds the secret. Audited (`webhook.create`) with the webhook, in one statement. */
@@ -132,14 +142,24 @@ export function webhookService(
       if (events.length === 0) throw new InvalidInputError("events", "name at least one event");
       const id = `wh_${randomUUID()}`;
       const secret = `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString("base64")}`;
-      const row = await insertWebhook(db, {
-        id,
-        tenantId: identity.tenantId,
-        url: url.href,
-        events,
-        secretSealed: sealSecret(key, secret, id),
-        createdBy: identity.userId,
-      });
+      const row = await insertWebhook(
+        db,
+        {
+          id,
+          tenantId: identity.tenantId,
+          url: url.href,
+          events,
+          secretSealed: sealSecret(key, secret, id),
+          createdBy: identity.userId,
+        },
+        maxPerTenant,
+      );
+      if (!row) {
+        throw new HarborError("QUOTA_EXCEEDED", `A tenant may have ${maxPerTenant} webhooks: delete one first.`, {
+          quota: "webhooks",
+          limit: maxPerTenant,
+        });
+      }
       onRegistered(identity.tenantId);
       return { ...view(row), secret };
     },

@@ -66,7 +66,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     delayMs: 0,
     failNext: (n) => void (failing = n),
     failAlways: (on) => void (always = on),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // Requests still waiting for their answer (a receiver that never answers) are cut.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -58,11 +58,14 @@ const hostOf = (url: SQL) => sql`substring(${url} from '^[^:]+://([^/?#]+)')`;
 export async function insertWebhook(
   db: Executor,
   row: { id: string; tenantId: string; url: string; events: WebhookEvent[]; secretSealed: string; createdBy: string },
-): Promise<WebhookRow> {
+  maxPerTenant: number,
+): Promise<WebhookRow | undefined> {
+  // At the tenant's cap nothing is written (two creations at once may each still pass it by one).
   const result = await db.execute(sql`
     with created as (
       insert into webhooks (id, tenant_id, url, events, secret_sealed, created_by)
-      values (${row.id}, ${row.tenantId}, ${row.url}, ${sql.param([...row.events])}::text[], ${row.secretSealed}, ${row.createdBy})
+      select ${row.id}, ${row.tenantId}, ${row.url}, ${sql.param([...row.events])}::text[], ${row.secretSealed}, ${row.createdBy}
+      where (select count(*) from webhooks where tenant_id = ${row.tenantId}) < ${maxPerTenant}
       returning id, tenant_id, url, events, created_by, created_at
     ),
     audited as (
@@ -74,8 +77,7 @@ export async function insertWebhook(
     select c.id, c.url, c.events, c.created_by, u.name as created_by_name, c.created_at
     from created c left join users u on u.id = c.created_by`);
   const [created] = rowsOf<RawWebhook>(result);
-  if (!created) throw new Error("insert into webhooks returned no row");
-  return fromRaw(created);
+  return created ? fromRaw(created) : undefined;
 }
 
 /** A tenant's webhooks, newest first, without their secrets. */
@@ -186,27 +188,67 @@ export async function tenantsWithWebhooks(db: Executor): Promise<string[]> {
   return rowsOf<{ tenant_id: string }>(await db.execute(sql`select distinct tenant_id from webhooks`)).map((r) => r.tenant_id);
 }
 
+/** How many deliveries may be in flight at once, across every instance. */
+export interface DeliveryShares {
+  /** Of one tenant: one tenant's slow or silent endpoints never hold every worker. */
+  perTenant: number;
+  /** Of one webhook: one slow endpoint never holds all of its tenant's share. */
+  perWebhook: number;
+}
+
 /**
  * Takes up to `limit` due deliveries nobody holds, for `owner`, under a lease of `leaseMs`, except
  * those it is already delivering (`busy`). Rows another process is taking are skipped, not waited for.
+ *
+ * Fair: deliveries in flight anywhere (leased, not expired) count against their tenant's and their
+ * webhook's share, and the rest are taken tenant by tenant in turn (each tenant's oldest first), so
+ * a tenant with many due deliveries at an endpoint that never answers waits for its own share while
+ * another tenant's notification goes out at once.
  */
 export async function claimDueDeliveries(
   db: Executor,
   owner: string,
   leaseMs: number,
   limit: number,
+  shares: DeliveryShares,
   busy: readonly string[] = [],
 ): Promise<ClaimedDelivery[]> {
   const result = await db.execute(sql`
-    with claimed as (
+    with inflight as (
+      select tenant_id, webhook_id from webhook_deliveries where status = 'pending' and lease_until >= now()
+    ),
+    tenants as (
+      select distinct tenant_id from webhook_deliveries where status = 'pending' and next_attempt_at <= now()
+    ),
+    candidates as (
+      select d.id, d.tenant_id, d.webhook_id, d.next_attempt_at
+      from tenants t cross join lateral (
+        select id, tenant_id, webhook_id, next_attempt_at from webhook_deliveries
+        where tenant_id = t.tenant_id and status = 'pending' and next_attempt_at <= now()
+          and (lease_until is null or lease_until < now()) and id <> all(${sql.param([...busy])}::text[])
+        order by next_attempt_at
+        limit ${shares.perTenant}
+      ) d
+    ),
+    ranked as (
+      select c.id, c.next_attempt_at,
+        row_number() over (partition by c.tenant_id order by c.next_attempt_at, c.id)
+          + (select count(*) from inflight i where i.tenant_id = c.tenant_id) as tenant_rank,
+        row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id)
+          + (select count(*) from inflight i where i.webhook_id = c.webhook_id) as webhook_rank
+      from candidates c
+    ),
+    chosen as (
+      select id from ranked where tenant_rank <= ${shares.perTenant} and webhook_rank <= ${shares.perWebhook}
+      order by tenant_rank, next_attempt_at
+      limit ${limit}
+    ),
+    claimed as (
       update webhook_deliveries set lease_owner = ${owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond',
         attempts = attempts + 1
       where id in (
         select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
-          and id <> all(${sql.param([...busy])}::text[])
-        order by next_attempt_at
-        limit ${limit}
+        where id in (select id from chosen) and status = 'pending' and (lease_until is null or lease_until < now())
         for update skip locked
       )
       returning id, webhook_id, payload, attempts

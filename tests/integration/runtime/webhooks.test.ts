@@ -365,6 +365,69 @@ describe.each(testBackends())("webhook workers sharing a database on $name", (ba
   });
 });
 
+describe.each(testBackends())("fair shares of the delivery workers, on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  const SLOW = { ...FAST, timeoutMs: 10_000, maxPerTenant: 50, perTenant: 8, perWebhook: 4 };
+  const leasedOf = async (tenantId: string) =>
+    (
+      await queryRows<{ n: number }>(
+        database.db,
+        sql`select count(*)::int as n from webhook_deliveries where tenant_id = ${tenantId} and status = 'pending' and lease_until >= now()`,
+      )
+    )[0]!.n;
+
+  it("sends one tenant's notification at once while another tenant's 40 webhooks never answer", async () => {
+    const silent = await startWebhookReceiver();
+    silent.delayMs = 60_000;
+    const prompt = await startWebhookReceiver();
+    const service = webhookService(database.db, TEST_SECRET, SLOW);
+    const worker = createWebhookWorker({ db: database.db, log, instanceId: "fair-1", serverSecret: TEST_SECRET, settings: SLOW });
+    try {
+      for (let i = 0; i < 40; i++) await service.create(mallory, { url: `${silent.url}?n=${i}`, events: ["pause.requested"] });
+      const acmeHook = await service.create(carol, { url: prompt.url, events: ["pause.requested"] });
+      prompt.secret = acmeHook.secret;
+      // Five messages for each of globex's webhooks, due now.
+      await database.db.execute(sql`
+        insert into webhook_deliveries (id, webhook_id, tenant_id, event, payload)
+        select 'msg_stall_' || w.id || '_' || n, w.id, 'tenant-globex', 'pause.requested',
+          jsonb_build_object('type', 'pause.requested', 'timestamp', '2026-12-01T00:00:00.000Z', 'data', jsonb_build_object('n', n))
+        from webhooks w cross join generate_series(1, 5) n where w.tenant_id = 'tenant-globex'`);
+      worker.start();
+      await eventually(() => silent.received.length >= 8, 5_000);
+
+      await database.db.execute(sql`
+        insert into webhook_deliveries (id, webhook_id, tenant_id, event, payload)
+        values ('msg_acme_now', ${acmeHook.id}, 'tenant-acme', 'pause.requested',
+          '{"type":"pause.requested","timestamp":"2026-12-01T00:00:00.000Z","data":{"interactionId":"int-now"}}'::jsonb)`);
+      const asked = Date.now();
+      worker.kick("tenant-acme");
+      await eventually(() => prompt.received.length === 1, 5_000);
+      // Not after a stalled POST's 10 s timeout: at once.
+      expect(Date.now() - asked).toBeLessThan(2_000);
+      expect(prompt.received[0]!.verified).toBe(true);
+      // globex holds no more than its share of the workers, and no webhook more than its own.
+      expect(await leasedOf("tenant-globex")).toBeLessThanOrEqual(8);
+      expect(silent.received.length).toBeLessThanOrEqual(8);
+    } finally {
+      await silent.close();
+      await worker.stop();
+      await prompt.close();
+    }
+  });
+
+  it("refuses a tenant's webhook past its cap with QUOTA_EXCEEDED, and writes nothing", async () => {
+    const service = webhookService(database.db, TEST_SECRET, { ...FAST, maxPerTenant: 2 });
+    const before = (await service.list(carol)).length;
+    const capped = webhookService(database.db, TEST_SECRET, { ...FAST, maxPerTenant: before + 1 });
+    await capped.create(carol, { url: "http://127.0.0.1:9/one", events: ["pause.requested"] });
+    await expect(capped.create(carol, { url: "http://127.0.0.1:9/two", events: ["pause.requested"] })).rejects.toMatchObject({
+      code: "QUOTA_EXCEEDED",
+      details: { quota: "webhooks", limit: before + 1 },
+    });
+    expect(await service.list(carol)).toHaveLength(before + 1);
+  });
+});
+
 describe.each(testBackends())("waking the delivery worker, on $name", (backend) => {
   const statements: string[] = [];
   const database = useSeededDatabase(backend, { onStatement: (text) => statements.push(text) });
