@@ -6,22 +6,24 @@ const nextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   // Every page and answer: nothing may frame Harbor (its Approve buttons), no MIME sniffing, no
-  // full URLs leaking to other sites, scripts and connections only from Harbor itself.
+  // full URLs leaking to other sites, scripts and connections only from Harbor itself (see
+  // server/transport/page-policy.ts for the pages').
   async headers() {
     const withPolicy = (policy) => [...SECURITY_HEADERS, { key: "Content-Security-Policy", value: policy }];
     return [
-      { source: "/:path((?!api/).*)", headers: withPolicy(PAGE_POLICY) },
+      // Pages get their policy, with a fresh script nonce, from proxy.ts.
+      { source: "/:path((?!api/).*)", headers: SECURITY_HEADERS },
       // Sign-in and OAuth answers under /api can be pages (Auth.js's error page, a provider's callback).
-      { source: "/api/(auth|oauth)/:path*", headers: withPolicy(PAGE_POLICY) },
+      { source: "/api/(auth|oauth)/:path*", headers: withPolicy(API_PAGE_POLICY) },
       { source: "/api/:path((?!(?:auth|oauth)(?:/|$)).*)", headers: withPolicy(API_POLICY) },
     ];
   },
 };
 
-const PAGE_POLICY = [
+/** Auth.js's and OAuth's pages under /api: plain HTML, inline styles, scripts only from files of Harbor's. */
+const API_PAGE_POLICY = [
   "default-src 'self'",
-  // Next.js bootstraps each page with inline scripts.
-  "script-src 'self' 'unsafe-inline'",
+  "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "font-src 'self' data:",

@@ -36,8 +36,8 @@ function page(status: number, tone: "ok" | "bad", title: string, body: string, s
 export function consentDonePage(outcome: "connected" | "declined", threadId: string, providerName: string): Response {
   const chat = `/chat/${encodeURIComponent(threadId)}`;
   const message = JSON.stringify({ type: "harbor.oauth", outcome, threadId });
-  // Same-origin only: the chat that opened this window hears the outcome, nobody else.
-  const script = `<script>(function(){var m=${message.replace(/</g, "\\u003c")};if(window.opener&&!window.opener.closed){window.opener.postMessage(m,location.origin);setTimeout(function(){window.close()},600)}else{setTimeout(function(){location.replace(${JSON.stringify(chat)})},900)}})()</script>`;
+  // public/oauth-done.js tells the chat that opened this window (same origin only), or goes back to it.
+  const script = `<script src="/oauth-done.js" data-message="${escape(message)}" data-chat="${escape(chat)}"></script>`;
   return outcome === "connected"
     ? page(
         200,

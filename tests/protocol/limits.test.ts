@@ -235,6 +235,26 @@ describe.each(inject("servers"))("limits and protections on the $name server", (
     }
   });
 
+  it("runs a page's scripts only with that response's nonce: no inline script without it, a fresh one each time", async () => {
+    const nonces: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${server.url}/signin`, { redirect: "manual" });
+      const policy = res.headers.get("content-security-policy") ?? "";
+      const scriptSrc = policy.split("; ").find((d) => d.startsWith("script-src ")) ?? "";
+      expect(scriptSrc).not.toContain("unsafe-inline");
+      const nonce = /'nonce-([A-Za-z0-9+/]{22}==)'/.exec(scriptSrc)?.[1];
+      expect(nonce, scriptSrc).toBeDefined();
+      expect(scriptSrc).toContain("'strict-dynamic'");
+      // One policy, not a second one from elsewhere that would also have to allow each script.
+      expect(policy.match(/script-src/g)).toHaveLength(1);
+      const scripts = (await res.text()).match(/<script\b[^>]*>/g) ?? [];
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+      nonces.push(nonce!);
+    }
+    expect(nonces[0]).not.toBe(nonces[1]);
+  });
+
   it("sends the API's answers a policy that allows nothing, and pages under /api the pages' policy", async () => {
     for (const path of ["/api/health", "/api/trpc/me.get"]) {
       const res = await fetch(`${server.url}${path}`, { headers: authHeaders(alice) });
@@ -246,6 +266,7 @@ describe.each(inject("servers"))("limits and protections on the $name server", (
     for (const path of ["/api/auth/error", "/api/oauth/callback/google"]) {
       const policy = (await fetch(`${server.url}${path}`, { redirect: "manual" })).headers.get("content-security-policy");
       expect(policy).toContain("style-src 'self' 'unsafe-inline'");
+      expect(policy).toContain("script-src 'self';");
       expect(policy).toContain("frame-ancestors 'none'");
     }
   });
