@@ -93,7 +93,7 @@ export function ThreadList({ activeId, onNavigate }: { activeId: string | null; 
       </div>
       <div className="min-h-0 flex-1 overflow-y-auto px-3 pb-3">
         {threads.isPending ? (
-          <div className="grid gap-2 px-2" aria-busy="true" aria-label="Loading conversations">
+          <div className="grid gap-2 px-2" role="status" aria-busy="true" aria-label="Loading conversations">
             {[0, 1, 2, 3].map((i) => (
               <Skeleton key={i} className="h-10" />
             ))}

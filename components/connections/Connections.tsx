@@ -40,7 +40,7 @@ export function Connections() {
           </p>
         </div>
         {list.isPending ? (
-          <div className="grid gap-3" aria-busy="true" aria-label="Loading connections">
+          <div className="grid gap-3" role="status" aria-busy="true" aria-label="Loading connections">
             <Skeleton className="h-20 rounded-xl" />
             <Skeleton className="h-20 rounded-xl" />
           </div>

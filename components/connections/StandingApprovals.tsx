@@ -46,7 +46,7 @@ export function StandingApprovals() {
         </p>
       </div>
       {list.isPending ? (
-        <div className="grid gap-3" aria-busy="true" aria-label="Loading standing approvals">
+        <div className="grid gap-3" role="status" aria-busy="true" aria-label="Loading standing approvals">
           <Skeleton className="h-20 rounded-xl" />
         </div>
       ) : list.isError ? (

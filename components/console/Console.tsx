@@ -168,7 +168,7 @@ export function Console() {
         </div>
         <div className="min-h-0 flex-1 overflow-auto">
           {runs.isPending ? (
-            <div className="grid gap-2 p-4" aria-busy="true" aria-label="Loading runs">
+            <div className="grid gap-2 p-4" role="status" aria-busy="true" aria-label="Loading runs">
               {[0, 1, 2, 3].map((n) => (
                 <Skeleton key={n} className="h-10" />
               ))}

@@ -49,7 +49,7 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
         {deliveries.data ? <span className="text-xs text-muted-foreground">latest {deliveries.data.length} of at most 50</span> : null}
       </div>
       {deliveries.isPending ? (
-        <div className="grid gap-2" aria-busy="true" aria-label="Loading deliveries">
+        <div className="grid gap-2" role="status" aria-busy="true" aria-label="Loading deliveries">
           {[0, 1, 2].map((n) => (
             <Skeleton key={n} className="h-16 rounded-xl" />
           ))}

@@ -113,7 +113,7 @@ export function Webhooks() {
           ) : null}
           {created ? <NewSecret hook={created} onDone={() => setCreated(null)} /> : null}
           {list.isPending ? (
-            <div className="grid gap-2" aria-busy="true" aria-label="Loading webhooks">
+            <div className="grid gap-2" role="status" aria-busy="true" aria-label="Loading webhooks">
               {[0, 1, 2].map((n) => (
                 <Skeleton key={n} className="h-20 rounded-xl" />
               ))}

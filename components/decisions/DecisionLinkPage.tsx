@@ -57,7 +57,7 @@ export function DecisionLinkPage({ token, viewerId }: { token: string; viewerId:
   if (link.isPending) {
     return (
       <Frame>
-        <div className="grid gap-3" aria-busy="true" aria-label="Loading the request">
+        <div className="grid gap-3" role="status" aria-busy="true" aria-label="Loading the request">
           <Skeleton className="h-8 w-2/3" />
           <Skeleton className="h-64 rounded-xl" />
         </div>
