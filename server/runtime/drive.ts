@@ -38,6 +38,7 @@ import { runLoop, type ResumeInput, type RunLoopDeps, type SafePoint } from "./r
 import type { RunEvent } from "./events";
 import type { CredentialBroker } from "./credentials";
 import type { GrantService, GrantSnapshot } from "./grants";
+import { LeaseLost, type RunLease } from "./instances";
 import type { Mailboxes } from "./steering";
 import type { RunState, TranscriptMessage } from "./state";
 import type { LogLines } from "@/server/log";
@@ -63,6 +64,8 @@ export interface DriveDeps {
   credentials?: CredentialBroker;
   /** Standing approvals a gated call may pass on. */
   grants?: GrantService;
+  /** This instance's fencing token (see instances.ts): absent, nothing is fenced. */
+  lease?: RunLease;
 }
 
 export function toTranscript(
@@ -292,16 +295,20 @@ export function createDriver(deps: DriveDeps) {
       const initial = options.loadTranscript ? { ...base, transcript: toTranscript(await listMessages(deps.db, base.threadId)) } : base;
       const agent = deps.agents.get(initial.agentId);
       if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
+      // Taken as the run starts here: a reclaim of this instance after it changes it, and the run stops.
+      const generation = deps.lease?.generation();
       const loopDeps: RunLoopDeps = {
         append: async (events, append) => {
           const alongside = {
             ...(append?.message ? { messages: { threadId: initial.threadId, rows: [append.message] } } : {}),
             ...(append?.outbox?.length ? { outbox: append.outbox } : {}),
+            ...(append?.grantUse ? { grantUses: [append.grantUse] } : {}),
           };
           if (append?.defer) journal.defer(events, alongside, { paceMs: append.paceMs });
           else await journal.append(events, { paceMs: append?.paceMs, alongside });
         },
         flush: () => journal.flush(),
+        fence: deps.lease && generation !== undefined ? () => deps.lease!.check(generation) : undefined,
         newId: randomUUID,
         streamChunkMs: deps.streamChunkMs,
         maxSteps: deps.maxSteps,
@@ -310,8 +317,8 @@ export function createDriver(deps: DriveDeps) {
         credentials: deps.credentials,
         standingApproval: deps.grants
           ? (state, definition, call) =>
-              deps.grants!.use(
-                { tenantId: state.tenantId, ownerId: state.ownerId, threadId: state.threadId, runId: state.runId, ...call },
+              deps.grants!.covering(
+                { tenantId: state.tenantId, ownerId: state.ownerId, threadId: state.threadId, args: call.args },
                 agent,
                 definition,
                 options.grants,
@@ -372,6 +379,10 @@ export function createDriver(deps: DriveDeps) {
     } catch (thrown) {
       if (thrown instanceof TakenElsewhere) {
         takenElsewhere = true;
+      } else if (thrown instanceof LeaseLost) {
+        // Reclaimed while it stalled: the run was ended elsewhere. Nothing more is done or written here.
+        takenElsewhere = true;
+        log.warn({}, "a run stopped: this instance was reclaimed by another while it held it");
       } else if (thrown instanceof HandedOff) {
         takenElsewhere = true;
         await handOver(journal, said.queued).catch((error: unknown) => log.error({ err: error }, "could not hand a waiting run over"));

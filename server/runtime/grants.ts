@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "@/server/db";
 import type { InteractionRow } from "@/server/db/queries/interactions";
-import { findGrant, grantIsLive, listGrants, revokeGrant, useGrant, type NewGrant } from "@/server/db/queries/grants";
+import { findCoveringGrant, findGrant, grantIsLive, listGrants, revokeGrant, type NewGrant } from "@/server/db/queries/grants";
 import { GRANT_SCOPES, MAX_GRANT_HOURS, THREAD_GRANT_DAYS, type GrantBounds, type GrantOffer } from "@/server/domain";
 import { toolVersion } from "./binding";
 import { ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
@@ -150,23 +150,24 @@ export function grantService(db: Database, agents: AgentRegistry) {
   };
   return {
     /**
-     * The grant covering a gated call, used (counted and audited) — or undefined: the call pauses.
-     * Race-safe against a revoke (see `useGrant`). No statement when `snapshot` rules one out.
+     * The grant covering a gated call — or undefined: the call pauses. Its use is counted and
+     * audited with the call's stored result (see `findCoveringGrant`). No statement when
+     * `snapshot` rules one out.
      */
-    async use(
-      call: { tenantId: string; ownerId: string; threadId: string; runId: string; toolCallId: string; args: Record<string, unknown> },
+    async covering(
+      call: { tenantId: string; ownerId: string; threadId: string; args: Record<string, unknown> },
       agent: AgentDefinition,
       definition: ToolDefinition,
       snapshot?: GrantSnapshot,
     ): Promise<StandingApproval | undefined> {
       if (rulesOutGrant(snapshot, definition.name)) return undefined;
-      const used = await useGrant(db, {
+      const found = await findCoveringGrant(db, {
         ...call,
         agentId: agent.id,
         toolName: definition.name,
         toolVersion: toolVersion(definition),
       });
-      return used && { grantId: used.id, grantedBy: used.grantedBy };
+      return found && { grantId: found.id, grantedBy: found.grantedBy };
     },
 
     /** Whether a grant is still live: a call it let through before the run parked runs only then. */

@@ -179,6 +179,7 @@ export function createRuntime(deps: RuntimeDeps) {
   const runs = runService({
     ...deps,
     grants,
+    lease: instances.lease,
     instanceId,
     bus,
     coordinator,

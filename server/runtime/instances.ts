@@ -41,12 +41,40 @@ const PRUNE_AFTER_MS = 24 * 3600_000;
 
 export const INSTANCE_LOST_MESSAGE = "The Harbor instance running this stopped before the run ended; send your message again.";
 
+/**
+ * This instance may no longer act for a run it started: it was reclaimed by another (silent past
+ * its TTL: a stall, a SIGSTOP) and what it held was ended there. Nothing more of the run is done
+ * or written here.
+ */
+export class LeaseLost extends Error {
+  constructor() {
+    super("this instance was reclaimed by another while it held the run");
+    this.name = "LeaseLost";
+  }
+}
+
+/**
+ * The fencing token of the runs an instance executes: its generation, which changes when the
+ * instance learns it was reclaimed. A run takes the generation as it starts and checks it before
+ * anything acts outside the database (a tool runs, a standing approval is used).
+ */
+export interface RunLease {
+  generation(): number;
+  /** Throws LeaseLost when the instance was reclaimed since `generation`, or may have been. */
+  check(generation: number): Promise<void>;
+}
+
 export function instanceKeeper(deps: InstancesDeps) {
   const me = deps.instanceId;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
 
   let ticks = 0;
+  /** When a heartbeat last found this instance alive (registered counts). */
+  let aliveAt = 0;
+  /** Changes each time this instance learns it was reclaimed: runs started before are not its own any more. */
+  let generation = 0;
+
   /**
    * Claims dead instances and ends what they held: process-held waits `lost`, executing runs
    * `INSTANCE_LOST`. Works from every reclaimed instance, not only those won now, so a reclaim cut
@@ -72,30 +100,49 @@ export function instanceKeeper(deps: InstancesDeps) {
     const { alive } = await beat(deps.db, me);
     if (!alive) {
       // Silent too long (a stall): the others reclaimed this instance's work. Carry on as a new member.
+      generation += 1;
       deps.log.error({ instance: me }, "this instance was reclaimed by another after missing its heartbeats; registering again");
       await registerInstance(deps.db, me);
     }
+    aliveAt = Date.now();
     await reclaim();
   }
+
+  /** A heartbeat now (or the one in flight). */
+  const beatNow = () =>
+    (ticking ??= tick()
+      .catch((error: unknown) => deps.log.error({ err: error }, "heartbeat failed"))
+      .finally(() => (ticking = undefined)));
+
+  const lease: RunLease = {
+    generation: () => generation,
+    async check(held) {
+      // Alone on its database nobody else can reclaim this instance; never started, it holds no lease.
+      if (deps.alone || aliveAt === 0) return;
+      // Within its TTL (less a beat's margin) since it was last found alive, nobody reclaimed it:
+      // no statement. Older than that (the process stalled), a heartbeat first tells.
+      if (Date.now() - aliveAt >= deps.ttlMs - deps.heartbeatMs) await beatNow();
+      if (generation !== held || Date.now() - aliveAt >= deps.ttlMs) throw new LeaseLost();
+    },
+  };
 
   return {
     /** Registers and reclaims what dead instances (or, alone, earlier processes) left; call once before serving. */
     async start(): Promise<void> {
       await registerInstance(deps.db, me);
+      aliveAt = Date.now();
       // Twice: instances that never registered (rows written before instances existed) are found by the first.
       await reclaim({ startup: true });
       await reclaim({ startup: true });
-      timer = setInterval(() => {
-        ticking ??= tick()
-          .catch((error: unknown) => deps.log.error({ err: error }, "heartbeat failed"))
-          .finally(() => (ticking = undefined));
-      }, deps.heartbeatMs);
+      timer = setInterval(() => void beatNow(), deps.heartbeatMs);
       timer.unref();
     },
     /** What another instance is now: serving, stopping (its durable waits are anyone's), or gone. */
     state: (instanceId: string): Promise<InstanceState> =>
       instanceId === me ? Promise.resolve("serving") : instanceState(deps.db, instanceId, deps.ttlMs),
     reclaim: () => reclaim(),
+    /** The fencing token runs check before they act outside the database. */
+    lease,
     /** Stops beating; `leave` also removes the instance (a clean stop that left nothing behind). */
     async stop(options: { leave?: boolean } = {}): Promise<void> {
       clearInterval(timer);

@@ -36,6 +36,7 @@ function mergeAlongside(a: Alongside | undefined, b: Alongside | undefined): Alo
     interactions: [...(a.interactions ?? []), ...(b.interactions ?? [])],
     jobs: [...(a.jobs ?? []), ...(b.jobs ?? [])],
     outbox: [...(a.outbox ?? []), ...(b.outbox ?? [])],
+    grantUses: [...(a.grantUses ?? []), ...(b.grantUses ?? [])],
     run: a.run || b.run ? ({ ...a.run, ...b.run } as Alongside["run"]) : undefined,
   };
 }

@@ -3,9 +3,10 @@
  * finishes or the run must wait. It works only on the serializable `RunState` and reports through
  * the journal; parking itself is the coordinator's job — the loop only says what it waits for.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy, StoredToolCall, TokenCount } from "@/server/domain";
-import type { OutboxInsert } from "@/server/db/queries/run-writes";
+import type { GrantUse, OutboxInsert } from "@/server/db/queries/run-writes";
 import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
 import { bindingOf } from "./binding";
@@ -39,10 +40,22 @@ export interface RunLoopDeps {
    */
   append(
     events: readonly RunEvent[],
-    options?: { paceMs?: number; message?: TranscriptMessage; defer?: boolean; outbox?: readonly OutboxInsert[] },
+    options?: {
+      paceMs?: number;
+      message?: TranscriptMessage;
+      defer?: boolean;
+      outbox?: readonly OutboxInsert[];
+      /** A standing approval the call whose result this is passed on: counted and audited with it. */
+      grantUse?: GrantUse;
+    },
   ): Promise<unknown>;
   /** Stores (and publishes) what was deferred: before waiting on anything that may take a while. */
   flush?(): Promise<void>;
+  /**
+   * Throws when this process may no longer act for the run (another instance reclaimed it while it
+   * stalled): checked before a tool acts outside the database and before a standing approval is used.
+   */
+  fence?(): Promise<void>;
   newId(): string;
   /** Pause between streamed chunks of text. */
   streamChunkMs: number;
@@ -284,7 +297,6 @@ async function announceCalls(
   assertOneKindOfWait(agent, calls);
   const pending: PendingCall[] = [];
   const requests: PauseRequest[] = [];
-  const granted: RunEvent[] = [];
   const stored: StoredToolCall[] = [];
   const ids = assignCallIds(
     state.transcript,
@@ -341,10 +353,11 @@ async function announceCalls(
     } else if (definition.kind !== "remote_agent" && definition.approval) {
       const gate = gateFor(agent, definition, entry, deps);
       // A call a standing approval covers passes its gate at once, approved by the grant's giver.
+      if (gate.request.detail?.grant) await deps.fence?.();
       const standing = gate.request.detail?.grant ? await deps.standingApproval?.(state, definition, entry) : undefined;
       if (standing) {
+        // Its use is recorded with the call's result (recordResult): a call that never completes used nothing.
         entry.gate = { ...gate.gate, decision: { approved: true, by: standing.grantedBy, status: "resolved", grantId: standing.grantId } };
-        granted.push({ type: "grant.used", grantId: standing.grantId, toolCallId, toolName: call.name, grantedBy: standing.grantedBy });
       } else {
         entry.gate = gate.gate;
         requests.push(gate.request);
@@ -360,10 +373,7 @@ async function announceCalls(
   };
   // Gated calls are announced with the pause that follows at once, in one write.
   await deps.append(
-    [
-      ...pending.map((c): RunEvent => ({ type: "tool.call", messageId: message.id, toolCallId: c.toolCallId, name: c.name, args: c.args })),
-      ...granted,
-    ],
+    pending.map((c): RunEvent => ({ type: "tool.call", messageId: message.id, toolCallId: c.toolCallId, name: c.name, args: c.args })),
     { message, defer: requests.length > 0 },
   );
   return { state: { ...state, transcript: [...state.transcript, message] }, calls: pending, requests };
@@ -583,6 +593,8 @@ async function runCalls(
       remaining.shift();
       continue;
     }
+    // Past here the call acts outside the database: only while this process still holds the run.
+    await deps.fence?.();
     const ran =
       definition.kind === "remote_agent"
         ? await askRemoteAgent(definition, call, answer, deps)
@@ -674,6 +686,7 @@ async function executeServerTool(
       tenantId: state.tenantId,
       userId: state.ownerId,
       toolCallId: call.toolCallId,
+      idempotencyKey: idempotencyKeyOf(state, call),
       approval:
         decision && call.gate
           ? decision.grantId
@@ -872,13 +885,31 @@ async function recordResult(
   outbox?: readonly OutboxInsert[],
 ): Promise<RunState> {
   const message: TranscriptMessage = { id: deps.newId(), role: "tool", content: JSON.stringify(output), toolCallId: call.toolCallId };
+  const decision = call.gate?.decision;
+  const grantId = decision?.grantId;
   // The result rides with the next write: the next call's flush, the reply, the pause or the end.
-  await deps.append([{ type: "tool.result", messageId: message.id, toolCallId: call.toolCallId, content: message.content }], {
-    message,
-    defer: true,
-    outbox,
-  });
+  // A standing approval that let the call through is counted and audited in that same write.
+  await deps.append(
+    [
+      ...(grantId && decision
+        ? [{ type: "grant.used" as const, grantId, toolCallId: call.toolCallId, toolName: call.name, grantedBy: decision.by }]
+        : []),
+      { type: "tool.result", messageId: message.id, toolCallId: call.toolCallId, content: message.content },
+    ],
+    {
+      message,
+      defer: true,
+      outbox,
+      ...(grantId ? { grantUse: { grantId, ownerId: state.ownerId, threadId: state.threadId, toolCallId: call.toolCallId } } : {}),
+    },
+  );
   return { ...state, transcript: [...state.transcript, message] };
+}
+
+/** A call's idempotency key: the same for every execution of it, and telling nothing of the tenant, thread or call. */
+function idempotencyKeyOf(state: RunState, call: PendingCall): string {
+  const digest = createHash("sha256").update([state.tenantId, state.threadId, call.toolCallId].join("\u0000")).digest("base64url");
+  return `harbor-${digest.slice(0, 32)}`;
 }
 
 /** A tool's own error text may hold anything (SQL, secrets): it goes to the log as the cause, not to clients. */

@@ -16,6 +16,7 @@ import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interac
 import { HeldElsewhere, type Coordinator, type ReadyRun, type ResolutionInput, type ResolveVia } from "./coordinator";
 import { NotForwarded, routedIdentity, type RouteDeps, type RoutedRequest } from "./routing";
 import { createDriver, toTranscript } from "./drive";
+import type { RunLease } from "./instances";
 import type { GrantService } from "./grants";
 import { cancelRemoteTasks } from "./remote-tasks";
 import { batched } from "./group-commit";
@@ -52,6 +53,8 @@ export interface RunsDeps {
   credentials?: CredentialBroker;
   /** Standing approvals a gated call may pass on. */
   grants?: GrantService;
+  /** This instance's fencing token: a run stops once the instance was reclaimed while it held it. */
+  lease?: RunLease;
   route?: RouteDeps;
   /** Tells the other instances a run waits in the cluster's queue (absent: this process is alone). */
   signalQueued?: () => Promise<void>;

@@ -36,6 +36,12 @@ export interface ToolContext {
   readonly userId: string;
   readonly toolCallId: string;
   /**
+   * The same for every execution of this call, wherever and however often it runs (an instance
+   * that stalled and was taken over, a retry): hand it to the outside service as its idempotency
+   * key (`Idempotency-Key`), so the service acts once.
+   */
+  readonly idempotencyKey: string;
+  /**
    * Set for a gated tool: who approved it — on its gate (`interactionId`), or beforehand with a
    * standing approval the call fell within (`grantId`; no pause).
    */

@@ -59,57 +59,41 @@ export interface GrantLookup {
   toolName: string;
   toolVersion: string;
   args: Record<string, unknown>;
-  runId: string;
-  toolCallId: string;
 }
 
 /**
- * Uses the oldest live grant that covers the call — same tenant, owner, tool, tool version and
- * agent; this conversation or hours-scoped; arguments within its bounds; not expired or revoked —
- * counting the use and auditing it (`grant.use`) in the same statement. One indexed query.
+ * The oldest live grant that covers the call — same tenant, owner, tool, tool version and agent;
+ * this conversation or hours-scoped; arguments within its bounds; not expired or revoked; its
+ * giver still able to give it. One indexed query. The use is counted and audited (`grant.use`)
+ * with the call's stored result (`appendRunEvents`), not here: a call that never completes used
+ * nothing.
  */
-export async function useGrant(db: Executor, call: GrantLookup): Promise<{ id: string; grantedBy: string } | undefined> {
+export async function findCoveringGrant(db: Executor, call: GrantLookup): Promise<{ id: string; grantedBy: string } | undefined> {
+  const args = JSON.stringify(call.args);
   const result = await db.execute(sql`
-    with used as (
-      update approval_grants g set uses = g.uses + 1, last_used_at = now()
-      where g.id = (
-        select c.id from approval_grants c
-        where c.tenant_id = ${call.tenantId} and c.owner_id = ${call.ownerId} and c.tool_name = ${call.toolName}
-          and c.revoked_at is null and c.expires_at > now()
-          and c.tool_version = ${call.toolVersion} and c.agent_id = ${call.agentId}
-          and (c.thread_id is null or c.thread_id = ${call.threadId})
-          -- Its giver may still give it: the owner herself, or still one of the tenant's approvers.
-          and exists (
-            select 1 from users u
-            where u.id = c.granted_by and u.tenant_id = c.tenant_id and (u.id = c.owner_id or u.role in ('approver', 'admin'))
-          )
-          and not exists (
-            select 1 from jsonb_each(c.bounds) as b(field, rule)
-            where not coalesce(case
-              when b.rule ? 'equals' then (${JSON.stringify(call.args)}::jsonb -> b.field) = (b.rule -> 'equals')
-              when b.rule ? 'atMost' then jsonb_typeof(${JSON.stringify(call.args)}::jsonb -> b.field) = 'number'
-                and (${JSON.stringify(call.args)}::jsonb ->> b.field)::numeric <= (b.rule ->> 'atMost')::numeric
-              else false end, false)
-          )
-        order by c.created_at limit 1
+    select c.id, c.granted_by from approval_grants c
+    where c.tenant_id = ${call.tenantId} and c.owner_id = ${call.ownerId} and c.tool_name = ${call.toolName}
+      and c.revoked_at is null and c.expires_at > now()
+      and c.tool_version = ${call.toolVersion} and c.agent_id = ${call.agentId}
+      and (c.thread_id is null or c.thread_id = ${call.threadId})
+      -- Its giver may still give it: the owner herself, or still one of the tenant's approvers.
+      and exists (
+        select 1 from users u
+        where u.id = c.granted_by and u.tenant_id = c.tenant_id and (u.id = c.owner_id or u.role in ('approver', 'admin'))
       )
-      -- Re-checked on the row as it is when the lock is ours: a revoke that committed first wins.
-        and g.revoked_at is null and g.expires_at > now()
-      returning g.id, g.tenant_id, g.granted_by, g.tool_name
-    ),
-    audited as (
-      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
-      select tenant_id, ${call.ownerId}, 'grant.use', 'grant', id, 'used',
-        jsonb_build_object('runId', ${call.runId}::text, 'toolCallId', ${call.toolCallId}::text, 'tool', tool_name,
-          'threadId', ${call.threadId}::text, 'grantedBy', granted_by)
-      from used
-    )
-    select id, granted_by from used`);
-  const [row] = (result as unknown as { rows: { id: string; granted_by: string }[] }).rows;
+      and not exists (
+        select 1 from jsonb_each(c.bounds) as b(field, rule)
+        where not coalesce(case
+          when b.rule ? 'equals' then (${args}::jsonb -> b.field) = (b.rule -> 'equals')
+          when b.rule ? 'atMost' then jsonb_typeof(${args}::jsonb -> b.field) = 'number'
+            and (${args}::jsonb ->> b.field)::numeric <= (b.rule ->> 'atMost')::numeric
+          else false end, false)
+      )
+    order by c.created_at limit 1`);
+  const [row] = (result as { rows: { id: string; granted_by: string }[] }).rows;
   return row ? { id: row.id, grantedBy: row.granted_by } : undefined;
 }
 
-/** Whether a grant is still live (not revoked, not expired): a call it let through may run. */
 export async function grantIsLive(db: Executor, id: string): Promise<boolean> {
   const result = await db.execute(sql`select 1 from approval_grants where id = ${id} and revoked_at is null and expires_at > now()`);
   return (result as unknown as { rows: unknown[] }).rows.length > 0;

@@ -287,8 +287,18 @@ export interface OutboxInsert {
   approvedBy: string | null;
 }
 
+/** A standing approval that let a call through, counted and audited with the call's stored result. */
+export interface GrantUse {
+  grantId: string;
+  ownerId: string;
+  threadId: string;
+  toolCallId: string;
+}
+
 /** What commits together with a batch of events. */
 export interface Alongside {
+  /** Standing approvals used by the calls whose results the events carry. */
+  grantUses?: readonly GrantUse[];
   /** Jobs the events start. */
   jobs?: readonly JobInsert[];
   /** Messages appended to the run's thread. */
@@ -334,6 +344,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
   const waits = entries.flatMap((e) => (e.alongside?.interactions ?? []).map((i) => ({ runId: e.runId, ...i })));
   const work = entries.flatMap((e) => (e.alongside?.jobs ?? []).map((j) => ({ runId: e.runId, ...j })));
   const effects = entries.flatMap((e) => (e.alongside?.outbox ?? []).map((o) => ({ runId: e.runId, ...o })));
+  const grantUses = entries.flatMap((e) => (e.alongside?.grantUses ?? []).map((u) => ({ runId: e.runId, ...u })));
 
   const ctes: SQL[] = [];
   if (messages.length > 0) ctes.push(sql`new_messages as (${insertMessages(messages)})`);
@@ -443,6 +454,31 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
         "o",
         "id text, tenant_id text, user_id text, run_id text, tool_call_id text, kind text, details jsonb, approved_by text",
       )})`);
+  }
+  if (grantUses.length > 0) {
+    // Counted when the call's result is stored, not when the call was let through: a call that
+    // never completed (its instance stalled and was taken over, the tool failed) used nothing.
+    ctes.push(sql`used_grants as (
+      update approval_grants g set uses = g.uses + 1, last_used_at = now()
+      from ${jsonRows(
+        grantUses.map((u) => ({
+          grant_id: u.grantId,
+          owner_id: u.ownerId,
+          thread_id: u.threadId,
+          run_id: u.runId,
+          tool_call_id: u.toolCallId,
+        })),
+        "u",
+        "grant_id text, owner_id text, thread_id text, run_id text, tool_call_id text",
+      )}
+      where g.id = u.grant_id
+      returning g.id, g.tenant_id, g.granted_by, g.tool_name, u.owner_id, u.thread_id, u.run_id, u.tool_call_id
+    ), used_grants_audited as (
+      insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
+      select tenant_id, owner_id, 'grant.use', 'grant', id, 'used',
+        jsonb_build_object('runId', run_id, 'toolCallId', tool_call_id, 'tool', tool_name, 'threadId', thread_id, 'grantedBy', granted_by)
+      from used_grants order by tenant_id
+    )`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;
   await db.execute(sql`${prefix}${insertEvents(events)}`);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "@/server/agents/define";
 import type { Planner, PlannerDecision, RunEvent, RunState, TranscriptMessage } from "@/server/runtime";
 import { chunkText, runLoop, type RunLoopDeps } from "@/server/runtime/run-loop";
 import { HarborError } from "@/server/runtime/errors";
@@ -97,6 +99,46 @@ describe("the run loop", () => {
       deps,
     );
     expect(JSON.parse(JSON.stringify(final))).toEqual(final);
+  });
+});
+
+describe("a tool acting outside the database", () => {
+  /** A tool that counts its executions and keeps the idempotency keys it was given. */
+  function effect() {
+    const keys: string[] = [];
+    const tool = defineTool({
+      name: "effect",
+      description: "acts outside",
+      input: z.object({}),
+      output: z.object({ done: z.boolean() }),
+      run: async (_args, ctx) => {
+        keys.push(ctx.idempotencyKey);
+        return { done: true };
+      },
+    });
+    return { keys, tools: new Map([["effect", tool]]) };
+  }
+  const callsEffect = (id: string) => scripted({ type: "call_tools", calls: [{ id, name: "effect", args: {} }] });
+
+  it("runs only past the run's fence: a fence that refuses stops the loop before the tool acts", async () => {
+    const { keys, tools } = effect();
+    const lost = new Error("reclaimed");
+    const { deps, appended } = recorder({ fence: () => Promise.reject(lost) });
+    await expect(runLoop(initialState([]), agentOf("test", callsEffect("call-1"), tools), deps)).rejects.toBe(lost);
+    expect(keys).toEqual([]);
+    expect(appended.flat().some((e) => e.type === "tool.result")).toBe(false);
+  });
+
+  it("hands the tool an idempotency key: the same for every execution of one call, another for another call, naming neither", async () => {
+    const { keys, tools } = effect();
+    for (const id of ["call-1", "call-1", "call-2"]) {
+      const { deps } = recorder({ fence: () => Promise.resolve() });
+      await runLoop(initialState([]), agentOf("test", callsEffect(id), tools), deps);
+    }
+    expect(keys[0]).toMatch(/^harbor-[\w-]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+    for (const key of keys) expect(key).not.toMatch(/call-|tenant-1|thread-1/);
   });
 });
 
