@@ -40,6 +40,8 @@ const settingsSchema = z.object({
   HARBOR_MAX_ACTIVE_RUNS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(10),
   /** The most messages one conversation holds; a new message beyond it gets THREAD_FULL (start a new one). */
   HARBOR_MAX_THREAD_MESSAGES: z.coerce.number().int().min(10).max(100_000).default(1_000),
+  /** The largest shared state (AG-UI `state`) a conversation may hold, in bytes of JSON; a larger one is INVALID_INPUT. */
+  HARBOR_MAX_STATE_BYTES: z.coerce.number().int().min(1_024).max(1_048_576).default(262_144),
   /** How many live feeds (tRPC subscriptions) one user may hold open at once per process. */
   HARBOR_MAX_SUBSCRIPTIONS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(20),
   /**
@@ -181,6 +183,7 @@ export type Settings = Readonly<{
   maxActiveRunsPerUser: number;
   maxSubscriptionsPerUser: number;
   maxThreadMessages: number;
+  maxStateBytes: number;
   ssePingMs: number;
   benchRoutes: boolean;
   publicUrl: string | undefined;
@@ -241,6 +244,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     maxActiveRunsPerUser: s.HARBOR_MAX_ACTIVE_RUNS_PER_USER,
     maxSubscriptionsPerUser: s.HARBOR_MAX_SUBSCRIPTIONS_PER_USER,
     maxThreadMessages: s.HARBOR_MAX_THREAD_MESSAGES,
+    maxStateBytes: s.HARBOR_MAX_STATE_BYTES,
     ssePingMs: s.HARBOR_SSE_PING_MS,
     benchRoutes: s.HARBOR_BENCH ?? false,
     publicUrl: s.HARBOR_PUBLIC_URL?.replace(/\/+$/, ""),

@@ -115,6 +115,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     maxActiveRunsPerUser: config.maxActiveRunsPerUser,
     maxSubscriptionsPerUser: config.maxSubscriptionsPerUser,
     maxThreadMessages: config.maxThreadMessages,
+    maxStateBytes: config.maxStateBytes,
     serverSecret,
     publicUrl: publicUrl(),
     credentials: oauth,

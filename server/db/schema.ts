@@ -113,6 +113,23 @@ export const threads = pgTable(
   (t) => [index("threads_owner_idx").on(t.tenantId, t.ownerId, t.updatedAt)],
 );
 
+/**
+ * Large shared states of snapshot events, once per thread and content (migration 0021's trigger
+ * writes them as the event is inserted; the event keeps `stateHash`).
+ */
+export const snapshotStates = pgTable(
+  "snapshot_states",
+  {
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    hash: text("hash").notNull(),
+    state: jsonb("state").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ name: "snapshot_states_pkey", columns: [t.threadId, t.hash] })],
+);
+
 export const messages = pgTable(
   "messages",
   {

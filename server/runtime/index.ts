@@ -56,6 +56,8 @@ export interface RuntimeDeps {
   maxActiveRunsPerUser?: number;
   /** The most messages one thread holds (default 1000); a new message beyond it is refused with THREAD_FULL. */
   maxThreadMessages?: number;
+  /** The largest shared state a conversation may hold, in bytes of JSON (default 256 KiB). */
+  maxStateBytes?: number;
   /** How many live feeds (tRPC subscriptions) one user may hold open at once (default 20). */
   maxSubscriptionsPerUser?: number;
   /** Background jobs: lease length (how soon a dead process's job is taken over) and poll interval. */
@@ -188,6 +190,7 @@ export function createRuntime(deps: RuntimeDeps) {
     scheduler,
     maxSteps: deps.maxSteps ?? 20_000,
     maxThreadMessages: deps.maxThreadMessages ?? 1_000,
+    maxStateBytes: deps.maxStateBytes ?? 262_144,
     route,
     signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
   });

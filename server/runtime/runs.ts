@@ -20,7 +20,7 @@ import type { RunLease } from "./instances";
 import type { GrantService } from "./grants";
 import { cancelRemoteTasks } from "./remote-tasks";
 import { batched } from "./group-commit";
-import { asHarborError, HarborError, NotFoundError, StaleCredentialError } from "./errors";
+import { asHarborError, HarborError, InvalidInputError, NotFoundError, StaleCredentialError } from "./errors";
 import type { EventBus } from "./event-bus";
 import type { LoggedEvent, RunEvent } from "./events";
 import type { Identity } from "./identity";
@@ -50,6 +50,8 @@ export interface RunsDeps {
   maxSteps: number;
   /** The most messages one thread holds; a new message beyond it is refused with THREAD_FULL. */
   maxThreadMessages: number;
+  /** The largest shared state a conversation may hold, in bytes of JSON; larger is INVALID_INPUT (`state`). */
+  maxStateBytes: number;
   credentials?: CredentialBroker;
   /** Standing approvals a gated call may pass on. */
   grants?: GrantService;
@@ -217,6 +219,10 @@ export function runService(deps: RunsDeps) {
   async function startHere(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun | AbandonedRun> {
     const agent = deps.agents.get(request.agentId);
     if (!agent) throw new NotFoundError(`Agent "${request.agentId}"`);
+    // A conversation's state is stored with every snapshot that differs: bounded before anything is.
+    if (request.state && Buffer.byteLength(JSON.stringify(request.state)) > deps.maxStateBytes) {
+      throw new InvalidInputError("state", `larger than ${deps.maxStateBytes} bytes of JSON`);
+    }
     // A remembered identity goes only where the first statement writes and checks it: beginRun,
     // or the claim of gates parked here (see resumeRun); a browser tool's result is read first.
     if (identity.unverified && request.messages.some((m) => m.role === "tool")) throw new StaleCredentialError();

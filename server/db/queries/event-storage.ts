@@ -2,7 +2,8 @@
  * How events are stored. A snapshot names the last message of its thread instead of copying the
  * transcript: a thread's messages are append-only, so "the thread's messages up to this one" is the
  * transcript the snapshot saw, rebuilt on read. A thread of n turns then stores O(n) bytes of
- * snapshots, not O(n²).
+ * snapshots, not O(n²). A large shared state is stored once per thread and content, by the
+ * database as the event is inserted (migration 0021), and put back on read.
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { RunEvent } from "@/server/domain";
@@ -19,9 +20,15 @@ export function storedForm(event: RunEvent): RunEvent | StoredSnapshot {
   return { type: "snapshot", state: event.state, through: event.messages.at(-1)?.id ?? null };
 }
 
-/** The stored event `e` (a row of run_events) as the RunEvent it stands for: snapshots get their messages back. */
+/**
+ * The stored event `e` (a row of run_events) as the RunEvent it stands for: snapshots get their
+ * messages back, and a large state stored once by reference (`stateHash`, see migration 0021) too.
+ */
 export const hydratedData: SQL = sql`case when e.type = 'snapshot' and e.data ? 'through' then
-    jsonb_build_object('type', 'snapshot', 'state', e.data -> 'state', 'messages', coalesce((
+    jsonb_build_object('type', 'snapshot', 'state', case when e.data ? 'stateHash' then (
+      select s.state from runs r join snapshot_states s on s.thread_id = r.thread_id and s.hash = e.data ->> 'stateHash'
+      where r.id = e.run_id
+    ) else e.data -> 'state' end, 'messages', coalesce((
       select jsonb_agg(
         jsonb_build_object('id', m.id, 'role', m.role, 'content', m.content)
           || case when m.tool_calls is null then '{}'::jsonb else jsonb_build_object('toolCalls', m.tool_calls) end
