@@ -42,6 +42,10 @@ const settingsSchema = z.object({
   HARBOR_MAX_THREAD_MESSAGES: z.coerce.number().int().min(10).max(100_000).default(1_000),
   /** The largest shared state (AG-UI `state`) a conversation may hold, in bytes of JSON; a larger one is INVALID_INPUT. */
   HARBOR_MAX_STATE_BYTES: z.coerce.number().int().min(1_024).max(1_048_576).default(262_144),
+  /** What one tenant may store (events, messages, states), in MB, as measured every few minutes; past it, new runs are QUOTA_EXCEEDED. 0: no quota. */
+  HARBOR_TENANT_STORAGE_MB: z.coerce.number().int().min(0).max(100_000_000).default(1_024),
+  /** How often the tenants' storage is measured for the quota. */
+  HARBOR_STORAGE_MEASURE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
   /** How many live feeds (tRPC subscriptions) one user may hold open at once per process. */
   HARBOR_MAX_SUBSCRIPTIONS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(20),
   /**
@@ -184,6 +188,8 @@ export type Settings = Readonly<{
   maxSubscriptionsPerUser: number;
   maxThreadMessages: number;
   maxStateBytes: number;
+  tenantStorageBytes: number;
+  storageMeasureMs: number;
   ssePingMs: number;
   benchRoutes: boolean;
   publicUrl: string | undefined;
@@ -245,6 +251,8 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     maxSubscriptionsPerUser: s.HARBOR_MAX_SUBSCRIPTIONS_PER_USER,
     maxThreadMessages: s.HARBOR_MAX_THREAD_MESSAGES,
     maxStateBytes: s.HARBOR_MAX_STATE_BYTES,
+    tenantStorageBytes: s.HARBOR_TENANT_STORAGE_MB * 1_048_576,
+    storageMeasureMs: s.HARBOR_STORAGE_MEASURE_MS,
     ssePingMs: s.HARBOR_SSE_PING_MS,
     benchRoutes: s.HARBOR_BENCH ?? false,
     publicUrl: s.HARBOR_PUBLIC_URL?.replace(/\/+$/, ""),

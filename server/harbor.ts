@@ -116,6 +116,8 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     maxSubscriptionsPerUser: config.maxSubscriptionsPerUser,
     maxThreadMessages: config.maxThreadMessages,
     maxStateBytes: config.maxStateBytes,
+    maxTenantStorageBytes: config.tenantStorageBytes,
+    storageMeasureMs: config.storageMeasureMs,
     serverSecret,
     publicUrl: publicUrl(),
     credentials: oauth,

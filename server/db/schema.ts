@@ -130,6 +130,15 @@ export const snapshotStates = pgTable(
   (t) => [primaryKey({ name: "snapshot_states_pkey", columns: [t.threadId, t.hash] })],
 );
 
+/** What each tenant stores, as last measured (queries/storage.ts): runs over the quota are refused. */
+export const tenantStorage = pgTable("tenant_storage", {
+  tenantId: text("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id, { onDelete: "cascade" }),
+  bytes: bigint("bytes", { mode: "number" }).notNull(),
+  measuredAt: timestamp("measured_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
 export const messages = pgTable(
   "messages",
   {

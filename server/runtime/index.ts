@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { appendRunEvents, type RunEventsEntry } from "@/server/db/queries/run-writes";
 import { lastSeq } from "@/server/db/queries/runs";
+import { measureTenantStorage } from "@/server/db/queries/storage";
 import { accountService } from "./api-tokens";
 import { auditService } from "./audit";
 import { groupCommit } from "./group-commit";
@@ -58,6 +59,10 @@ export interface RuntimeDeps {
   maxThreadMessages?: number;
   /** The largest shared state a conversation may hold, in bytes of JSON (default 256 KiB). */
   maxStateBytes?: number;
+  /** What one tenant may store, in bytes; a new run past it is QUOTA_EXCEEDED (absent or 0: no quota). */
+  maxTenantStorageBytes?: number;
+  /** How often tenants' storage is measured for the quota (default 5 min). */
+  storageMeasureMs?: number;
   /** How many live feeds (tRPC subscriptions) one user may hold open at once (default 20). */
   maxSubscriptionsPerUser?: number;
   /** Background jobs: lease length (how soon a dead process's job is taken over) and poll interval. */
@@ -191,6 +196,7 @@ export function createRuntime(deps: RuntimeDeps) {
     maxSteps: deps.maxSteps ?? 20_000,
     maxThreadMessages: deps.maxThreadMessages ?? 1_000,
     maxStateBytes: deps.maxStateBytes ?? 262_144,
+    maxTenantStorageBytes: deps.maxTenantStorageBytes || undefined,
     route,
     signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
   });
@@ -224,6 +230,16 @@ export function createRuntime(deps: RuntimeDeps) {
     coordinator.sweepExpired().catch((error: unknown) => deps.log.error({ err: error }, "expiry sweep failed"));
   }, deps.sweepIntervalMs ?? 5_000);
   sweep.unref();
+  // The storage quota reads the last measure: taken at start, then every storageMeasureMs (shared
+  // between instances: a measure younger than half the interval is not taken again).
+  const storageMeasureMs = deps.storageMeasureMs ?? 300_000;
+  const measureStorage = () =>
+    deps.maxTenantStorageBytes
+      ? measureTenantStorage(deps.db, storageMeasureMs / 2).catch((error: unknown) =>
+          deps.log.error({ err: error }, "could not measure the tenants' storage"),
+        )
+      : Promise.resolve();
+  let measuring: NodeJS.Timeout | undefined;
 
   return {
     instanceId,
@@ -272,6 +288,9 @@ export function createRuntime(deps: RuntimeDeps) {
      */
     start: async () => {
       await instances.start();
+      await measureStorage();
+      measuring = setInterval(() => void measureStorage(), storageMeasureMs);
+      measuring.unref();
       jobs.start();
       webhookWorker.start();
       // Runs may wait in the cluster's queue with nobody told since (a stopped instance handed them over).
@@ -312,6 +331,7 @@ export function createRuntime(deps: RuntimeDeps) {
         if (handed > 0) await signalQueued(deps.db, instanceId);
       }
       clearInterval(sweep);
+      clearInterval(measuring);
       void jobs.stop();
       void webhookWorker.stop();
       await within(runs.idle(), graceMs);
@@ -334,6 +354,7 @@ export function createRuntime(deps: RuntimeDeps) {
     close: () => {
       runs.stopTaking();
       clearInterval(sweep);
+      clearInterval(measuring);
       void jobs.stop();
       void webhookWorker.stop();
       void instances.stop();

@@ -12,6 +12,7 @@ import { activeRunsOnThread, findRun, lastSeq, loadContinuation, takeNextQueuedR
 import { beginRuns, type BeginRunInput } from "@/server/db/queries/run-writes";
 import { EMPTY_CHECKPOINT, type MultitaskPolicy } from "@/server/domain";
 import { countMessages, findThread } from "@/server/db/queries/threads";
+import { storedBytesOf } from "@/server/db/queries/storage";
 import { browserRequestsFor, pendingOnThread } from "@/server/db/queries/interactions";
 import { HeldElsewhere, type Coordinator, type ReadyRun, type ResolutionInput, type ResolveVia } from "./coordinator";
 import { NotForwarded, routedIdentity, type RouteDeps, type RoutedRequest } from "./routing";
@@ -52,6 +53,8 @@ export interface RunsDeps {
   maxThreadMessages: number;
   /** The largest shared state a conversation may hold, in bytes of JSON; larger is INVALID_INPUT (`state`). */
   maxStateBytes: number;
+  /** What one tenant may store, in bytes (as last measured); a new run past it is QUOTA_EXCEEDED. Absent: no quota. */
+  maxTenantStorageBytes?: number;
   credentials?: CredentialBroker;
   /** Standing approvals a gated call may pass on. */
   grants?: GrantService;
@@ -261,6 +264,7 @@ export function runService(deps: RunsDeps) {
       events: toStoredRows(started),
       onlyIfIdle: multitask === "reject",
       maxMessages: deps.maxThreadMessages,
+      ...(deps.maxTenantStorageBytes ? { maxStorageBytes: deps.maxTenantStorageBytes } : {}),
       holdMessages: mayHold && threadBusy(request.threadId),
       holdIfThreadBusy: mayHold && deps.route !== undefined,
       unverified: identity.unverified,
@@ -349,6 +353,17 @@ export function runService(deps: RunsDeps) {
     if (existing) assertThreadAccess(existing, identity);
     const open = await pendingOnThread(deps.db, threadId);
     if (open.length > 0) return pendingInteraction(open.map((r) => r.id));
+    const stored = deps.maxTenantStorageBytes ? await storedBytesOf(deps.db, identity.tenantId) : 0;
+    if (deps.maxTenantStorageBytes && stored > deps.maxTenantStorageBytes) {
+      const mb = (bytes: number) => Math.ceil(bytes / 1_048_576);
+      return {
+        refused: new HarborError(
+          "QUOTA_EXCEEDED",
+          `Your workspace stores ${mb(stored)} MB, more than its quota of ${mb(deps.maxTenantStorageBytes)} MB: new conversations and messages wait until an admin frees space or raises the quota.`,
+          { quota: "storage", limit: deps.maxTenantStorageBytes },
+        ),
+      };
+    }
     if ((await countMessages(deps.db, threadId)) + adding > deps.maxThreadMessages) {
       return {
         refused: new HarborError(

@@ -124,6 +124,8 @@ export interface BeginRunInput {
   onlyIfIdle?: boolean;
   /** Write nothing when the thread would then hold more messages than this (absent: no limit). */
   maxMessages?: number;
+  /** Write nothing when the tenant's stored bytes, as last measured, are over this (absent: no quota). */
+  maxStorageBytes?: number;
   /** Keep the messages with the run (its checkpoint's `pendingInput`) instead of the thread, until its turn. */
   holdMessages?: boolean;
   /**
@@ -173,6 +175,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
     state: i.thread.state,
     only_if_idle: i.onlyIfIdle ?? false,
     max_messages: i.maxMessages,
+    max_storage_bytes: i.maxStorageBytes,
     adding: i.messages.length,
     run_id: i.run.id,
     agent_id: i.run.agentId,
@@ -190,7 +193,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
         entries,
         "k",
         `entry int, thread_id text, tenant_id text, user_id text, title text, state jsonb, only_if_idle boolean,
-        max_messages int, adding int, run_id text, agent_id text, transport_run_id text, parent_run_id text, instance_id text,
+        max_messages int, max_storage_bytes bigint, adding int, run_id text, agent_id text, transport_run_id text, parent_run_id text, instance_id text,
         hold boolean, hold_if_busy boolean, held_checkpoint jsonb, ${credentialColumnTypes}`,
       )}
     ),
@@ -202,6 +205,8 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
         and not exists (select 1 from interactions i where i.thread_id = k.thread_id and i.status = 'pending' and i.kind <> 'external_wait')
         and (not k.only_if_idle or not exists (select 1 from runs r where r.thread_id = k.thread_id and r.status in ('queued', 'running')))
         and (k.max_messages is null or (select count(*) from messages m where m.thread_id = k.thread_id) + k.adding <= k.max_messages)
+        and (k.max_storage_bytes is null
+          or not exists (select 1 from tenant_storage s where s.tenant_id = k.tenant_id and s.bytes > k.max_storage_bytes))
     ),
     -- In id order, so concurrent statements lock threads in the same order.
     thread as (

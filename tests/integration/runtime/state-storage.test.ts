@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listRunEvents } from "@/server/db/queries/runs";
+import { measureTenantStorage } from "@/server/db/queries/storage";
 import type { Identity, Runtime, StartRunRequest } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 import { drain, started, testRuntime } from "../../helpers/runtime";
@@ -98,5 +99,43 @@ describe.each(testBackends())("the shared state's storage on $name", (backend) =
       { n: number },
     ];
     expect(n).toBe(0);
+  });
+});
+
+describe.each(testBackends())("a tenant's storage quota on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
+
+  it("refuses a tenant's new runs with QUOTA_EXCEEDED once its measured storage passes the quota, and no other tenant's", async () => {
+    const runtime = testRuntime(database.db, { maxTenantStorageBytes: 200_000, storageMeasureMs: 60_000 });
+    await runtime.start();
+    try {
+      const threadId = `quota-${randomUUID()}`;
+      const state = { rows: Array.from({ length: 4_000 }, () => randomUUID()) };
+      await drain(started(await runtime.startRun(alice, turn(threadId, "hello", state))).events);
+      // Not measured again yet: the quota acts on the last measure.
+      await drain(started(await runtime.startRun(alice, turn(threadId, "still"))).events);
+      await measureTenantStorage(database.db, 0);
+
+      const refusal = await runtime.startRun(alice, turn(`quota-${randomUUID()}`, "a new conversation"));
+      expect("refused" in refusal && refusal.refused).toMatchObject({
+        code: "QUOTA_EXCEEDED",
+        details: { quota: "storage", limit: 200_000 },
+      });
+      expect("refused" in refusal && refusal.refused.message).toMatch(/more than its quota of 1 MB/);
+      // What is stored stays readable, and another tenant goes on.
+      expect(
+        (
+          await listRunEvents(
+            database.db,
+            (await queryRows<{ id: string }>(database.db, sql`select id from runs where thread_id = ${threadId} limit 1`))[0]!.id,
+          )
+        ).length,
+      ).toBeGreaterThan(0);
+      await drain(started(await runtime.startRun(mallory, turn(`quota-${randomUUID()}`, "hello"))).events);
+    } finally {
+      runtime.close();
+      await runtime.idle();
+    }
   });
 });
