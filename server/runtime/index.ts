@@ -246,7 +246,7 @@ export function createRuntime(deps: RuntimeDeps) {
     accounts: accountService(deps.db),
     /** The hash-chained audit log's export (admins). */
     audit: auditService(deps.db),
-    threads: threadService(deps.db),
+    threads: threadService(deps.db, deps.serverSecret),
     /** Signed one-time decision links: minted into webhook messages, read and used by their approver. */
     decisionLinks,
     /** Standing approvals: listed for their owner and grantor (admins: the tenant's), revocable. */

@@ -32,7 +32,7 @@ import { steeringService } from "./steer";
 import type { AgentRegistry } from "./planner";
 import type { CredentialBroker } from "./credentials";
 import type { RunState, TranscriptMessage } from "./state";
-import { assertThreadAccess, ownsThread, titleFrom } from "./threads";
+import { assertThreadAccess, ForeignThreadError, ownsThread, tenantThreadId, titleFrom } from "./threads";
 
 const HELD_BY_LOST_INSTANCE = "This request was held by a Harbor instance that is gone, so it can no longer be answered. Please ask again.";
 
@@ -51,6 +51,8 @@ export interface RunsDeps {
   maxSteps: number;
   /** The most messages one thread holds; a new message beyond it is refused with THREAD_FULL. */
   maxThreadMessages: number;
+  /** Keys the tenant's own thread ids (see threads.ts `tenantThreadId`). */
+  serverSecret: string;
   /** The largest shared state a conversation may hold, in bytes of JSON; larger is INVALID_INPUT (`state`). */
   maxStateBytes: number;
   /** What one tenant may store, in bytes (as last measured); a new run past it is QUOTA_EXCEEDED. Absent: no quota. */
@@ -219,7 +221,23 @@ export function runService(deps: RunsDeps) {
   }
 
   /** `startRun` (a helper's run starts this way even as the instance stops: it goes to the cluster's queue at once). */
+  /**
+   * `startOn` with the client's thread id, or — when another tenant holds that id — with the
+   * tenant's own id for it (see threads.ts). Nothing is written before the id is found foreign, so
+   * the second try starts clean; ids nobody else holds cost nothing more.
+   */
   async function startHere(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun | AbandonedRun> {
+    try {
+      return await startOn(identity, request, attempt);
+    } catch (error) {
+      if (!(error instanceof ForeignThreadError)) throw error;
+      const own = tenantThreadId(deps.serverSecret, identity.tenantId, request.threadId);
+      if (own === request.threadId) throw error;
+      return startOn(identity, { ...request, threadId: own }, attempt);
+    }
+  }
+
+  async function startOn(identity: Identity, request: StartRunRequest, attempt = 1): Promise<StartedRun | RefusedRun | AbandonedRun> {
     const agent = deps.agents.get(request.agentId);
     if (!agent) throw new NotFoundError(`Agent "${request.agentId}"`);
     // A conversation's state is stored with every snapshot that differs: bounded before anything is.
@@ -274,7 +292,7 @@ export function runService(deps: RunsDeps) {
       if (identity.unverified) throw new StaleCredentialError();
       const refusal = await refuse(identity, request.threadId, multitask, userMessages.length);
       // The interaction that stood in the way was answered meanwhile: try once more.
-      if (!refusal && attempt === 1) return startHere(identity, request, 2);
+      if (!refusal && attempt === 1) return startOn(identity, request, 2);
       return refusal ?? pendingInteraction([]);
     }
 

@@ -2,8 +2,13 @@
  * Threads (conversations) and who may see them. Every thread belongs to one user of one tenant:
  * another tenant gets NOT_FOUND (it must not learn the thread exists); another user of the same
  * tenant may not write to it (FORBIDDEN), and only an admin may read it (see conversation-reads.ts).
+ *
+ * Clients choose thread ids (AG-UI's `threadId`), so the ids are scoped to their tenant: when
+ * another tenant already holds an id, this tenant's thread of that id is stored under an id of its
+ * own (`tenantThreadId`, an HMAC of the tenant and the id with the server's secret, which nobody
+ * else can compute or take first). Another tenant's id then behaves exactly like an unused one.
  */
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import type { Database } from "@/server/db";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
 import {
@@ -34,13 +39,36 @@ export function titleFrom(text: string | undefined): string {
 export const ownsThread = (thread: Pick<ThreadRow, "tenantId" | "ownerId">, identity: Identity): boolean =>
   thread.tenantId === identity.tenantId && thread.ownerId === identity.userId;
 
+/**
+ * The thread id is another tenant's. Answered as NOT_FOUND, like an unused id; callers that take a
+ * client's id go on with the tenant's own id for it (`tenantThreadId`).
+ */
+export class ForeignThreadError extends NotFoundError {
+  constructor() {
+    super("Thread");
+  }
+}
+
+/** Where a tenant's thread of `clientId` is stored when another tenant holds `clientId` itself. */
+export function tenantThreadId(secret: string, tenantId: string, clientId: string): string {
+  const mac = createHmac("sha256", secret).update(["harbor.thread-id", tenantId, clientId].join("\u0000")).digest("base64url");
+  return `t-${mac.slice(0, 40)}`;
+}
+
 /** Throws unless the identity owns the thread. */
 export function assertThreadAccess(thread: Pick<ThreadRow, "tenantId" | "ownerId">, identity: Identity): void {
-  if (thread.tenantId !== identity.tenantId) throw new NotFoundError("Thread");
+  if (thread.tenantId !== identity.tenantId) throw new ForeignThreadError();
   if (thread.ownerId !== identity.userId) throw new ForbiddenError("This thread belongs to another user.");
 }
 
-export function threadService(db: Database) {
+export function threadService(db: Database, secret: string) {
+  /** The thread the caller's tenant knows as `threadId`: its own of that id, or its own under `tenantThreadId`. */
+  const tenantThread = async (identity: Identity, threadId: string): Promise<ThreadRow> => {
+    const thread = await findThread(db, threadId);
+    const own = thread && thread.tenantId !== identity.tenantId ? await findThread(db, tenantThreadId(secret, identity.tenantId, threadId)) : thread;
+    if (!own) throw new NotFoundError("Thread");
+    return own;
+  };
   return {
     /** The caller's own threads, newest first; `search` keeps those whose title or messages contain it. */
     list: (identity: Identity, options: { search?: string } = {}) =>
@@ -56,10 +84,9 @@ export function threadService(db: Database) {
       if (!line) throw new InvalidInputError("title", "must not be empty");
       if (!isStorableText(line)) throw new InvalidInputError("title", UNSTORABLE_TEXT_MESSAGE);
       if (line.length > MAX_THREAD_TITLE) throw new InvalidInputError("title", `longer than ${MAX_THREAD_TITLE} characters`);
-      const thread = await findThread(db, threadId);
-      if (!thread) throw new NotFoundError("Thread");
+      const thread = await tenantThread(identity, threadId);
       assertThreadAccess(thread, identity);
-      const renamed = await updateThreadTitle(db, threadId, line);
+      const renamed = await updateThreadTitle(db, thread.id, line);
       if (!renamed) throw new NotFoundError("Thread");
       return { id: renamed.id, title: renamed.title };
     },
@@ -71,11 +98,10 @@ export function threadService(db: Database) {
      * run that is still working or waiting for someone's answer.
      */
     delete: async (identity: Identity, threadId: string) => {
-      const thread = await findThread(db, threadId);
-      if (!thread) throw new NotFoundError("Thread");
+      const thread = await tenantThread(identity, threadId);
       assertThreadAccess(thread, identity);
       return db.transaction(async (tx) => {
-        const family = await threadFamily(tx, threadId);
+        const family = await threadFamily(tx, thread.id);
         if (family.some((t) => t.live))
           throw new HarborError("RUN_STATE_CONFLICT", "A run on this conversation is still working or waiting: stop it first.");
         return {
@@ -97,10 +123,9 @@ export function threadService(db: Database) {
 
     /** The thread and its messages: for its owner, and (audited) for the tenant's admins. */
     get: async (identity: Identity, threadId: string) => {
-      const thread = await findThread(db, threadId);
-      if (!thread) throw new NotFoundError("Thread");
+      const thread = await tenantThread(identity, threadId);
       await authorizeConversationRead(db, identity, { ...thread, type: "thread", id: thread.id, what: "Thread" });
-      return { thread, messages: await listMessages(db, threadId) };
+      return { thread, messages: await listMessages(db, thread.id) };
     },
   };
 }

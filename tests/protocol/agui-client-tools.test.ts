@@ -133,11 +133,18 @@ describe.each(inject("servers"))("browser tools over AG-UI on the $name server",
     expect(streamedText(valid.events)).toBe("Your time zone is America/Lima.");
   });
 
-  it("refuses another user's delivery: forbidden in the tenant, not found outside it", async () => {
+  it("refuses another user's delivery: forbidden in the tenant; outside it, the thread id is like an unused one", async () => {
     const asked = await ask(client);
     const body = runInput(asked.threadId, [toolMessage(asked.request.toolCallId, '{"timeZone":"UTC"}')]);
     expect((await postRun(server.url, bob, body)).status).toBe(403);
-    expect((await postRun(server.url, mallory, body)).status).toBe(404);
+    const outside = await postRun(server.url, mallory, body);
+    const unused = await postRun(
+      server.url,
+      mallory,
+      runInput(randomUUID(), [toolMessage(asked.request.toolCallId, '{"timeZone":"UTC"}')]),
+    );
+    expect(outside.status).toBe(unused.status);
+    await Promise.all([outside.text(), unused.text()]);
     const entry = { interactionId: asked.request.requestId, status: "resolved", payload: { timeZone: "UTC" } };
     expect((await trpcMutation(server.url, bob, "interactions.resume", entry)).error?.data.code).toBe("FORBIDDEN");
     expect((await trpcMutation(server.url, mallory, "interactions.resume", entry)).error?.data.code).toBe("NOT_FOUND");

@@ -121,10 +121,14 @@ describe.each(inject("servers"))("AG-UI endpoint on the $name server", (server) 
     expect(res.status).toBe(404);
   });
 
-  it("hides another tenant's thread (404) and forbids another user's in the same tenant (403)", async () => {
+  it("treats another tenant's thread id as an unused one (a conversation of its own) and forbids another user's in the same tenant (403)", async () => {
     const fromGlobex = await postRun(server.url, mallory, runInput(aliceThread, [userMessage("let me in")]));
-    expect(fromGlobex.status).toBe(404);
-    expect((await errorOf(fromGlobex)).code).toBe("NOT_FOUND");
+    const unused = await postRun(server.url, mallory, runInput(randomUUID(), [userMessage("let me in")]));
+    expect(fromGlobex.status).toBe(unused.status);
+    expect(fromGlobex.status).toBe(200);
+    await Promise.all([fromGlobex.text(), unused.text()]);
+    const aliceSees = await trpcQuery<{ messages: { content: string }[] }>(server.url, alice, "threads.get", { threadId: aliceThread });
+    expect(aliceSees.data?.messages.map((m) => m.content)).not.toContain("let me in");
 
     const fromBob = await postRun(server.url, bob, runInput(aliceThread, [userMessage("peek")]));
     expect(fromBob.status).toBe(403);

@@ -73,12 +73,14 @@ describe.each(testBackends())("runs and threads on $name", (backend) => {
     ]);
   });
 
-  it("keeps threads private: another tenant gets NOT_FOUND, another user FORBIDDEN, and nothing changes", async () => {
+  it("keeps threads private: another tenant gets a conversation of its own, another user FORBIDDEN, and nothing changes", async () => {
     const attempt = (who: Identity) =>
       runtime.startRun(who, { agentId: "concierge", threadId: "thread-a", transportRunId: "x", messages: [say("evil", "hi")] });
-    await expect(attempt(mallory)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(attempt(bob)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(runtime.threads.get(mallory, "thread-a")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // An id of another tenant is like an unused one: mallory's message starts her own conversation.
+    const hers = await attempt(mallory);
+    expect("runId" in hers && hers.threadId).not.toBe("thread-a");
+    await expect(attempt(bob)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(runtime.threads.get(bob, "thread-a")).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect((await runtime.threads.get(alice, "thread-a")).messages.map((m) => m.id)).not.toContain("evil");
     expect((await runtime.threads.list(mallory)).map((t) => t.id)).not.toContain("thread-a");

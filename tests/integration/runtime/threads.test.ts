@@ -144,3 +144,67 @@ describe.each(testBackends())("threads: rename, delete, search on $name", (backe
     expect(await findThread(database.db, "t-paused")).toBeDefined();
   });
 });
+
+describe.each(testBackends())("thread ids scoped to their tenant on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  let runtime: Runtime;
+  const as = (identity: Identity) =>
+    createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-scoped", log } satisfies Context).threads;
+
+  beforeAll(() => {
+    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 30 }) });
+  });
+  afterAll(async () => {
+    runtime.close();
+    await runtime.idle();
+  });
+
+  const turn = async (who: Identity, threadId: string, text: string) => {
+    const run = started(await runtime.startRun(who, request(threadId, text)));
+    const events = await watchUntil(runtime, run.runId, (e) => e.type === "run.completed" || e.type === "run.paused", who);
+    return { run, last: events.at(-1)! };
+  };
+  const userWords = async (who: Identity, threadId: string) =>
+    (await as(who).get({ threadId })).messages.filter((m) => m.role === "user").map((m) => m.content);
+
+  it("lets alice use an id another tenant took first: her own conversation, continued under it, theirs untouched", async () => {
+    await turn(mallory, "team-standup", "globex's standup");
+    const first = await turn(alice, "team-standup", "acme's standup");
+    expect(first.run.threadId).not.toBe("team-standup");
+    await turn(alice, "team-standup", "and more");
+    expect(await userWords(alice, "team-standup")).toEqual(["acme's standup", "and more"]);
+    expect(await userWords(mallory, "team-standup")).toEqual(["globex's standup"]);
+    // Renaming works on her own, too; mallory's keeps its title.
+    await as(alice).rename({ threadId: "team-standup", title: "Acme standup" });
+    expect((await as(mallory).get({ threadId: "team-standup" })).thread.title).toBe("globex's standup");
+    expect((await as(alice).get({ threadId: "team-standup" })).thread.title).toBe("Acme standup");
+  });
+
+  it("answers an id another tenant holds exactly as an unused one", async () => {
+    await turn(mallory, "globex-only", "secret plans");
+    const taken = await codeOf(as(alice).get({ threadId: "globex-only" }));
+    const unused = await codeOf(as(alice).get({ threadId: "nobody-has-this-id" }));
+    expect(taken).toBe("NOT_FOUND");
+    expect(taken).toBe(unused);
+    await expect(as(alice).get({ threadId: "globex-only" })).rejects.toThrow(/^Thread not found$/);
+  });
+
+  it("resumes alice's gate on her own thread of a taken id", async () => {
+    await turn(mallory, "shared-name", "hello");
+    const parked = await turn(alice, "shared-name", "send an email to jo@example.com saying hi");
+    expect(parked.last.type).toBe("run.paused");
+    const interruptId = parked.last.type === "run.paused" ? parked.last.interrupts[0]!.id : "";
+    const resumed = started(
+      await runtime.startRun(alice, {
+        agentId: "concierge",
+        threadId: "shared-name",
+        transportRunId: `th-${++counter}`,
+        messages: [],
+        resume: [{ interactionId: interruptId, status: "resolved", payload: { approved: true } }],
+      }),
+    );
+    const events = await watchUntil(runtime, resumed.runId, (e) => e.type === "run.completed", alice);
+    expect(events.at(-1)?.type).toBe("run.completed");
+    expect(resumed.threadId).toBe(parked.run.threadId);
+  });
+});
