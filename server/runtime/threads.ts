@@ -65,7 +65,8 @@ export function threadService(db: Database, secret: string) {
   /** The thread the caller's tenant knows as `threadId`: its own of that id, or its own under `tenantThreadId`. */
   const tenantThread = async (identity: Identity, threadId: string): Promise<ThreadRow> => {
     const thread = await findThread(db, threadId);
-    const own = thread && thread.tenantId !== identity.tenantId ? await findThread(db, tenantThreadId(secret, identity.tenantId, threadId)) : thread;
+    const own =
+      thread && thread.tenantId !== identity.tenantId ? await findThread(db, tenantThreadId(secret, identity.tenantId, threadId)) : thread;
     if (!own) throw new NotFoundError("Thread");
     return own;
   };
