@@ -108,23 +108,27 @@ export function createSignInThrottle(limits: SignInLimits, store: { pool?: pg.Po
   const perEmail = limiter("email+client", limits.failures);
   const perClient = limiter("client", limits.clientFailures);
   const perAccount = limiter("account", limits.accountFailures);
+  /** The longest wait any of the limiters asked for, or -1 when they all let the attempt through. */
+  const longestWait = async (consumed: Promise<unknown>[]): Promise<number> => {
+    let waitMs = -1;
+    for (const answer of await Promise.allSettled(consumed)) {
+      if (answer.status === "fulfilled") continue;
+      // The library rejects with a RateLimiterRes when the limit is exceeded, with an Error when its store fails.
+      const wait = refusalWait(answer.reason);
+      if (wait === undefined) throw answer.reason;
+      waitMs = Math.max(waitMs, wait);
+    }
+    return waitMs;
+  };
   const giveBackToAccount = (keys: ThrottleKeys) => (keys.account === null ? Promise.resolve() : perAccount.reward(keys.account, 1));
 
   return {
     async attempt(keys) {
-      const answers = await Promise.allSettled([
-        perEmail.consume(keys.emailAndClient),
-        perClient.consume(keys.client),
-        ...(keys.account === null ? [] : [perAccount.consume(keys.account)]),
-      ]);
-      let waitMs = -1;
-      for (const answer of answers) {
-        if (answer.status === "fulfilled") continue;
-        // The library rejects with a RateLimiterRes when the limit is exceeded, with an Error when its store fails.
-        const wait = refusalWait(answer.reason);
-        if (wait === undefined) throw answer.reason;
-        waitMs = Math.max(waitMs, wait);
-      }
+      const refused = await longestWait([perEmail.consume(keys.emailAndClient), perClient.consume(keys.client)]);
+      // The account's own counter takes only attempts the client's limits let through: one client
+      // counts at most `failures` against an account, so closing it takes many addresses.
+      const accountRefused = refused < 0 && keys.account !== null ? await longestWait([perAccount.consume(keys.account)]) : -1;
+      const waitMs = Math.max(refused, accountRefused);
       return waitMs < 0 ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
     },
     async succeeded(keys) {

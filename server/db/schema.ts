@@ -587,6 +587,12 @@ export const webhookDeliveries = pgTable(
       .on(t.nextAttemptAt)
       .where(sql`${t.status} = 'pending'`),
     index("webhook_deliveries_webhook_idx").on(t.webhookId, t.createdAt),
+    index("webhook_deliveries_pending_idx")
+      .on(t.tenantId, t.webhookId, t.nextAttemptAt)
+      .where(sql`${t.status} = 'pending'`),
+    index("webhook_deliveries_leased_idx")
+      .on(t.leaseUntil)
+      .where(sql`${t.status} = 'pending' and ${t.leaseUntil} is not null`),
     check("webhook_deliveries_status_check", sql`${t.status} in (${inList(WEBHOOK_DELIVERY_STATUSES)})`),
   ],
 );

@@ -20,6 +20,7 @@ import {
 } from "@/server/db/queries/instances";
 import { releaseLeases } from "@/server/db/queries/jobs";
 import type { Coordinator } from "./coordinator";
+import { HarborError } from "./errors";
 import type { EventBus } from "./event-bus";
 
 export interface InstancesDeps {
@@ -70,8 +71,11 @@ export function instanceKeeper(deps: InstancesDeps) {
   let ticking: Promise<void> | undefined;
 
   let ticks = 0;
-  /** When a heartbeat last found this instance alive (registered counts). */
-  let aliveAt = 0;
+  /**
+   * When the last heartbeat that found this instance alive was sent (registering counts), on a
+   * monotonic clock: the database saw it alive no earlier than that.
+   */
+  let aliveAt: number | undefined;
   /** Changes each time this instance learns it was reclaimed: runs started before are not its own any more. */
   let generation = 0;
 
@@ -97,6 +101,7 @@ export function instanceKeeper(deps: InstancesDeps) {
   }
 
   async function tick(): Promise<void> {
+    const sentAt = performance.now();
     const { alive } = await beat(deps.db, me);
     if (!alive) {
       // Silent too long (a stall): the others reclaimed this instance's work. Carry on as a new member.
@@ -104,7 +109,7 @@ export function instanceKeeper(deps: InstancesDeps) {
       deps.log.error({ instance: me }, "this instance was reclaimed by another after missing its heartbeats; registering again");
       await registerInstance(deps.db, me);
     }
-    aliveAt = Date.now();
+    aliveAt = sentAt;
     await reclaim();
   }
 
@@ -118,19 +123,27 @@ export function instanceKeeper(deps: InstancesDeps) {
     generation: () => generation,
     async check(held) {
       // Alone on its database nobody else can reclaim this instance; never started, it holds no lease.
-      if (deps.alone || aliveAt === 0) return;
+      if (deps.alone || aliveAt === undefined) return;
       // Within its TTL (less a beat's margin) since it was last found alive, nobody reclaimed it:
       // no statement. Older than that (the process stalled), a heartbeat first tells.
-      if (Date.now() - aliveAt >= deps.ttlMs - deps.heartbeatMs) await beatNow();
-      if (generation !== held || Date.now() - aliveAt >= deps.ttlMs) throw new LeaseLost();
+      const stale = () => performance.now() - (aliveAt ?? 0) >= deps.ttlMs - deps.heartbeatMs;
+      // Twice at most: a beat already in flight may have been sent before the stall.
+      for (let beats = 0; beats < 2 && stale(); beats++) await beatNow();
+      if (generation !== held) throw new LeaseLost();
+      // The heartbeat failed (the database is unreachable): nobody can say the run is still ours.
+      // It fails here, loudly, rather than act; the others reclaim it if this instance is gone.
+      if (performance.now() - (aliveAt ?? 0) >= deps.ttlMs) {
+        throw new HarborError("INSTANCE_LOST", "This instance could not confirm it still holds the run; send your message again.");
+      }
     },
   };
 
   return {
     /** Registers and reclaims what dead instances (or, alone, earlier processes) left; call once before serving. */
     async start(): Promise<void> {
+      const sentAt = performance.now();
       await registerInstance(deps.db, me);
-      aliveAt = Date.now();
+      aliveAt = sentAt;
       // Twice: instances that never registered (rows written before instances existed) are found by the first.
       await reclaim({ startup: true });
       await reclaim({ startup: true });

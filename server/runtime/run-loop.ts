@@ -595,10 +595,11 @@ async function runCalls(
     }
     // Past here the call acts outside the database: only while this process still holds the run.
     await deps.fence?.();
-    const ran =
+    const ran = await usingGrant(call, state, deps, () =>
       definition.kind === "remote_agent"
-        ? await askRemoteAgent(definition, call, answer, deps)
-        : await executeServerTool(state, definition, call, answer, held, deps);
+        ? askRemoteAgent(definition, call, answer, deps)
+        : executeServerTool(state, definition, call, answer, held, deps),
+    );
     if (ran.type === "paused") {
       return {
         type: "paused",
@@ -611,7 +612,10 @@ async function runCalls(
       };
     }
     const checked = definition.output.safeParse(ran.output);
-    if (!checked.success) throw new HarborError("TOOL_FAILED", `The tool ${call.name} answered outside its output schema.`);
+    if (!checked.success) {
+      await recordGrantUse(call, state, deps);
+      throw new HarborError("TOOL_FAILED", `The tool ${call.name} answered outside its output schema.`);
+    }
     state = await recordResult(state, call, checked.data, deps, ran.outbox);
     remaining.shift();
   }
@@ -885,25 +889,43 @@ async function recordResult(
   outbox?: readonly OutboxInsert[],
 ): Promise<RunState> {
   const message: TranscriptMessage = { id: deps.newId(), role: "tool", content: JSON.stringify(output), toolCallId: call.toolCallId };
-  const decision = call.gate?.decision;
-  const grantId = decision?.grantId;
+  const use = grantUseOf(call, state);
   // The result rides with the next write: the next call's flush, the reply, the pause or the end.
   // A standing approval that let the call through is counted and audited in that same write.
   await deps.append(
-    [
-      ...(grantId && decision
-        ? [{ type: "grant.used" as const, grantId, toolCallId: call.toolCallId, toolName: call.name, grantedBy: decision.by }]
-        : []),
-      { type: "tool.result", messageId: message.id, toolCallId: call.toolCallId, content: message.content },
-    ],
-    {
-      message,
-      defer: true,
-      outbox,
-      ...(grantId ? { grantUse: { grantId, ownerId: state.ownerId, threadId: state.threadId, toolCallId: call.toolCallId } } : {}),
-    },
+    [...(use ? [use.event] : []), { type: "tool.result", messageId: message.id, toolCallId: call.toolCallId, content: message.content }],
+    { message, defer: true, outbox, ...(use ? { grantUse: use.grantUse } : {}) },
   );
   return { ...state, transcript: [...state.transcript, message] };
+}
+
+/**
+ * Runs a call; when a standing approval let it through and it fails, the use is still recorded (with
+ * the failure's write): the tool may have acted before it failed.
+ */
+async function usingGrant<T>(call: PendingCall, state: RunState, deps: RunLoopDeps, act: () => Promise<T>): Promise<T> {
+  try {
+    return await act();
+  } catch (error) {
+    await recordGrantUse(call, state, deps);
+    throw error;
+  }
+}
+
+/** Records the use of the standing approval that let `call` through, if one did, with the next write. */
+async function recordGrantUse(call: PendingCall, state: RunState, deps: RunLoopDeps): Promise<void> {
+  const use = grantUseOf(call, state);
+  if (use) await deps.append([use.event], { defer: true, grantUse: use.grantUse });
+}
+
+/** The event and the record of a standing approval's use by a call, if one let it through. */
+function grantUseOf(call: PendingCall, state: RunState): { event: RunEvent; grantUse: GrantUse } | undefined {
+  const decision = call.gate?.decision;
+  if (!decision?.grantId) return undefined;
+  return {
+    event: { type: "grant.used", grantId: decision.grantId, toolCallId: call.toolCallId, toolName: call.name, grantedBy: decision.by },
+    grantUse: { grantId: decision.grantId, ownerId: state.ownerId, threadId: state.threadId, toolCallId: call.toolCallId },
+  };
 }
 
 /** A call's idempotency key: the same for every execution of it, and telling nothing of the tenant, thread or call. */

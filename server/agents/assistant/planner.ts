@@ -31,7 +31,7 @@ export interface ModelSettings {
   maxRetries?: number;
   /** The most tokens one model request may answer with (sent as `max_tokens`). */
   maxTokens?: number;
-  /** The most characters of text and tool arguments one model request may stream before it is stopped. */
+  /** The most characters of text, reasoning and tool arguments one model request may stream before it is stopped. */
   maxOutputChars?: number;
 }
 
@@ -96,8 +96,9 @@ async function* modelParts(
     onError: ({ error }) => void failures.push(error),
   });
   for await (const part of result.fullStream) {
-    if (part.type === "text-delta" || part.type === "tool-input-delta") {
-      streamed += part.type === "text-delta" ? part.text.length : part.delta.length;
+    // Reasoning counts too: the SDK keeps it, though it is not shown.
+    if (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-input-delta") {
+      streamed += part.type === "tool-input-delta" ? part.delta.length : part.text.length;
       if (streamed > maxChars) {
         overflow.abort();
         throw new HarborError("MODEL_OUTPUT_TOO_LARGE", `The model's answer passed ${maxChars} characters and was stopped.`, {

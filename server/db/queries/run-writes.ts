@@ -461,28 +461,32 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
       )})`);
   }
   if (grantUses.length > 0) {
-    // Counted when the call's result is stored, not when the call was let through: a call that
-    // never completed (its instance stalled and was taken over, the tool failed) used nothing.
-    ctes.push(sql`used_grants as (
-      update approval_grants g set uses = g.uses + 1, last_used_at = now()
-      from ${jsonRows(
-        grantUses.map((u) => ({
-          grant_id: u.grantId,
-          owner_id: u.ownerId,
-          thread_id: u.threadId,
-          run_id: u.runId,
-          tool_call_id: u.toolCallId,
-        })),
-        "u",
-        "grant_id text, owner_id text, thread_id text, run_id text, tool_call_id text",
-      )}
-      where g.id = u.grant_id
-      returning g.id, g.tenant_id, g.granted_by, g.tool_name, u.owner_id, u.thread_id, u.run_id, u.tool_call_id
+    // Counted when the call ended (its result or its failure is stored), not when it was let
+    // through: a call whose instance stalled and was taken over before it acted used nothing.
+    // One row per use: two calls of one batch under the same grant count twice and are audited twice.
+    const uses = jsonRows(
+      grantUses.map((u) => ({
+        grant_id: u.grantId,
+        owner_id: u.ownerId,
+        thread_id: u.threadId,
+        run_id: u.runId,
+        tool_call_id: u.toolCallId,
+      })),
+      "u",
+      "grant_id text, owner_id text, thread_id text, run_id text, tool_call_id text",
+    );
+    ctes.push(sql`grant_uses as (select * from ${uses}),
+    used_grants as (
+      update approval_grants g set uses = g.uses + n.count, last_used_at = now()
+      from (select grant_id, count(*)::int as count from grant_uses group by grant_id) n
+      where g.id = n.grant_id
+      returning g.id
     ), used_grants_audited as (
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
-      select tenant_id, owner_id, 'grant.use', 'grant', id, 'used',
-        jsonb_build_object('runId', run_id, 'toolCallId', tool_call_id, 'tool', tool_name, 'threadId', thread_id, 'grantedBy', granted_by)
-      from used_grants order by tenant_id
+      select g.tenant_id, u.owner_id, 'grant.use', 'grant', g.id, 'used',
+        jsonb_build_object('runId', u.run_id, 'toolCallId', u.tool_call_id, 'tool', g.tool_name, 'threadId', u.thread_id, 'grantedBy', g.granted_by)
+      from grant_uses u join approval_grants g on g.id = u.grant_id
+      order by g.tenant_id
     )`);
   }
   const prefix = ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``;

@@ -60,7 +60,7 @@ export async function insertWebhook(
   row: { id: string; tenantId: string; url: string; events: WebhookEvent[]; secretSealed: string; createdBy: string },
   maxPerTenant: number,
 ): Promise<WebhookRow | undefined> {
-  // At the tenant's cap nothing is written (two creations at once may each still pass it by one).
+  // At the tenant's cap nothing is written (k creations at the same moment may pass it by k - 1).
   const result = await db.execute(sql`
     with created as (
       insert into webhooks (id, tenant_id, url, events, secret_sealed, created_by)
@@ -201,9 +201,10 @@ export interface DeliveryShares {
  * those it is already delivering (`busy`). Rows another process is taking are skipped, not waited for.
  *
  * Fair: deliveries in flight anywhere (leased, not expired) count against their tenant's and their
- * webhook's share, and the rest are taken tenant by tenant in turn (each tenant's oldest first), so
- * a tenant with many due deliveries at an endpoint that never answers waits for its own share while
- * another tenant's notification goes out at once.
+ * webhook's share; each webhook offers its oldest due ones within its share, and those are taken
+ * tenant by tenant in turn. A webhook with many due deliveries at an endpoint that never answers
+ * waits for its own share, while its tenant's other webhooks and other tenants' go out at once.
+ * Every part is an index walk (migration 0023), so a large backlog slows no one else's claim.
  */
 export async function claimDueDeliveries(
   db: Executor,
@@ -214,32 +215,46 @@ export async function claimDueDeliveries(
   busy: readonly string[] = [],
 ): Promise<ClaimedDelivery[]> {
   const result = await db.execute(sql`
-    with inflight as (
+    with recursive pairs as (
+      -- The (tenant, webhook) pairs with pending deliveries, one index step each (a skip scan).
+      (select tenant_id, webhook_id from webhook_deliveries where status = 'pending' order by tenant_id, webhook_id limit 1)
+      union all
+      select n.tenant_id, n.webhook_id from pairs p cross join lateral (
+        select tenant_id, webhook_id from webhook_deliveries
+        where status = 'pending' and (tenant_id, webhook_id) > (p.tenant_id, p.webhook_id)
+        order by tenant_id, webhook_id limit 1
+      ) n
+    ),
+    inflight as (
       select tenant_id, webhook_id from webhook_deliveries where status = 'pending' and lease_until >= now()
     ),
-    tenants as (
-      select distinct tenant_id from webhook_deliveries where status = 'pending' and next_attempt_at <= now()
-    ),
     candidates as (
+      -- Each webhook's oldest due deliveries nobody holds, no more than its share.
       select d.id, d.tenant_id, d.webhook_id, d.next_attempt_at
-      from tenants t cross join lateral (
+      from pairs p cross join lateral (
         select id, tenant_id, webhook_id, next_attempt_at from webhook_deliveries
-        where tenant_id = t.tenant_id and status = 'pending' and next_attempt_at <= now()
+        where tenant_id = p.tenant_id and webhook_id = p.webhook_id and status = 'pending' and next_attempt_at <= now()
           and (lease_until is null or lease_until < now()) and id <> all(${sql.param([...busy])}::text[])
         order by next_attempt_at
-        limit ${shares.perTenant}
+        limit ${shares.perWebhook}
       ) d
     ),
-    ranked as (
-      select c.id, c.next_attempt_at,
-        row_number() over (partition by c.tenant_id order by c.next_attempt_at, c.id)
-          + (select count(*) from inflight i where i.tenant_id = c.tenant_id) as tenant_rank,
+    -- Within its webhook's share first, then its tenant's: a webhook at its share takes none of
+    -- its tenant's places.
+    within_webhook as (
+      select c.*,
         row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id)
           + (select count(*) from inflight i where i.webhook_id = c.webhook_id) as webhook_rank
       from candidates c
     ),
+    ranked as (
+      select w.id, w.next_attempt_at,
+        row_number() over (partition by w.tenant_id order by w.next_attempt_at, w.id)
+          + (select count(*) from inflight i where i.tenant_id = w.tenant_id) as tenant_rank
+      from within_webhook w where w.webhook_rank <= ${shares.perWebhook}
+    ),
     chosen as (
-      select id from ranked where tenant_rank <= ${shares.perTenant} and webhook_rank <= ${shares.perWebhook}
+      select id from ranked where tenant_rank <= ${shares.perTenant}
       order by tenant_rank, next_attempt_at
       limit ${limit}
     ),

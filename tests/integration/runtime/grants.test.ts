@@ -7,6 +7,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listAudit } from "@/server/db/queries/audit";
 import { findCoveringGrant } from "@/server/db/queries/grants";
+import { appendRunEvents } from "@/server/db/queries/run-writes";
 import { z } from "zod";
 import { HarborError, tool, type Identity, type InterruptView, type Planner, type RunEvent, type Runtime } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
@@ -349,6 +350,35 @@ describe.each(testBackends())("standing approvals on $name", (backend) => {
       own.close();
       await own.idle();
     }
+  });
+
+  it("counts and audits each use, also two uses of one grant stored in one write", async () => {
+    const grantId = await emailGrant("g-twice", "twice@example.com");
+    const [run] = await queryRows<{ id: string; seq: number }>(
+      database.db,
+      sql`select r.id, (select max(seq) from run_events e where e.run_id = r.id)::int as seq from runs r where r.thread_id = 'g-twice' limit 1`,
+    );
+    const use = (n: number) => ({ grantId, ownerId: "user-alice", threadId: "g-twice", toolCallId: `twice-${n}` });
+    await appendRunEvents(database.db, [
+      {
+        runId: run!.id,
+        events: [1, 2].map((n) => ({
+          seq: run!.seq + n,
+          type: "grant.used",
+          data: { type: "grant.used", grantId, toolCallId: `twice-${n}`, toolName: "send_email", grantedBy: "user-alice" },
+        })),
+        alongside: { grantUses: [use(1), use(2)] },
+      },
+    ]);
+    const [row] = await queryRows<{ uses: number }>(database.db, sql`select uses from approval_grants where id = ${grantId}`);
+    expect(row!.uses).toBe(2);
+    const audit = await listAudit(database.db, "tenant-acme", { type: "grant", id: grantId });
+    expect(
+      audit
+        .filter((a) => a.action === "grant.use")
+        .map((a) => (a.details as { toolCallId: string }).toolCallId)
+        .sort(),
+    ).toEqual(["twice-1", "twice-2"]);
   });
 
   it("lets no call through once its revoke committed, however many lookups race it; a lookup counts nothing", async () => {

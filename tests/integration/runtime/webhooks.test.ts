@@ -415,6 +415,40 @@ describe.each(testBackends())("fair shares of the delivery workers, on $name", (
     }
   });
 
+  it("sends a tenant's other webhook at once while one of its webhooks has a backlog at an endpoint that never answers", async () => {
+    const silent = await startWebhookReceiver();
+    silent.delayMs = 60_000;
+    const prompt = await startWebhookReceiver();
+    const service = webhookService(database.db, TEST_SECRET, SLOW);
+    const worker = createWebhookWorker({ db: database.db, log, instanceId: "fair-2", serverSecret: TEST_SECRET, settings: SLOW });
+    try {
+      const stuck = await service.create(carol, { url: `${silent.url}?stuck`, events: ["pause.requested"] });
+      const other = await service.create(carol, { url: prompt.url, events: ["pause.requested"] });
+      prompt.secret = other.secret;
+      await database.db.execute(sql`
+        insert into webhook_deliveries (id, webhook_id, tenant_id, event, payload)
+        select 'msg_backlog_' || n, ${stuck.id}, 'tenant-acme', 'pause.requested',
+          jsonb_build_object('type', 'pause.requested', 'timestamp', '2026-12-01T00:00:00.000Z', 'data', jsonb_build_object('n', n))
+        from generate_series(1, 30) n`);
+      worker.start();
+      await eventually(() => silent.received.length >= 4, 5_000);
+      await database.db.execute(sql`
+        insert into webhook_deliveries (id, webhook_id, tenant_id, event, payload)
+        values ('msg_other_now', ${other.id}, 'tenant-acme', 'pause.requested',
+          '{"type":"pause.requested","timestamp":"2026-12-01T00:00:00.000Z","data":{"interactionId":"int-other"}}'::jsonb)`);
+      const asked = Date.now();
+      worker.kick("tenant-acme");
+      await eventually(() => prompt.received.length === 1, 5_000);
+      expect(Date.now() - asked).toBeLessThan(2_000);
+      // The stuck webhook holds no more than its own share.
+      expect(silent.received.length).toBeLessThanOrEqual(4);
+    } finally {
+      await silent.close();
+      await worker.stop();
+      await prompt.close();
+    }
+  });
+
   it("refuses a tenant's webhook past its cap with QUOTA_EXCEEDED, and writes nothing", async () => {
     const service = webhookService(database.db, TEST_SECRET, { ...FAST, maxPerTenant: 2 });
     const before = (await service.list(carol)).length;

@@ -92,6 +92,16 @@ describe("the account's own counter", () => {
     expect(await throttle.attempt(throttleKeys(SECRET, "carol@acme.test", "10.1.0.97"))).toEqual({ allowed: true });
   });
 
+  it("counts against the account only what the client's own limits let through: one client cannot close it", async () => {
+    const throttle = createSignInThrottle({ ...accountLimits, accountFailures: 6 });
+    const one = throttleKeys(SECRET, "bob@acme.test", "10.3.0.1");
+    for (let i = 0; i < 30; i++) await throttle.attempt(one);
+    expect(await throttle.attempt(one)).toMatchObject({ allowed: false });
+    // The one client spent 5 of the account's 6: another client still gets the last.
+    expect(await throttle.attempt(throttleKeys(SECRET, "bob@acme.test", "10.3.0.2"))).toEqual({ allowed: true });
+    expect(await throttle.attempt(throttleKeys(SECRET, "bob@acme.test", "10.3.0.3"))).toMatchObject({ allowed: false });
+  });
+
   it("gives back attempts that were right or never checked", async () => {
     const throttle = createSignInThrottle(accountLimits);
     for (let i = 0; i < 10; i++) {
