@@ -356,7 +356,7 @@ async function announceCalls(
       if (gate.request.detail?.grant) await deps.fence?.();
       const standing = gate.request.detail?.grant ? await deps.standingApproval?.(state, definition, entry) : undefined;
       if (standing) {
-        // Its use is recorded with the call's result (recordResult): a call that never completes used nothing.
+        // Its use is recorded when the call ends (its result or its failure): one that never acts used nothing.
         entry.gate = { ...gate.gate, decision: { approved: true, by: standing.grantedBy, status: "resolved", grantId: standing.grantId } };
       } else {
         entry.gate = gate.gate;
@@ -439,7 +439,7 @@ const asArgs = (args: unknown): Record<string, unknown> =>
   typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : { value: args };
 
 /** The most characters of a refused call's arguments that are stored and echoed as the model sent them. */
-export const REFUSED_ARGS_KEPT = 4_096;
+const REFUSED_ARGS_KEPT = 4_096;
 
 /**
  * A refused call's arguments as the thread keeps them (stored, echoed, sent back to the model):
