@@ -3,7 +3,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -44,8 +44,23 @@ export function useBrowser(): Pick<Browser, "newContext"> {
 /** Types a message into the chat's composer and sends it. */
 export async function say(page: Page, text: string): Promise<void> {
   const box = page.getByLabel("Message");
+  await hydrated(box);
   await box.fill(text);
   await box.press("Enter");
+}
+
+/**
+ * Waits until React has hydrated the element: a server-rendered box is enabled before that, and
+ * text typed into it then is reset by hydration and its Enter lost (seen on a loaded machine).
+ */
+async function hydrated(element: Locator): Promise<void> {
+  await element.evaluate(
+    (el) =>
+      new Promise<void>((resolve) => {
+        const check = () => (Object.keys(el).some((key) => key.startsWith("__reactFiber")) ? resolve() : setTimeout(check, 25));
+        check();
+      }),
+  );
 }
 
 export const SCREENSHOT_DIR = path.resolve("test-results/screenshots");
