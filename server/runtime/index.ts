@@ -288,7 +288,8 @@ export function createRuntime(deps: RuntimeDeps) {
      */
     start: async () => {
       await instances.start();
-      await measureStorage();
+      // Not awaited: a large database's measure must not hold up serving (the quota acts once it is taken).
+      void measureStorage();
       measuring = setInterval(() => void measureStorage(), storageMeasureMs);
       measuring.unref();
       jobs.start();

@@ -24,6 +24,41 @@ export async function signIn(baseUrl: string, email: string, password = DEMO_PAS
   return session;
 }
 
+/** A CSRF token and its cookie, for posting Credentials sign-ins by hand. */
+export async function csrfOf(baseUrl: string): Promise<{ token: string; cookie: string }> {
+  const res = await fetch(`${baseUrl}/api/auth/csrf`);
+  return { token: ((await res.json()) as { csrfToken: string }).csrfToken, cookie: cookiesFrom(res).join("; ") };
+}
+
+/**
+ * One Credentials sign-in from `client` (its X-Forwarded-For), with `cookies` besides the CSRF one:
+ * the response, whether it opened a session, and the cookies it set (name=value).
+ */
+export async function credentialsSignIn(
+  baseUrl: string,
+  csrf: { token: string; cookie: string },
+  attempt: { email: string; password: string; client: string; cookies?: string[] },
+) {
+  const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      cookie: [csrf.cookie, ...(attempt.cookies ?? [])].join("; "),
+      "x-forwarded-for": attempt.client,
+    },
+    body: new URLSearchParams({ email: attempt.email, password: attempt.password, csrfToken: csrf.token }),
+  });
+  const set = cookiesFrom(res);
+  return {
+    res,
+    status: res.status,
+    location: res.headers.get("location") ?? "",
+    set,
+    signedIn: set.some((c) => c.startsWith("authjs.session-token=")),
+  };
+}
+
 export type Auth = { cookie: string } | { bearer: string };
 
 export function authHeaders(auth: Auth): Record<string, string> {

@@ -7,7 +7,7 @@
  * signed in from before.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "../helpers/http";
+import { credentialsSignIn, csrfOf, DEMO_PASSWORD } from "../helpers/http";
 import { OWN_ENGINES, startOwnServer, type OwnServer } from "../helpers/own-server";
 
 const ACCOUNT_FAILURES = 10;
@@ -19,40 +19,17 @@ describe.each(OWN_ENGINES)("sign-in limits that lock nobody out on $name", ({ na
 
   beforeAll(async () => {
     server = await startOwnServer(name, "sign-in-lockout", { HARBOR_SIGNIN_ACCOUNT_FAILURES: String(ACCOUNT_FAILURES) });
-    const res = await fetch(`${server.url}/api/auth/csrf`);
-    csrf = {
-      token: ((await res.json()) as { csrfToken: string }).csrfToken,
-      cookie: res.headers
-        .getSetCookie()
-        .map((c) => c.split(";")[0])
-        .join("; "),
-    };
+    csrf = await csrfOf(server.url);
   });
 
   afterAll(async () => {
     await server?.dispose();
   });
 
-  /** One Credentials sign-in from `client`, with extra cookies; whether it opened a session, and the cookies it set. */
+  /** One Credentials sign-in from `client`, with extra cookies; the known-device cookie it set, if any. */
   async function attempt(email: string, password: string, client: string, cookies: string[] = []) {
-    const res = await fetch(`${server.url}/api/auth/callback/credentials`, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        cookie: [csrf.cookie, ...cookies].join("; "),
-        "x-forwarded-for": client,
-      },
-      body: new URLSearchParams({ email, password, csrfToken: csrf.token }),
-    });
-    const set = res.headers.getSetCookie().map((c) => c.split(";")[0]!);
-    return {
-      res,
-      status: res.status,
-      location: res.headers.get("location") ?? "",
-      signedIn: set.some((c) => c.startsWith("authjs.session-token=")),
-      device: set.find((c) => c.startsWith(`${DEVICE_COOKIE}=`)),
-    };
+    const answer = await credentialsSignIn(server.url, csrf, { email, password, client, cookies });
+    return { ...answer, device: answer.set.find((c) => c.startsWith(`${DEVICE_COOKIE}=`)) };
   }
 
   it("answers a flood that fills the password checks with 429, never error=Configuration, and does not count it against carol", async () => {

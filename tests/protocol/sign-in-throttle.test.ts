@@ -9,33 +9,17 @@
  * sign in from 127.0.0.1, are never throttled by this one.
  */
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { DEMO_PASSWORD } from "../helpers/http";
+import { credentialsSignIn, csrfOf, DEMO_PASSWORD } from "../helpers/http";
 
 describe.each(inject("servers"))("sign-in throttling on the $name server", (server) => {
   let csrf: { token: string; cookie: string };
 
   beforeAll(async () => {
-    const res = await fetch(`${server.url}/api/auth/csrf`);
-    csrf = {
-      token: ((await res.json()) as { csrfToken: string }).csrfToken,
-      cookie: res.headers
-        .getSetCookie()
-        .map((c) => c.split(";")[0])
-        .join("; "),
-    };
+    csrf = await csrfOf(server.url);
   });
 
   /** One Credentials sign-in from `client`; whether it opened a session. */
-  async function attempt(email: string, password: string, client: string) {
-    const res = await fetch(`${server.url}/api/auth/callback/credentials`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrf.cookie, "x-forwarded-for": client },
-      body: new URLSearchParams({ email, password, csrfToken: csrf.token }),
-    });
-    const signedIn = res.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token="));
-    return { res, signedIn };
-  }
+  const attempt = (email: string, password: string, client: string) => credentialsSignIn(server.url, csrf, { email, password, client });
 
   it("answers the sixth attempt after 5 wrong passwords with 429 and Retry-After, even with the right password; other clients and emails still sign in", async () => {
     const client = "203.0.113.10";
