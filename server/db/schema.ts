@@ -105,6 +105,11 @@ export const threads = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
+    /**
+     * The id the client chose, when another tenant held it and the thread is stored under the
+     * tenant's own id for it (runtime/threads.ts `tenantThreadId`); null when `id` is the client's.
+     */
+    clientId: text("client_id"),
     /** The AG-UI shared state of the conversation, echoed in STATE_SNAPSHOT. */
     state: jsonb("state").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),

@@ -208,7 +208,7 @@ export function createRuntime(deps: RuntimeDeps) {
   const inboxes = countedListeners(coordinator.onChange);
   if (signals)
     bridgeCluster({ db: deps.db, log: deps.log, bus, signals, announce: coordinator.announce, watchingInboxes: inboxes.watching });
-  const interactions = interactionService(deps.db, runs.resolveInteractions, inboxes.onChange, subscriptions);
+  const interactions = interactionService(deps.db, runs.resolveInteractions, inboxes.onChange, subscriptions, deps.serverSecret);
   const decisionLinks = decisionLinkService({
     db: deps.db,
     serverSecret: deps.serverSecret,
@@ -280,7 +280,7 @@ export function createRuntime(deps: RuntimeDeps) {
     },
     startRun: runs.startRun,
     runs: runAccess(deps.db, runs.steer),
-    responses: responseService(deps.db),
+    responses: responseService(deps.db, deps.serverSecret),
     webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks, webhookWorker.registered),
     /**
      * Joins the instances on the database — reclaiming what dead ones (or, alone, earlier processes)

@@ -12,6 +12,7 @@ import type { GrantRequest } from "./grants";
 import { hasRole, type Identity } from "./identity";
 import { LiveQueue } from "./live-queue";
 import type { SubscriptionSlots } from "./subscriptions";
+import { storedThreadIds } from "./threads";
 
 export interface InteractionQuery {
   status?: InteractionStatus;
@@ -33,7 +34,7 @@ export function interactionView(row: InteractionListRow) {
   return {
     interactionId: row.id,
     runId: row.runId,
-    threadId: row.threadId,
+    threadId: row.threadClientId ?? row.threadId,
     kind: row.kind,
     pauseReason: row.pauseReason,
     policy: row.policy,
@@ -74,6 +75,8 @@ export function interactionService(
   resolveInteractions: (identity: Identity, entries: readonly ResolutionInput[], via: "trpc") => Promise<{ continued: string[] }>,
   onChange: (listener: (change: InteractionChange) => void) => () => void,
   slots: SubscriptionSlots,
+  /** Keys the tenant's own thread ids (see threads.ts), so a thread filter finds either. */
+  serverSecret: string,
 ) {
   const visibleTo = (identity: Identity) => ({
     userId: identity.userId,
@@ -83,8 +86,15 @@ export function interactionService(
 
   return {
     /** The caller's own interactions, and for approvers every interaction routed to the tenant's approvers. */
-    list: async (identity: Identity, query: InteractionQuery = {}) =>
-      (await listInteractions(db, { tenantId: identity.tenantId, ...query, visibleTo: visibleTo(identity) })).map(interactionView),
+    list: async (identity: Identity, { threadId, ...query }: InteractionQuery = {}) =>
+      (
+        await listInteractions(db, {
+          tenantId: identity.tenantId,
+          ...query,
+          ...(threadId ? { threadIds: storedThreadIds(serverSecret, identity.tenantId, threadId) } : {}),
+          visibleTo: visibleTo(identity),
+        })
+      ).map(interactionView),
 
     get: async (identity: Identity, interactionId: string) => {
       const [row] = await listInteractions(db, {

@@ -15,6 +15,7 @@ import type { RunEvent } from "./events";
 import type { Identity } from "./identity";
 import type { AgentRegistry } from "./planner";
 import { chunkText } from "./run-loop";
+import { storedThreadIds } from "./threads";
 import type { ExternalToolDefinition, JobProgress } from "./tools";
 
 /** A job that keeps killing its process is not taken again forever. */
@@ -191,17 +192,19 @@ function finished(
 }
 
 /** Responses (jobs) as their owner polls them; anyone else gets not found. */
-export function responseService(db: Database) {
+export function responseService(db: Database, serverSecret: string) {
   return {
     /** With `threadId` (the session the wait began in), a response of another thread is not found either. */
     async get(identity: Identity, responseId: string, threadId?: string) {
       const job = await findJob(db, responseId);
       const mine = job && job.tenantId === identity.tenantId && job.ownerId === identity.userId;
-      if (!job || !mine || (threadId !== undefined && job.threadId !== threadId)) throw new NotFoundError("Response");
+      const onThread = (thread: string) =>
+        threadId === undefined || storedThreadIds(serverSecret, identity.tenantId, threadId).includes(thread);
+      if (!job || !mine || !onThread(job.threadId)) throw new NotFoundError("Response");
       return {
         id: job.id,
         status: job.status,
-        threadId: job.threadId,
+        threadId: job.threadClientId ?? job.threadId,
         ...(job.progress ? { progress: job.progress } : {}),
         ...(job.status === "completed" ? { output: job.output } : {}),
         ...(job.error ? { error: job.error } : {}),

@@ -100,6 +100,11 @@ export interface StartRunRequest {
   title?: string;
   /** What this message does while a run of the thread still executes (default: the agent's policy). */
   multitask?: MultitaskPolicy;
+  /**
+   * Set by the runtime when another tenant holds `threadId`'s client id: the id the client chose,
+   * stored with the thread and shown wherever the tenant sees the thread (see threads.ts).
+   */
+  clientThreadId?: string;
 }
 
 export interface StartedRun {
@@ -220,9 +225,9 @@ export function runService(deps: RunsDeps) {
     return childOnFirstLine(deps.log, { runId, threadId, requestId });
   }
 
-  /** `startRun` (a helper's run starts this way even as the instance stops: it goes to the cluster's queue at once). */
   /**
-   * `startOn` with the client's thread id, or — when another tenant holds that id — with the
+   * `startRun` (a helper's run starts this way even as the instance stops: it goes to the cluster's
+   * queue at once). `startOn` with the client's thread id, or — when another tenant holds that id — with the
    * tenant's own id for it (see threads.ts). Nothing is written before the id is found foreign, so
    * the second try starts clean; ids nobody else holds cost nothing more.
    */
@@ -233,7 +238,7 @@ export function runService(deps: RunsDeps) {
       if (!(error instanceof ForeignThreadError)) throw error;
       const own = tenantThreadId(deps.serverSecret, identity.tenantId, request.threadId);
       if (own === request.threadId) throw error;
-      return startOn(identity, { ...request, threadId: own }, attempt);
+      return startOn(identity, { ...request, threadId: own, clientThreadId: request.threadId }, attempt);
     }
   }
 
@@ -256,7 +261,9 @@ export function runService(deps: RunsDeps) {
     const userMessages = request.messages.filter((m) => m.role === "user").map(({ id, role, content }) => ({ id, role, content }));
     const runId = randomUUID();
     const journal = new RunJournal(runId, store, deps.bus);
-    const started = journal.prepare([{ type: "run.started", runId, threadId: request.threadId, agentId: agent.id }]);
+    const started = journal.prepare([
+      { type: "run.started", runId, threadId: request.clientThreadId ?? request.threadId, agentId: agent.id },
+    ]);
     const multitask = request.multitask ?? agent.multitask ?? "enqueue";
     // A run that will wait for an earlier one — here, or on another instance (the statement looks) —
     // keeps its messages until its turn (see joinHeldInput).
@@ -266,6 +273,7 @@ export function runService(deps: RunsDeps) {
     const thread = await beginRun({
       thread: {
         id: request.threadId,
+        clientId: request.clientThreadId,
         tenantId: identity.tenantId,
         ownerId: identity.userId,
         title: request.title ?? titleFrom(userMessages.at(-1)?.content),
@@ -429,7 +437,7 @@ export function runService(deps: RunsDeps) {
       via: "agui" as const,
       withTranscript: request.carriesTranscript ?? (request.messages.length > 0 || Object.keys(request.state ?? {}).length > 0),
     };
-    const transport = { transportRunId: request.transportRunId, requestId: request.requestId };
+    const transport = { transportRunId: request.transportRunId, requestId: request.requestId, threadId: request.clientThreadId };
     const left = new Set<string>();
     for (;;) {
       try {
@@ -652,7 +660,11 @@ export function runService(deps: RunsDeps) {
   }
 
   /** Drives a parked run on from its checkpoint, in the same invocation (same run id, same log). */
-  async function continueRun(ready: ReadyRun, transport: { transportRunId?: string; requestId?: string }): Promise<void> {
+  /** `transport.threadId`: the thread's id as its client knows it, when not the stored one. */
+  async function continueRun(
+    ready: ReadyRun,
+    transport: { transportRunId?: string; requestId?: string; threadId?: string },
+  ): Promise<void> {
     const { runId, parked } = ready;
     const { journal } = parked;
     let loaded: Continuation | undefined;
@@ -677,7 +689,7 @@ export function runService(deps: RunsDeps) {
     // The answers are stored with the continuation's first write (the claim already set it running).
     journal.defer([
       ...(transport.transportRunId
-        ? [{ type: "run.started" as const, runId, threadId: loaded.threadId, agentId: loaded.agentId, resumed: true }]
+        ? [{ type: "run.started" as const, runId, threadId: transport.threadId ?? loaded.threadId, agentId: loaded.agentId, resumed: true }]
         : []),
       ...[...resolutions.values()]
         .filter((r) => r.kind !== "client_tool")

@@ -55,6 +55,18 @@ export function tenantThreadId(secret: string, tenantId: string, clientId: strin
   return `t-${mac.slice(0, 40)}`;
 }
 
+/** The ids a tenant's thread known to its client as `clientId` may be stored under. */
+export const storedThreadIds = (secret: string, tenantId: string, clientId: string): string[] => [
+  clientId,
+  tenantThreadId(secret, tenantId, clientId),
+];
+
+/** A thread as its tenant sees it: under the id its client knows. */
+export function threadView<T extends Pick<ThreadRow, "id" | "clientId">>(thread: T): Omit<T, "clientId"> {
+  const { clientId, ...rest } = thread;
+  return { ...rest, id: clientId ?? thread.id };
+}
+
 /** Throws unless the identity owns the thread. */
 export function assertThreadAccess(thread: Pick<ThreadRow, "tenantId" | "ownerId">, identity: Identity): void {
   if (thread.tenantId !== identity.tenantId) throw new ForeignThreadError();
@@ -89,7 +101,7 @@ export function threadService(db: Database, secret: string) {
       assertThreadAccess(thread, identity);
       const renamed = await updateThreadTitle(db, thread.id, line);
       if (!renamed) throw new NotFoundError("Thread");
-      return { id: renamed.id, title: renamed.title };
+      return { id: threadView(renamed).id, title: renamed.title };
     },
 
     /**
@@ -126,7 +138,7 @@ export function threadService(db: Database, secret: string) {
     get: async (identity: Identity, threadId: string) => {
       const thread = await tenantThread(identity, threadId);
       await authorizeConversationRead(db, identity, { ...thread, type: "thread", id: thread.id, what: "Thread" });
-      return { thread, messages: await listMessages(db, thread.id) };
+      return { thread: threadView(thread), messages: await listMessages(db, thread.id) };
     },
   };
 }

@@ -111,7 +111,13 @@ export async function listGrants(
 ): Promise<GrantListRow[]> {
   const mine = or(eq(approvalGrants.ownerId, filter.visibleTo.userId), eq(approvalGrants.grantedBy, filter.visibleTo.userId));
   return db
-    .select({ ...getTableColumns(approvalGrants), ownerName: owner.name, grantorName: grantor.name })
+    .select({
+      ...getTableColumns(approvalGrants),
+      // A thread's grant names the thread as its client knows it.
+      threadId: sql<string | null>`(select coalesce(t.client_id, t.id) from threads t where t.id = ${approvalGrants.threadId})`,
+      ownerName: owner.name,
+      grantorName: grantor.name,
+    })
     .from(approvalGrants)
     .leftJoin(owner, eq(owner.id, approvalGrants.ownerId))
     .leftJoin(grantor, eq(grantor.id, approvalGrants.grantedBy))

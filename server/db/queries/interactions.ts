@@ -428,7 +428,8 @@ export interface InteractionFilter {
   kind?: InteractionKind;
   tool?: string;
   requester?: string;
-  threadId?: string;
+  /** On any of these threads (a thread's stored id and the tenant's own id for it). */
+  threadIds?: readonly string[];
   /** Only rows these conditions admit (who may see what is the runtime's rule). */
   visibleTo: { userId: string; approver: boolean; admin: boolean };
   limit?: number;
@@ -442,6 +443,8 @@ export type InteractionListRow = InteractionRow & {
   requesterName: string | null;
   requesterEmail: string | null;
   resolverName: string | null;
+  /** The thread's id as its client knows it, when it is stored under the tenant's own id for it. */
+  threadClientId: string | null;
   /** A quorum gate's possible voters — the tenant's approvers but its requester — by name. */
   voters: { id: string; name: string }[] | null;
 };
@@ -454,7 +457,7 @@ export async function listInteractions(db: Executor, filter: InteractionFilter &
   if (filter.kind) conditions.push(eq(interactions.kind, filter.kind));
   if (filter.tool) conditions.push(eq(interactions.toolName, filter.tool));
   if (filter.requester) conditions.push(eq(interactions.ownerId, filter.requester));
-  if (filter.threadId) conditions.push(eq(interactions.threadId, filter.threadId));
+  if (filter.threadIds) conditions.push(inArray(interactions.threadId, [...filter.threadIds]));
   const mine = eq(interactions.ownerId, filter.visibleTo.userId);
   const groups = [...(filter.visibleTo.approver ? ["approvers"] : []), ...(filter.visibleTo.admin ? ["admins"] : [])];
   // Routed to a group the caller is in: by its policy, or by an escalation.
@@ -466,6 +469,7 @@ export async function listInteractions(db: Executor, filter: InteractionFilter &
       requesterName: requester.name,
       requesterEmail: requester.email,
       resolverName: resolver.name,
+      threadClientId: sql<string | null>`(select t.client_id from threads t where t.id = ${interactions.threadId})`,
       voters: sql<{ id: string; name: string }[] | null>`case when ${interactions.quorum} > 1 then (
         select coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'name', u.name) order by u.name), '[]'::jsonb)
         from users u

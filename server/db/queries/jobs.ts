@@ -2,9 +2,9 @@
  * Jobs of external tools: claimed under a lease, renewed while they work, finished with one
  * compare-and-set statement that also appends the result to the run's thread and log.
  */
-import { eq, sql } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
 import type { Executor } from "../client";
-import { jobs } from "../schema";
+import { jobs, threads } from "../schema";
 import { type JobStatus } from "@/server/domain";
 import type { EventRow, MessageInsert } from "./run-writes";
 import { jsonRows } from "./json-rows";
@@ -181,7 +181,13 @@ export async function finishJob(db: Executor, job: { id: string; owner: string }
   return row ? Number(row.first_seq) : undefined;
 }
 
-export async function findJob(db: Executor, id: string): Promise<JobRow | undefined> {
-  const [row] = await db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
+/** A job, with its thread's id as the client knows it (`threadClientId`, when it has its own). */
+export async function findJob(db: Executor, id: string): Promise<(JobRow & { threadClientId: string | null }) | undefined> {
+  const [row] = await db
+    .select({ ...getTableColumns(jobs), threadClientId: threads.clientId })
+    .from(jobs)
+    .leftJoin(threads, eq(threads.id, jobs.threadId))
+    .where(eq(jobs.id, id))
+    .limit(1);
   return row;
 }

@@ -104,6 +104,7 @@ function insertMessages(messages: readonly MessageRowInsert[], onlyIf: SQL = sql
 
 interface ThreadResultRow {
   id: string;
+  client_id: string | null;
   tenant_id: string;
   owner_id: string;
   title: string;
@@ -116,7 +117,8 @@ interface ThreadResultRow {
 
 /** What `beginRun` writes for one run. */
 export interface BeginRunInput {
-  thread: { id: string; tenantId: string; ownerId: string; title: string; state?: Record<string, unknown> };
+  /** `clientId`: the id the client chose, when `id` is the tenant's own id for it (a new thread keeps it). */
+  thread: { id: string; clientId?: string; tenantId: string; ownerId: string; title: string; state?: Record<string, unknown> };
   messages: readonly MessageInsert[];
   run: { id: string; agentId: string; transportRunId: string; parentRunId?: string; instanceId: string };
   events: readonly EventRow[];
@@ -169,6 +171,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
   const entries = inputs.map((i, entry) => ({
     entry,
     thread_id: i.thread.id,
+    client_id: i.thread.clientId,
     tenant_id: i.thread.tenantId,
     user_id: i.thread.ownerId,
     title: i.thread.title,
@@ -192,7 +195,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
       select * from ${jsonRows(
         entries,
         "k",
-        `entry int, thread_id text, tenant_id text, user_id text, title text, state jsonb, only_if_idle boolean,
+        `entry int, thread_id text, client_id text, tenant_id text, user_id text, title text, state jsonb, only_if_idle boolean,
         max_messages int, max_storage_bytes bigint, adding int, run_id text, agent_id text, transport_run_id text, parent_run_id text, instance_id text,
         hold boolean, hold_if_busy boolean, held_checkpoint jsonb, ${credentialColumnTypes}`,
       )}
@@ -210,13 +213,13 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
     ),
     -- In id order, so concurrent statements lock threads in the same order.
     thread as (
-      insert into threads (id, tenant_id, owner_id, title, state)
-      select thread_id, tenant_id, user_id, title, coalesce(state, '{}'::jsonb) from admitted order by thread_id
+      insert into threads (id, client_id, tenant_id, owner_id, title, state)
+      select thread_id, client_id, tenant_id, user_id, title, coalesce(state, '{}'::jsonb) from admitted order by thread_id
       on conflict (id) do update set updated_at = now(),
         state = coalesce((select a.state from admitted a where a.thread_id = excluded.id), threads.state)
         -- Another owner's thread is neither changed nor returned, so nothing below is written for it.
         where threads.tenant_id = excluded.tenant_id and threads.owner_id = excluded.owner_id
-      returning id, tenant_id, owner_id, title, state, created_at, updated_at, (xmax = 0) as created
+      returning id, client_id, tenant_id, owner_id, title, state, created_at, updated_at, (xmax = 0) as created
     ),
     -- Looked at once the thread's row is locked (each row of thread is), as committed by then
     -- (harbor_thread_activity, migration 0019): another instance's run begun on the thread a moment
@@ -254,6 +257,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
   for (const row of (result as unknown as { rows: (ThreadResultRow & { entry: number; held: boolean; clear: boolean })[] }).rows) {
     begun[row.entry] = {
       id: row.id,
+      clientId: row.client_id,
       tenantId: row.tenant_id,
       ownerId: row.owner_id,
       title: row.title,

@@ -140,11 +140,14 @@ export interface RunListFilter {
   limit?: number;
 }
 
-/** Runs of a tenant, newest first, with their owner's name and how many children each started. */
+/**
+ * Runs of a tenant, newest first, with their owner's name and how many children each started; each
+ * names its thread by the id the client knows.
+ */
 export async function listRuns(db: Executor, filter: RunListFilter) {
   const q = filter.q?.trim() || null;
   const result = await db.execute(sql`
-    select r.id, r.thread_id, r.owner_id, u.name as owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
+    select r.id, coalesce(t.client_id, r.thread_id) as thread_id, r.owner_id, u.name as owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
       r.parent_run_id, r.instance_id, r.error, r.created_at, r.updated_at, r.finished_at, r.input_tokens, r.output_tokens,
       t.title as thread_title, r.checkpoint->>'goal' as goal,
       (select count(*) from runs c where c.parent_run_id = r.id)::int as child_count

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { asc, count, eq, inArray, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { messages, threads } from "../schema";
 import { type MessageRole, type StoredToolCall } from "@/server/domain";
@@ -8,6 +8,8 @@ export interface ThreadRow {
   tenantId: string;
   ownerId: string;
   title: string;
+  /** The id the client chose, when the thread is stored under the tenant's own id for it. */
+  clientId: string | null;
   state: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
@@ -37,26 +39,6 @@ export async function insertThread(
   return created;
 }
 
-export async function listThreads(
-  db: Executor,
-  owner: { tenantId: string; ownerId: string },
-  limit = 100,
-): Promise<Omit<ThreadRow, "state">[]> {
-  return db
-    .select({
-      id: threads.id,
-      tenantId: threads.tenantId,
-      ownerId: threads.ownerId,
-      title: threads.title,
-      createdAt: threads.createdAt,
-      updatedAt: threads.updatedAt,
-    })
-    .from(threads)
-    .where(and(eq(threads.tenantId, owner.tenantId), eq(threads.ownerId, owner.ownerId)))
-    .orderBy(desc(threads.updatedAt))
-    .limit(limit);
-}
-
 export async function listMessages(db: Executor, threadId: string): Promise<MessageRow[]> {
   return db
     .select({
@@ -79,8 +61,11 @@ export async function countMessages(db: Executor, threadId: string): Promise<num
   return row?.n ?? 0;
 }
 
-/** A thread as its owner's list shows it: the agent it talks to, and the thread of the run that asked for it (a helper's). */
-export interface ThreadListRow extends Omit<ThreadRow, "state"> {
+/**
+ * A thread as its owner's list shows it, under the id its client knows (`clientId` when it has
+ * one): the agent it talks to, and the thread of the run that asked for it (a helper's).
+ */
+export interface ThreadListRow extends Omit<ThreadRow, "state" | "clientId"> {
   /** The agent of the thread's latest run; null before the first run. */
   agentId: string | null;
   /** For a helper's thread: the thread of the run that started it. */
@@ -101,9 +86,9 @@ export async function listThreadsWithContext(
 ): Promise<ThreadListRow[]> {
   const pattern = options.search ? likePattern(options.search) : null;
   const result = await db.execute(sql`
-    select t.id, t.tenant_id, t.owner_id, t.title, t.created_at, t.updated_at,
+    select coalesce(t.client_id, t.id) as id, t.tenant_id, t.owner_id, t.title, t.created_at, t.updated_at,
       (select r.agent_id from runs r where r.thread_id = t.id order by r.created_at desc limit 1) as agent_id,
-      (select p.thread_id from runs c join runs p on p.id = c.parent_run_id
+      (select coalesce(pt.client_id, pt.id) from runs c join runs p on p.id = c.parent_run_id join threads pt on pt.id = p.thread_id
         where c.thread_id = t.id order by c.created_at asc limit 1) as parent_thread_id
     from threads t
     where t.tenant_id = ${owner.tenantId} and t.owner_id = ${owner.ownerId}

@@ -83,7 +83,10 @@ describe.each(testBackends())("runs and threads on $name", (backend) => {
     await expect(attempt(bob)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(runtime.threads.get(bob, "thread-a")).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect((await runtime.threads.get(alice, "thread-a")).messages.map((m) => m.id)).not.toContain("evil");
-    expect((await runtime.threads.list(mallory)).map((t) => t.id)).not.toContain("thread-a");
+    // Her list names it as she does, so she cannot tell another tenant holds the id.
+    expect((await runtime.threads.list(mallory)).map((t) => t.id)).toContain("thread-a");
+    const herMessages = (await runtime.threads.get(mallory, "thread-a")).messages;
+    expect(herMessages.filter((m) => m.role === "user").map((m) => m.id)).toEqual(["evil"]);
   });
 
   it("refuses an unknown agent before creating anything", async () => {

@@ -180,6 +180,27 @@ describe.each(testBackends())("thread ids scoped to their tenant on $name", (bac
     expect((await as(alice).get({ threadId: "team-standup" })).thread.title).toBe("Acme standup");
   });
 
+  it("shows alice her thread under the id she chose wherever she sees it, so she cannot tell the id was taken", async () => {
+    await turn(mallory, "weekly-sync", "globex's sync");
+    const parked = await turn(alice, "weekly-sync", "send an email to jo@example.com saying hi");
+    expect(parked.run.threadId).not.toBe("weekly-sync");
+    const [runStarted] = await watchUntil(runtime, parked.run.runId, (e) => e.type === "run.started", alice);
+    expect(runStarted).toMatchObject({ type: "run.started", threadId: "weekly-sync" });
+
+    const listed = await as(alice).list();
+    expect(listed.map((t) => t.id)).toContain("weekly-sync");
+    expect(listed.some((t) => t.id.startsWith("t-"))).toBe(false);
+    expect((await as(alice).get({ threadId: "weekly-sync" })).thread.id).toBe("weekly-sync");
+    expect(await as(alice).rename({ threadId: "weekly-sync", title: "Sync" })).toEqual({ id: "weekly-sync", title: "Sync" });
+
+    const gates = await runtime.interactions.list(alice, { threadId: "weekly-sync" });
+    expect(gates.map((g) => g.runId)).toEqual([parked.run.runId]);
+    expect(gates[0]!.threadId).toBe("weekly-sync");
+    expect((await runtime.interactions.get(alice, gates[0]!.interactionId)).threadId).toBe("weekly-sync");
+    // Mallory's own thread of that id holds no gate of alice's.
+    expect(await runtime.interactions.list(mallory, { threadId: "weekly-sync" })).toEqual([]);
+  });
+
   it("answers an id another tenant holds exactly as an unused one", async () => {
     await turn(mallory, "globex-only", "secret plans");
     const taken = await codeOf(as(alice).get({ threadId: "globex-only" }));
