@@ -46,6 +46,7 @@ const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = 
   MODEL_OUTPUT_TOO_LARGE: { http: 502, trpc: "BAD_GATEWAY" },
   QUOTA_EXCEEDED: { http: 409, trpc: "CONFLICT" },
   STEP_LIMIT: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
+  STATE_UNREADABLE: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   INTERNAL: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
 };
 

@@ -3,16 +3,17 @@
  */
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, varchar } from "drizzle-orm/pg-core";
+import { checkpointCodec } from "./codecs/checkpoint";
+import { storedJsonb } from "./codecs/column";
+import { interactionDetailCodec } from "./codecs/interaction-detail";
 
 import {
-  type Checkpoint,
   type CredentialKind,
   type EscalationGroup,
   type ExpiryDefault,
   type ErrorCode,
   type GrantBounds,
   type GrantScope,
-  type InteractionDetail,
   type InteractionKind,
   type InteractionStatus,
   type JobStatus,
@@ -188,7 +189,7 @@ export const runs = pgTable(
     /** The instance executing the run (or that last did): its death ends the run `INSTANCE_LOST`. */
     instanceId: text("instance_id"),
     /** The run's serializable state at its last checkpoint. */
-    checkpoint: jsonb("checkpoint").$type<Checkpoint>(),
+    checkpoint: storedJsonb("checkpoint", checkpointCodec),
     error: jsonb("error").$type<{ code: ErrorCode; message: string }>(),
     /** Tokens a model spent on the run (prompt and completion), as of its last write. */
     inputTokens: integer("input_tokens").notNull().default(0),
@@ -277,7 +278,7 @@ export const interactions = pgTable(
     /** JSON Schema of the answer (a private form's fields; never a value). */
     responseSchema: jsonb("response_schema").$type<Record<string, unknown>>(),
     /** What the reason needs to be shown and answered: an OAuth pause's provider and URL, a remote agent's question. */
-    detail: jsonb("detail").$type<InteractionDetail>(),
+    detail: storedJsonb("detail", interactionDetailCodec),
     status: text("status").$type<InteractionStatus>().notNull(),
     /** The serving process holding the waiting invocation. */
     instanceId: text("instance_id").notNull(),

@@ -79,8 +79,38 @@ export const ERROR_CODES = [
   "MODEL_OUTPUT_TOO_LARGE",
   /** The OAuth provider refused or failed a step of the authorization (exchange, refresh). */
   "OAUTH_FAILED",
+  /**
+   * A stored value (a checkpoint, an event, a pause's detail, …) cannot be read by this release:
+   * written by a newer one, or damaged. `details.shape` and `details.field` name it. The run it
+   * belongs to ends with this code; nothing else is affected.
+   */
+  "STATE_UNREADABLE",
   /** An unexpected failure inside Harbor; the log has the details under the request id. */
   "INTERNAL",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * Next.js bundles server code into several layers (route handlers, server components), each with
+ * its own copy of this module, so `instanceof` fails across them. A global symbol brand does not.
+ */
+const BRAND = Symbol.for("harbor.error");
+
+export class HarborError extends Error {
+  readonly [BRAND] = true;
+
+  /** True for a HarborError from any copy of this module. */
+  static is(value: unknown): value is HarborError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "HarborError";
+  }
+}

@@ -27,7 +27,7 @@ import {
 } from "@/server/db/queries/interactions";
 import type { NewGrant } from "@/server/db/queries/grants";
 import type { InteractionInsert } from "@/server/db/queries/run-writes";
-import type { Continuation } from "@/server/db/queries/runs";
+import type { StoredContinuation } from "@/server/db/queries/runs";
 import type { CancelledBy, Checkpoint, EscalationGroup, InteractionKind, InteractionStatus, ResolverPolicy, Vote } from "@/server/domain";
 
 export type { Checkpoint } from "@/server/domain";
@@ -59,7 +59,7 @@ export interface ParkedRun {
 export interface ReadyRun {
   runId: string;
   parked: ParkedRun;
-  continuation?: Continuation;
+  continuation?: StoredContinuation;
 }
 
 /** One answer to one interaction: a `resume[]` entry, or an approve/reject from tRPC or the console. */

@@ -3,33 +3,9 @@
  * alone maps them to HTTP statuses and tRPC codes; an AG-UI `RUN_ERROR` carries the code itself.
  * A paused run is control flow, not an error: pauses never travel through these classes.
  */
-import type { ErrorCode } from "@/server/domain";
+import { HarborError } from "@/server/domain";
 
-export { ERROR_CODES, type ErrorCode } from "@/server/domain";
-
-/**
- * Next.js bundles server code into several layers (route handlers, server components), each with
- * its own copy of this module, so `instanceof` fails across them. A global symbol brand does not.
- */
-const BRAND = Symbol.for("harbor.error");
-
-export class HarborError extends Error {
-  readonly [BRAND] = true;
-
-  /** True for a HarborError from any copy of this module. */
-  static is(value: unknown): value is HarborError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
-  }
-
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = "HarborError";
-  }
-}
+export { ERROR_CODES, HarborError, type ErrorCode } from "@/server/domain";
 
 export class NotFoundError extends HarborError {
   constructor(what: string) {

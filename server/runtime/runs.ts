@@ -669,7 +669,7 @@ export function runService(deps: RunsDeps) {
     const { journal } = parked;
     let loaded: Continuation | undefined;
     try {
-      loaded = ready.continuation ?? (await loadContinuation(deps.db, runId));
+      loaded = ready.continuation?.read() ?? (await loadContinuation(deps.db, runId));
       if (!loaded) throw new Error(`parked run ${runId} has no row`);
     } catch (error) {
       const log = childOnFirstLine(deps.log, { runId, requestId: transport.requestId });

@@ -7,6 +7,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { RunEvent } from "@/server/domain";
+import { runEventCodec } from "../codecs/run-event";
 
 /** A snapshot as stored: its thread's messages up to and including `through` (none when null). */
 interface StoredSnapshot {
@@ -15,9 +16,11 @@ interface StoredSnapshot {
   through: string | null;
 }
 
-export function storedForm(event: RunEvent): RunEvent | StoredSnapshot {
-  if (event.type !== "snapshot") return event;
-  return { type: "snapshot", state: event.state, through: event.messages.at(-1)?.id ?? null };
+/** The event as stored: with its version (see codecs/run-event.ts), a snapshot without its transcript. */
+export function storedForm(event: RunEvent): Record<string, unknown> {
+  if (event.type !== "snapshot") return runEventCodec.encode(event);
+  const snapshot: StoredSnapshot = { type: "snapshot", state: event.state, through: event.messages.at(-1)?.id ?? null };
+  return { ...snapshot, v: runEventCodec.version };
 }
 
 /**
@@ -25,7 +28,7 @@ export function storedForm(event: RunEvent): RunEvent | StoredSnapshot {
  * messages back, and a large state stored once by reference (`stateHash`, see migration 0021) too.
  */
 export const hydratedData: SQL = sql`case when e.type = 'snapshot' and e.data ? 'through' then
-    jsonb_build_object('type', 'snapshot', 'state', case when e.data ? 'stateHash' then (
+    jsonb_build_object('type', 'snapshot', 'v', coalesce(e.data -> 'v', '1'::jsonb), 'state', case when e.data ? 'stateHash' then (
       select s.state from runs r join snapshot_states s on s.thread_id = r.thread_id and s.hash = e.data ->> 'stateHash'
       where r.id = e.run_id
     ) else e.data -> 'state' end, 'messages', coalesce((

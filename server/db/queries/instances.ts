@@ -3,6 +3,7 @@
  */
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Executor } from "../client";
+import { runEventCodec } from "../codecs/run-event";
 import { instances, routedRequests } from "../schema";
 import type { RunEvent } from "@/server/domain";
 
@@ -135,7 +136,7 @@ export async function failRunsOf(
     ),
     final as (
       insert into run_events (run_id, seq, type, data)
-      select e.id, (select coalesce(max(seq), 0) + 1 from run_events x where x.run_id = e.id), 'run.failed', ${JSON.stringify(event)}::jsonb
+      select e.id, (select coalesce(max(seq), 0) + 1 from run_events x where x.run_id = e.id), 'run.failed', ${JSON.stringify(runEventCodec.encode(event))}::jsonb
       from ended e
       returning run_id, seq
     ),

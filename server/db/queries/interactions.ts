@@ -5,8 +5,11 @@
  */
 import { aliasedTable, and, desc, eq, getTableColumns, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { runEventCodec } from "../codecs/run-event";
+import { checkpointCodec } from "../codecs/checkpoint";
 import { grantsInClaim, type NewGrant } from "./grants";
-import { continuationOf, type Continuation } from "./runs";
+import { StoredContinuation } from "../codecs/continuation";
+import { continuationOf } from "./runs";
 import { credentialColumnTypes, credentialHoldsFor, credentialValues } from "./users";
 import { jsonRows } from "./json-rows";
 import { interactions, users } from "../schema";
@@ -83,7 +86,7 @@ export interface ClaimResult {
   /** The ids resolved: all of them, or none when any lost the race. */
   ids: string[];
   /** For each run whose last open interaction this claim answered: what it needs to go on. */
-  continuations: Map<string, Continuation>;
+  continuations: Map<string, StoredContinuation>;
 }
 
 /** One caller's claim: its answers, who gives them, and the standing approvals they create. */
@@ -193,12 +196,12 @@ export async function claimForMany(db: Executor, requests: readonly ClaimRequest
           || coalesce((select jsonb_build_object('checkpoint', r.checkpoint) from resumed r where r.id = c.run_id), '{}'::jsonb)
       end as continuation
     from claimed c`);
-  const rows = (result as unknown as { rows: { id: string; run_id: string; caller: number; continuation: Continuation | null }[] }).rows;
+  const rows = (result as unknown as { rows: { id: string; run_id: string; caller: number; continuation: unknown }[] }).rows;
   const results = requests.map((): ClaimResult => ({ ids: [], continuations: new Map() }));
   for (const row of rows) {
     const mine = results[row.caller]!;
     mine.ids.push(row.id);
-    if (row.continuation) mine.continuations.set(row.run_id, row.continuation);
+    if (row.continuation != null) mine.continuations.set(row.run_id, new StoredContinuation(row.continuation));
   }
   return results;
 }
@@ -250,6 +253,7 @@ export async function actOnDueDeadlines(db: Executor, limit = 100): Promise<Dead
       select a.*, row_number() over (partition by a.run_id order by a.id) as ord,
         jsonb_strip_nulls(jsonb_build_object(
           'type', case a.action when 'escalate' then 'pause.escalated' else 'pause.reminder' end,
+          'v', ${runEventCodec.version}::int,
           'pauseId', a.id,
           'to', case when a.action = 'escalate' then a.escalate_to end,
           'expiresAt', floor(extract(epoch from a.expires_at) * 1000)::bigint
@@ -257,7 +261,7 @@ export async function actOnDueDeadlines(db: Executor, limit = 100): Promise<Dead
       from acted a
     ),
     logged_runs as (
-      update runs r set checkpoint = jsonb_set(coalesce(r.checkpoint, '{}'::jsonb), '{logSeq}', to_jsonb(c.last_seq + c.count)), updated_at = now()
+      update runs r set checkpoint = jsonb_set(coalesce(r.checkpoint, ${checkpointCodec.emptyJson}::jsonb), '{logSeq}', to_jsonb(c.last_seq + c.count)), updated_at = now()
       from (
         select n.run_id, count(*) as count, (select coalesce(max(e.seq), 0) from run_events e where e.run_id = n.run_id) as last_seq
         from numbered n group by n.run_id
@@ -290,7 +294,7 @@ export async function actOnDueDeadlines(db: Executor, limit = 100): Promise<Dead
     escalate_to: EscalationGroup | null;
     action: "remind" | "escalate";
     seq: number | string | null;
-    data: RunEvent | null;
+    data: unknown;
   };
   return (result as unknown as { rows: Row[] }).rows.map((r) => ({
     id: r.id,
@@ -300,7 +304,7 @@ export async function actOnDueDeadlines(db: Executor, limit = 100): Promise<Dead
     policy: r.policy,
     action: r.action,
     escalateTo: r.escalate_to,
-    ...(r.seq !== null && r.data ? { logged: { seq: Number(r.seq), event: r.data } } : {}),
+    ...(r.seq !== null && r.data ? { logged: { seq: Number(r.seq), event: runEventCodec.decode(r.data) } } : {}),
   }));
 }
 
@@ -370,7 +374,7 @@ export async function closeInteractions(
       select r.id, (select coalesce(max(seq), 0) from run_events e where e.run_id = r.id) + f.ord, f.type, f.data
       from ended_runs r,
         ${jsonRows(
-          finalEvents.map((event, index) => ({ type: event.type, data: event, ord: index + 1 })),
+          finalEvents.map((event, index) => ({ type: event.type, data: runEventCodec.encode(event), ord: index + 1 })),
           "f",
           "type text, data jsonb, ord int",
         )}

@@ -4,6 +4,7 @@
  */
 import { eq, getTableColumns, sql } from "drizzle-orm";
 import type { Executor } from "../client";
+import { runEventCodec } from "../codecs/run-event";
 import { jobs, threads } from "../schema";
 import { type JobStatus } from "@/server/domain";
 import type { EventRow, MessageInsert } from "./run-writes";
@@ -161,7 +162,7 @@ export async function finishJob(db: Executor, job: { id: string; owner: string }
       insert into run_events (run_id, seq, type, data)
       select d.run_id, (select seq from base) + e.ord, e.type, e.data
       from (select * from done where appended) d, ${jsonRows(
-        outcome.events.map((e, index) => ({ type: e.type, data: e.data, ord: index + 1 })),
+        outcome.events.map((e, index) => ({ type: e.type, data: runEventCodec.encode(e.data), ord: index + 1 })),
         "e",
         "type text, data jsonb, ord int",
       )}

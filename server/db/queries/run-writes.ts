@@ -6,6 +6,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import type {
+  Checkpoint,
   CredentialCheck,
   InteractionDetail,
   InteractionKind,
@@ -19,6 +20,8 @@ import type {
   RunStatus,
   StoredToolCall,
 } from "@/server/domain";
+import { checkpointCodec } from "../codecs/checkpoint";
+import { interactionDetailCodec } from "../codecs/interaction-detail";
 import { storedForm } from "./event-storage";
 import { credentialColumnTypes, credentialHoldsFor, credentialValues } from "./users";
 import { jsonRows } from "./json-rows";
@@ -29,6 +32,9 @@ export interface EventRow {
   type: string;
   data: RunEvent;
 }
+
+/** A queued run's own message, held in its checkpoint until its turn (only user messages are held). */
+const heldInput = (m: MessageInsert) => ({ id: m.id, role: "user" as const, content: m.content });
 
 export interface MessageInsert {
   id: string;
@@ -187,7 +193,10 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
     instance_id: i.run.instanceId,
     hold: i.holdMessages ?? false,
     hold_if_busy: i.holdIfThreadBusy ?? false,
-    held_checkpoint: i.holdMessages || i.holdIfThreadBusy ? { step: 0, calls: [], pendingInput: i.messages } : undefined,
+    held_checkpoint:
+      i.holdMessages || i.holdIfThreadBusy
+        ? checkpointCodec.encode({ step: 0, calls: [], pendingInput: i.messages.map(heldInput) })
+        : undefined,
     ...credentialValues(i.unverified),
   }));
   const result = await db.execute(sql`
@@ -322,7 +331,7 @@ export interface Alongside {
     /** Set while paused, cleared otherwise. */
     pauseReason?: PauseReason | null;
     terminal?: boolean;
-    checkpoint?: Record<string, unknown>;
+    checkpoint?: Checkpoint;
     error?: { code: string; message: string };
     /** Tokens a model spent on the run so far (absent: unchanged). */
     usage?: { inputTokens: number; outputTokens: number };
@@ -374,7 +383,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
           id: u.runId,
           status: u.status,
           pause_reason: u.pauseReason,
-          checkpoint: u.checkpoint,
+          checkpoint: u.checkpoint && checkpointCodec.encode(u.checkpoint),
           error: u.error,
           terminal: u.terminal ?? false,
           input_tokens: u.usage?.inputTokens,
@@ -409,7 +418,7 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
           tool_args: w.toolArgs,
           message: w.message,
           response_schema: w.responseSchema,
-          detail: w.detail,
+          detail: w.detail && interactionDetailCodec.encode(w.detail),
           instance_id: w.instanceId,
           expires_at: w.expiresAt,
           quorum: w.quorum ?? 1,

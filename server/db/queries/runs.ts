@@ -1,17 +1,11 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { checkpointCodec } from "../codecs/checkpoint";
+import { continuationCodec, type Continuation } from "../codecs/continuation";
+import { runEventCodec } from "../codecs/run-event";
 import { runs } from "../schema";
 import { hydratedData } from "./event-storage";
-import {
-  type Checkpoint,
-  type ErrorCode,
-  type MessageRole,
-  type PauseReason,
-  type RunEvent,
-  type RunStatus,
-  type StoredInstruction,
-  type StoredToolCall,
-} from "@/server/domain";
+import { type ErrorCode, type PauseReason, type RunEvent, type RunStatus, type StoredInstruction } from "@/server/domain";
 
 export type RunRow = typeof runs.$inferSelect;
 
@@ -35,26 +29,15 @@ export async function listRunEvents(db: Executor, runId: string, afterSeq = 0, l
     where e.run_id = ${runId} and e.seq > ${afterSeq}
     order by e.seq
     limit ${limit ?? null}`);
-  return (result as unknown as { rows: { seq: number; type: string; data: RunEvent; created_at: Date | string }[] }).rows.map((r) => ({
+  return (result as unknown as { rows: { seq: number; type: string; data: unknown; created_at: Date | string }[] }).rows.map((r) => ({
     seq: Number(r.seq),
     type: r.type,
-    data: r.data,
+    data: runEventCodec.decode(r.data),
     createdAt: new Date(r.created_at),
   }));
 }
 
-export interface Continuation {
-  threadId: string;
-  priority: number;
-  tenantId: string;
-  ownerId: string;
-  agentId: string;
-  checkpoint: Checkpoint | null;
-  threadState: Record<string, unknown>;
-  messages: { id: string; role: MessageRole; content: string; toolCalls: StoredToolCall[] | null; toolCallId: string | null }[];
-  /** The thread's earlier runs queued or running as the continuation was read, oldest first. */
-  ahead: string[];
-}
+export { StoredContinuation, type Continuation } from "../codecs/continuation";
 
 /** A run's continuation as one JSON value — the run, its thread's state and transcript; `runId` is an SQL expression. */
 export function continuationOf(runId: SQL): SQL {
@@ -77,8 +60,8 @@ export function continuationOf(runId: SQL): SQL {
 /** Everything a parked run needs to go on, in one round trip. */
 export async function loadContinuation(db: Executor, runId: string): Promise<Continuation | undefined> {
   const result = await db.execute(sql`select ${continuationOf(sql`${runId}`)} as continuation`);
-  const [row] = (result as unknown as { rows: { continuation: Continuation | null }[] }).rows;
-  return row?.continuation ?? undefined;
+  const [row] = (result as unknown as { rows: { continuation: unknown }[] }).rows;
+  return row?.continuation == null ? undefined : continuationCodec.decode(row.continuation);
 }
 
 /** The seq of a run's last stored event (0 when it has none). */
@@ -121,7 +104,7 @@ export async function activeRunsOnThread(db: Executor, threadId: string): Promis
 export async function holdSteering(db: Executor, runId: string, stored: StoredInstruction, max: number): Promise<{ held: boolean }> {
   const result = await db.execute(sql`
     update runs set updated_at = now(), checkpoint = jsonb_set(
-      coalesce(checkpoint, '{}'::jsonb), '{steering}', coalesce(checkpoint->'steering', '[]'::jsonb) || ${JSON.stringify([stored])}::jsonb)
+      coalesce(checkpoint, ${checkpointCodec.emptyJson}::jsonb), '{steering}', coalesce(checkpoint->'steering', '[]'::jsonb) || ${JSON.stringify([stored])}::jsonb)
     where id = ${runId} and (status = 'paused' or (status = 'queued' and checkpoint ? 'handoff'))
       and jsonb_array_length(coalesce(checkpoint->'steering', '[]'::jsonb)) < ${Number.isFinite(max) ? max : 2_147_483_647}
     returning id`);
@@ -318,7 +301,8 @@ export async function takeNextQueuedRun(
     )
     update runs r set status = 'running', instance_id = ${instanceId}, updated_at = now()
     from next where r.id = next.id
-    returning r.id, r.thread_id, r.tenant_id, r.owner_id, r.agent_id, r.priority, r.checkpoint`);
+    returning r.id, r.thread_id, r.tenant_id, r.owner_id, r.agent_id, r.priority,
+      coalesce(r.checkpoint ? 'pendingInput', false) as held_input, coalesce(r.checkpoint ? 'handoff', false) as handed_off`);
   const [row] = (
     result as unknown as {
       rows: {
@@ -328,7 +312,8 @@ export async function takeNextQueuedRun(
         owner_id: string;
         agent_id: string;
         priority: number;
-        checkpoint: Checkpoint | null;
+        held_input: boolean;
+        handed_off: boolean;
       }[];
     }
   ).rows;
@@ -340,9 +325,9 @@ export async function takeNextQueuedRun(
         ownerId: row.owner_id,
         agentId: row.agent_id,
         priority: row.priority,
-        heldInput: Boolean(row.checkpoint?.pendingInput),
+        heldInput: row.held_input,
         /** Handed back by a stopping instance between two steps: it goes on from its checkpoint. */
-        handedOff: Boolean(row.checkpoint?.handoff),
+        handedOff: row.handed_off,
       }
     : undefined;
 }

@@ -79,7 +79,7 @@ describe.each(testBackends())("claims of several callers in one statement, on $n
       "i-test",
     );
     expect(alice!.ids).toEqual(["g-one"]);
-    expect(alice!.continuations.get("r-one")).toMatchObject({ threadId: "t-r-one", ownerId: "user-alice" });
+    expect(alice!.continuations.get("r-one")?.read()).toMatchObject({ threadId: "t-r-one", ownerId: "user-alice" });
     expect(late!.ids).toEqual([]);
     expect(await statusOf(h, "g-two-a")).toBe("pending");
     expect((await findRun(h.db, "r-one"))?.status).toBe("running");

@@ -66,7 +66,7 @@ describe.skipIf(!postgres)("claiming a parked run while steering is held with it
     commitHold();
     await holding;
     const claim = await claiming;
-    expect(claim.continuations.get(run.runId)?.checkpoint?.steering).toEqual([message]);
+    expect(claim.continuations.get(run.runId)?.read().checkpoint?.steering).toEqual([message]);
     expect((await findRun(database.db, run.runId))?.status).toBe("running");
   });
 });

@@ -111,7 +111,7 @@ describe.each(testBackends())("run writes on $name", (backend) => {
       {
         runId: "r-1",
         events: [logged(3, { type: "run.completed" })],
-        alongside: { run: { status: "completed", terminal: true, checkpoint: { step: 2 } } },
+        alongside: { run: { status: "completed", terminal: true, checkpoint: { step: 2, calls: [] } } },
       },
     ]);
     const run = await findRun(h.db, "r-1");
@@ -150,7 +150,7 @@ describe.each(testBackends())("run writes on $name", (backend) => {
             threadId: "t-tricky",
             rows: [{ id: "m-call", role: "assistant", content: "", toolCalls: [{ id: "c", name: "send_email", args: { body: tricky } }] }],
           },
-          run: { status: "paused", pauseReason: "hitl", checkpoint: { step: 1, calls: [], note: tricky } },
+          run: { status: "paused", pauseReason: "hitl", checkpoint: { step: 1, calls: [], goal: tricky } },
           interactions: [
             {
               id: "gate-tricky",
@@ -178,7 +178,7 @@ describe.each(testBackends())("run writes on $name", (backend) => {
       [tricky, null],
       ["", [{ id: "c", name: "send_email", args: { body: tricky } }]],
     ]);
-    expect((await findRun(h.db, "r-tricky"))?.checkpoint).toEqual({ step: 1, calls: [], note: tricky });
+    expect((await findRun(h.db, "r-tricky"))?.checkpoint).toEqual({ version: 1, step: 1, calls: [], goal: tricky });
     const [gate] = await queryRows<{ message: string; tool_args: unknown; expires_at: Date | string; quorum: number; remind_at: unknown }>(
       h.db,
       sql`select message, tool_args, expires_at, quorum, remind_at from interactions where id = 'gate-tricky'`,
