@@ -2,9 +2,22 @@
  * The one Drizzle pg-core schema. The same migrations run on embedded PGlite and on PostgreSQL.
  */
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, varchar } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  varchar,
+} from "drizzle-orm/pg-core";
 import { checkpointCodec } from "./codecs/checkpoint";
-import { storedJsonb } from "./codecs/column";
+import { storedJsonb, type StoredRecord } from "./codecs/column";
 import { interactionDetailCodec } from "./codecs/interaction-detail";
 
 import {
@@ -12,7 +25,6 @@ import {
   type EscalationGroup,
   type ExpiryDefault,
   type ErrorCode,
-  type GrantBounds,
   type GrantScope,
   type InteractionKind,
   type InteractionStatus,
@@ -366,7 +378,9 @@ export const approvalGrants = pgTable(
     toolName: text("tool_name").notNull(),
     /** The tool's version when it was granted: a changed tool voids the grant. */
     toolVersion: text("tool_version").notNull(),
-    bounds: jsonb("bounds").$type<GrantBounds>().notNull(),
+    /** Read through codecs/grant-bounds.ts with `boundsVersion`. */
+    bounds: jsonb("bounds").$type<StoredRecord>().notNull(),
+    boundsVersion: smallint("bounds_version").notNull().default(1),
     /** The gate whose approval gave it. */
     interactionId: text("interaction_id").notNull(),
     grantedBy: text("granted_by").notNull(),
@@ -401,7 +415,9 @@ export const outbox = pgTable(
     runId: text("run_id").notNull(),
     toolCallId: text("tool_call_id").notNull(),
     kind: text("kind").$type<OutboxKind>().notNull(),
-    details: jsonb("details").$type<Record<string, unknown>>().notNull(),
+    /** Read through codecs/outbox.ts with `detailsVersion`. */
+    details: jsonb("details").$type<StoredRecord>().notNull(),
+    detailsVersion: smallint("details_version").notNull().default(1),
     /** Who approved the action that wrote this row. */
     approvedBy: text("approved_by"),
     createdAt: createdAt(),
@@ -462,7 +478,9 @@ export const jobs = pgTable(
     agentId: text("agent_id").notNull(),
     toolCallId: text("tool_call_id").notNull(),
     toolName: text("tool_name").notNull(),
-    args: jsonb("args").$type<Record<string, unknown>>().notNull(),
+    /** Read through codecs/job.ts with `version`, as are progress, output and error. */
+    args: jsonb("args").$type<StoredRecord>().notNull(),
+    version: smallint("version").notNull().default(1),
     status: text("status").$type<JobStatus>().notNull(),
     progress: jsonb("progress").$type<{ step: number; total: number; label: string }>(),
     output: jsonb("output").$type<unknown>(),
@@ -576,7 +594,9 @@ export const webhookDeliveries = pgTable(
     tenantId: text("tenant_id").notNull(),
     event: text("event").$type<WebhookEvent>().notNull(),
     /** The JSON body: `{ type, timestamp, data }` — ids, kind, status and tool name, never arguments or values. */
-    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    payload: jsonb("payload").$type<StoredRecord>().notNull(),
+    /** The payload's version (codecs/webhook-payload.ts); the trigger writes the current one. */
+    payloadVersion: smallint("payload_version").notNull().default(1),
     status: text("status").$type<WebhookDeliveryStatus>().notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

@@ -104,7 +104,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
         throw new HarborError("TOOL_FAILED", `The work was started ${MAX_ATTEMPTS} times without finishing; it was given up.`);
       }
       const tool = toolOf(job);
-      const args = tool.input.parse(job.args);
+      const args = tool.input.parse(job.readArgs());
       const produced = await tool.work(args, async (progress: JobProgress) => {
         // Progress is best effort: a failed write must not fail the work (the lease renews anyway).
         try {

@@ -176,7 +176,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const log = deps.log.child({ deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempt });
-    let body = JSON.stringify(delivery.payload);
+    let body: string;
     const timestamp = Math.floor(Date.now() / 1000);
     const started = Date.now();
     let statusCode: number | null = null;
@@ -185,9 +185,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
     try {
       const url = checkWebhookUrl(delivery.url, allowLocal);
       const secret = openSecret(key, delivery.secretSealed, delivery.webhookId);
+      // A payload this release cannot read (STATE_UNREADABLE) is never sent, nor retried.
+      const payload = delivery.readPayload();
+      body = JSON.stringify(payload);
       try {
         // What is added when it is sent (decision links) is never stored with the message.
-        if (deps.prepare) body = JSON.stringify(await deps.prepare(delivery.payload));
+        if (deps.prepare) body = JSON.stringify(await deps.prepare(payload));
         const headers = {
           "content-type": "application/json",
           "user-agent": "Harbor-Webhooks/1",
@@ -201,7 +204,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps) {
         error = thrown instanceof Error ? thrown.message : String(thrown);
       }
     } catch (thrown) {
-      // The URL is no longer allowed (settings changed) or the secret does not open: retrying cannot help.
+      // The URL is no longer allowed (settings changed), the secret does not open, or the payload
+      // cannot be read: retrying cannot help.
       refused = true;
       error = thrown instanceof Error ? thrown.message : String(thrown);
     }

@@ -12,3 +12,9 @@ export const storedJsonb = <T>(name: string, codec: Codec<T>) =>
     toDriver: (value) => JSON.stringify(codec.encode(value)),
     fromDriver: (value) => codec.decode(value),
   })(name);
+
+/**
+ * A free-form record whose version lives in a column beside it: what the column holds until its
+ * codec reads it with that version. Opaque on purpose, so no read can skip the codec.
+ */
+export type StoredRecord = { readonly __storedRecord: unique symbol };

@@ -6,9 +6,16 @@
 import { aliasedTable, and, desc, eq, getTableColumns, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { GrantBounds, GrantScope } from "@/server/domain";
 import type { Executor } from "../client";
+import { grantBoundsCodec } from "../codecs/grant-bounds";
 import { approvalGrants, users } from "../schema";
 
-export type GrantRow = typeof approvalGrants.$inferSelect;
+/** A grant as read: its bounds decoded (codecs/grant-bounds.ts). */
+export type GrantRow = Omit<typeof approvalGrants.$inferSelect, "bounds" | "boundsVersion"> & { bounds: GrantBounds };
+
+const decoded = <T extends { bounds: unknown; boundsVersion: number }>({ bounds, boundsVersion, ...row }: T) => ({
+  ...row,
+  bounds: grantBoundsCodec.decode(bounds, boundsVersion),
+});
 
 /** A grant to create with the approval that gives it (see `claimInteractions`). */
 export interface NewGrant {
@@ -30,10 +37,10 @@ export function grantsInClaim(grants: readonly (NewGrant & { grantedBy: string }
   if (grants.length === 0) return sql``;
   return sql`,
     granted as (
-      insert into approval_grants (id, tenant_id, owner_id, thread_id, scope, agent_id, tool_name, tool_version, bounds,
+      insert into approval_grants (id, tenant_id, owner_id, thread_id, scope, agent_id, tool_name, tool_version, bounds, bounds_version,
         interaction_id, granted_by, expires_at)
       select g.id, i.tenant_id, i.owner_id, case when g.scope = 'thread' then i.thread_id end, g.scope, g."agentId", i.tool_name,
-        g."toolVersion", g.bounds, i.id, g."grantedBy", now() + make_interval(hours => g.hours)
+        g."toolVersion", g.bounds, ${grantBoundsCodec.version}::smallint, i.id, g."grantedBy", now() + make_interval(hours => g.hours)
       from jsonb_to_recordset(${JSON.stringify(grants)}::jsonb)
           as g(id text, "interactionId" text, scope text, "agentId" text, "toolVersion" text, bounds jsonb, hours int, "grantedBy" text)
         join interactions i on i.id = g."interactionId"
@@ -76,6 +83,8 @@ export async function findCoveringGrant(db: Executor, call: GrantLookup): Promis
       and c.revoked_at is null and c.expires_at > now()
       and c.tool_version = ${call.toolVersion} and c.agent_id = ${call.agentId}
       and (c.thread_id is null or c.thread_id = ${call.threadId})
+      -- Bounds this release cannot read (a newer one wrote them, before a rollback) cover nothing.
+      and c.bounds_version <= ${grantBoundsCodec.version}
       -- Its giver may still give it: the owner herself, or still one of the tenant's approvers.
       and exists (
         select 1 from users u
@@ -130,12 +139,13 @@ export async function listGrants(
       ),
     )
     .orderBy(desc(approvalGrants.createdAt))
-    .limit(200);
+    .limit(200)
+    .then((rows) => rows.map(decoded));
 }
 
 export async function findGrant(db: Executor, id: string): Promise<GrantRow | undefined> {
   const [row] = await db.select().from(approvalGrants).where(eq(approvalGrants.id, id));
-  return row;
+  return row && decoded(row);
 }
 
 /**

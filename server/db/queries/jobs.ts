@@ -5,12 +5,11 @@
 import { eq, getTableColumns, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { runEventCodec } from "../codecs/run-event";
+import { jobCodec, type StoredJob } from "../codecs/records";
 import { jobs, threads } from "../schema";
 import { type JobStatus } from "@/server/domain";
 import type { EventRow, MessageInsert } from "./run-writes";
 import { jsonRows } from "./json-rows";
-
-export type JobRow = typeof jobs.$inferSelect;
 
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
@@ -23,7 +22,11 @@ interface RawJob {
   agent_id: string;
   tool_call_id: string;
   tool_name: string;
-  args: Record<string, unknown>;
+  args: unknown;
+  progress: unknown;
+  output: unknown;
+  error: unknown;
+  version: number;
   attempts: number;
 }
 
@@ -36,7 +39,8 @@ export interface ClaimedJob {
   agentId: string;
   toolCallId: string;
   toolName: string;
-  args: Record<string, unknown>;
+  /** The tool's arguments, read when the job is worked on: unreadable ones fail that job alone. */
+  readArgs(): Record<string, unknown>;
   attempts: number;
 }
 
@@ -62,7 +66,7 @@ export async function claimDueJobs(
       limit ${limit}
       for update skip locked
     )
-    returning id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args, attempts`);
+    returning id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args, progress, output, error, version, attempts`);
   return rowsOf<RawJob>(result).map((r) => ({
     id: r.id,
     tenantId: r.tenant_id,
@@ -72,7 +76,7 @@ export async function claimDueJobs(
     agentId: r.agent_id,
     toolCallId: r.tool_call_id,
     toolName: r.tool_name,
-    args: r.args,
+    readArgs: () => jobCodec.decode({ args: r.args, progress: r.progress, output: r.output, error: r.error }, r.version).args,
     attempts: r.attempts,
   }));
 }
@@ -182,7 +186,9 @@ export async function finishJob(db: Executor, job: { id: string; owner: string }
   return row ? Number(row.first_seq) : undefined;
 }
 
-/** A job, with its thread's id as the client knows it (`threadClientId`, when it has its own). */
+/** A job as read (codecs/records.ts), with its thread's id as the client knows it (`threadClientId`, when it has its own). */
+export type JobRow = Omit<typeof jobs.$inferSelect, "args" | "progress" | "output" | "error" | "version"> & StoredJob;
+
 export async function findJob(db: Executor, id: string): Promise<(JobRow & { threadClientId: string | null }) | undefined> {
   const [row] = await db
     .select({ ...getTableColumns(jobs), threadClientId: threads.clientId })
@@ -190,5 +196,7 @@ export async function findJob(db: Executor, id: string): Promise<(JobRow & { thr
     .leftJoin(threads, eq(threads.id, jobs.threadId))
     .where(eq(jobs.id, id))
     .limit(1);
-  return row;
+  if (!row) return undefined;
+  const { args, progress, output, error, version, ...rest } = row;
+  return { ...rest, ...jobCodec.decode({ args, progress, output, error }, version) };
 }

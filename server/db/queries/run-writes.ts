@@ -22,6 +22,7 @@ import type {
 } from "@/server/domain";
 import { checkpointCodec } from "../codecs/checkpoint";
 import { interactionDetailCodec } from "../codecs/interaction-detail";
+import { jobCodec, outboxDetailsCodec } from "../codecs/records";
 import { storedForm } from "./event-storage";
 import { credentialColumnTypes, credentialHoldsFor, credentialValues } from "./users";
 import { jsonRows } from "./json-rows";
@@ -435,8 +436,8 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
   }
   if (work.length > 0) {
     ctes.push(sql`new_jobs as (
-      insert into jobs (id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args, status)
-      select j.id, j.tenant_id, j.owner_id, j.thread_id, j.run_id, j.agent_id, j.tool_call_id, j.tool_name, j.args, 'in_progress'
+      insert into jobs (id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args, version, status)
+      select j.id, j.tenant_id, j.owner_id, j.thread_id, j.run_id, j.agent_id, j.tool_call_id, j.tool_name, j.args, ${jobCodec.version}::smallint, 'in_progress'
       from ${jsonRows(
         work.map((j) => ({
           id: j.id,
@@ -456,8 +457,8 @@ export async function appendRunEvents(db: Executor, entries: readonly RunEventsE
   if (effects.length > 0) {
     // Once per tool call (the outbox's unique key): a second record for a call fails the write, loudly.
     ctes.push(sql`new_outbox as (
-      insert into outbox (id, tenant_id, user_id, run_id, tool_call_id, kind, details, approved_by)
-      select o.id, o.tenant_id, o.user_id, o.run_id, o.tool_call_id, o.kind, o.details, o.approved_by
+      insert into outbox (id, tenant_id, user_id, run_id, tool_call_id, kind, details, details_version, approved_by)
+      select o.id, o.tenant_id, o.user_id, o.run_id, o.tool_call_id, o.kind, o.details, ${outboxDetailsCodec.version}::smallint, o.approved_by
       from ${jsonRows(
         effects.map((o) => ({
           id: o.id,

@@ -6,6 +6,7 @@
  */
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { webhookPayloadCodec, type WebhookPayload } from "../codecs/records";
 import { users, webhookAttempts, webhookDeliveries, webhooks } from "../schema";
 import type { WebhookDeliveryStatus, WebhookEvent } from "@/server/domain";
 
@@ -123,7 +124,7 @@ export async function deleteWebhook(db: Executor, tenantId: string, id: string, 
 export interface DeliveryLogRow {
   id: string;
   event: WebhookEvent;
-  payload: Record<string, unknown>;
+  payload: WebhookPayload;
   status: WebhookDeliveryStatus;
   attempts: number;
   nextAttemptAt: Date | null;
@@ -150,7 +151,7 @@ export async function listDeliveries(db: Executor, webhookId: string, limit: num
   return rows.map((r) => ({
     id: r.id,
     event: r.event,
-    payload: r.payload,
+    payload: webhookPayloadCodec.decode(r.payload, r.payloadVersion),
     status: r.status,
     attempts: r.attempts,
     nextAttemptAt: r.status === "pending" ? r.nextAttemptAt : null,
@@ -169,7 +170,8 @@ export interface ClaimedDelivery {
   webhookId: string;
   url: string;
   secretSealed: string;
-  payload: Record<string, unknown>;
+  /** The body to send, read as it is sent: an unreadable one fails that delivery alone. */
+  readPayload(): WebhookPayload;
   /** This attempt's number (1 = the first). */
   attempt: number;
 }
@@ -179,7 +181,8 @@ interface RawClaim {
   webhook_id: string;
   url: string;
   secret_sealed: string;
-  payload: Record<string, unknown>;
+  payload: unknown;
+  payload_version: number;
   attempts: number;
 }
 
@@ -266,16 +269,16 @@ export async function claimDueDeliveries(
         where id in (select id from chosen) and status = 'pending' and (lease_until is null or lease_until < now())
         for update skip locked
       )
-      returning id, webhook_id, payload, attempts
+      returning id, webhook_id, payload, payload_version, attempts
     )
-    select c.id, c.webhook_id, c.payload, c.attempts, w.url, w.secret_sealed
+    select c.id, c.webhook_id, c.payload, c.payload_version, c.attempts, w.url, w.secret_sealed
     from claimed c join webhooks w on w.id = c.webhook_id`);
   return rowsOf<RawClaim>(result).map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,
     url: r.url,
     secretSealed: r.secret_sealed,
-    payload: r.payload,
+    readPayload: () => webhookPayloadCodec.decode(r.payload, r.payload_version),
     attempt: r.attempts,
   }));
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgents } from "@/server/agents";
 import { listAudit } from "@/server/db/queries/audit";
-import { findRun } from "@/server/db/queries/runs";
+import { findRun, listRunEvents } from "@/server/db/queries/runs";
 import {
   tool,
   type AgentDefinition,
@@ -93,11 +93,8 @@ describe.each(testBackends())("gate deadlines on $name", (backend) => {
     if (!gate) throw new Error("expected the run to park at a gate");
     return gate;
   };
-  const logOf = (runId: string) =>
-    queryRows<{ seq: number; type: string; data: Record<string, unknown> }>(
-      database.db,
-      sql`select seq::int as seq, type, data from run_events where run_id = ${runId} order by seq`,
-    );
+  // Read through the event codec, as every reader of the log does.
+  const logOf = (runId: string) => listRunEvents(database.db, runId);
   const auditOf = async (interactionId: string) =>
     (await listAudit(database.db, ALICE.tenantId, { type: "interaction", id: interactionId })).reverse().map((a) => ({
       action: a.action,
