@@ -1,7 +1,11 @@
 /**
- * What an approval binds: the call's arguments, its tool's version and its agent's version. A gated
- * call runs only while all three are what the approver was shown; when any changed before it runs
- * (a deploy while the run was parked, an edited checkpoint) the call asks again.
+ * What an approval binds: the call's arguments, its tool's version and its agent's declared
+ * version. A gated call runs only while all three are what the approver was shown; when any changed
+ * before it runs (a deploy that changed this tool, an edited checkpoint) the call asks again. A
+ * deploy that changes other tools of the agent re-asks nothing (docs/architecture.md, *Upgrades*).
+ *
+ * Bindings are versioned: `b2:` + digest. A binding without a prefix was written before (it bound a
+ * digest of every tool of the agent), and is checked the way it was made.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -19,45 +23,67 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
-const toolVersions = new WeakMap<ToolDefinition, string>();
+const digests = new WeakMap<ToolDefinition, { current: string; legacy: string }>();
 const agentVersions = new WeakMap<AgentDefinition, string>();
 
+/**
+ * A tool's version as approvals and grants bind it: its declared `version`, or a digest of what an
+ * approver's decision depends on — its name, kind, input schema and gate (its policy and what a
+ * standing approval of it may bind: narrowing either voids earlier approvals and grants). Its
+ * description is words for the model, not a change of what runs.
+ */
 export function toolVersion(tool: ToolDefinition): string {
   if ("version" in tool && tool.version) return tool.version;
-  let version = toolVersions.get(tool);
-  if (!version) {
-    // The gate's policy and what a standing approval of it may bind: narrowing either voids earlier
-    // approvals and grants of the tool.
+  return digestsOf(tool).current;
+}
+
+/** Every version a stored approval or grant may name `tool` by: today's, and the one releases before versioning wrote. */
+export function toolVersions(tool: ToolDefinition): string[] {
+  if ("version" in tool && tool.version) return [tool.version];
+  const { current, legacy } = digestsOf(tool);
+  return [current, legacy];
+}
+
+function digestsOf(tool: ToolDefinition): { current: string; legacy: string } {
+  let known = digests.get(tool);
+  if (!known) {
     const gate =
       "approval" in tool && tool.approval
         ? { policy: tool.approval.policy, ...(tool.approval.grantable ? { grantable: tool.approval.grantable.fields } : {}) }
         : null;
-    version = sha256(
-      canonicalJson({
-        name: tool.name,
-        kind: tool.kind ?? "server",
-        description: tool.description,
-        input: z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }),
-        gate,
-      }),
-    );
-    toolVersions.set(tool, version);
+    const input = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" });
+    const kind = tool.kind ?? "server";
+    known = {
+      current: `t2:${sha256(canonicalJson({ name: tool.name, kind, input, gate }))}`,
+      legacy: sha256(canonicalJson({ name: tool.name, kind, description: tool.description, input, gate })),
+    };
+    digests.set(tool, known);
   }
-  return version;
+  return known;
 }
 
-export function agentVersion(agent: AgentDefinition): string {
+/** Before bindings were versioned: a digest of the agent's id and every tool's version. */
+function legacyAgentVersion(agent: AgentDefinition): string {
   if (agent.version) return agent.version;
   let version = agentVersions.get(agent);
   if (!version) {
-    const tools = [...agent.tools.values()].map((t) => [t.name, toolVersion(t)]).sort(([a], [b]) => (a! < b! ? -1 : 1));
+    const tools = [...agent.tools.values()].map((t) => [t.name, toolVersions(t).at(-1)!]).sort(([a], [b]) => (a! < b! ? -1 : 1));
     version = sha256(canonicalJson({ id: agent.id, tools }));
     agentVersions.set(agent, version);
   }
   return version;
 }
 
-/** The digest an approval of `args` for `tool` of `agent` binds. */
+const BINDING_PREFIX = "b2:";
+
+/** What an approval of `args` for `tool` of `agent` binds: the tool's own version and the agent's declared one. */
 export function bindingOf(agent: AgentDefinition, tool: ToolDefinition, args: Record<string, unknown>): string {
-  return sha256(canonicalJson({ args, tool: toolVersion(tool), agent: agentVersion(agent) }));
+  return BINDING_PREFIX + sha256(canonicalJson({ args, tool: toolVersion(tool), agent: agent.version ?? agent.id }));
+}
+
+/** True when `binding` (of any version) still binds this call: the approver saw what would run. */
+export function stillBinds(binding: string | undefined, agent: AgentDefinition, tool: ToolDefinition, args: Record<string, unknown>): boolean {
+  if (binding === undefined) return false;
+  if (binding.startsWith(BINDING_PREFIX)) return binding === bindingOf(agent, tool, args);
+  return binding === sha256(canonicalJson({ args, tool: toolVersions(tool).at(-1), agent: legacyAgentVersion(agent) }));
 }

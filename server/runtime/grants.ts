@@ -12,7 +12,7 @@ import type { Database } from "@/server/db";
 import type { InteractionRow } from "@/server/db/queries/interactions";
 import { findCoveringGrant, findGrant, grantIsLive, listGrants, revokeGrant, type NewGrant } from "@/server/db/queries/grants";
 import { GRANT_SCOPES, MAX_GRANT_HOURS, THREAD_GRANT_DAYS, type GrantBounds, type GrantOffer } from "@/server/domain";
-import { toolVersion } from "./binding";
+import { toolVersion, toolVersions } from "./binding";
 import { ForbiddenError, InvalidInputError, NotFoundError } from "./errors";
 import { hasRole, type Identity } from "./identity";
 import type { AgentDefinition, AgentRegistry } from "./planner";
@@ -165,7 +165,7 @@ export function grantService(db: Database, agents: AgentRegistry) {
         ...call,
         agentId: agent.id,
         toolName: definition.name,
-        toolVersion: toolVersion(definition),
+        toolVersions: toolVersions(definition),
       });
       return found && { grantId: found.id, grantedBy: found.grantedBy };
     },
@@ -181,7 +181,7 @@ export function grantService(db: Database, agents: AgentRegistry) {
       });
       return rows.map((row) => {
         const tool = toolOf(row.agentId, row.toolName);
-        const current = tool !== undefined && toolVersion(tool) === row.toolVersion;
+        const current = tool !== undefined && toolVersions(tool).includes(row.toolVersion);
         return {
           grantId: row.id,
           toolName: row.toolName,

@@ -59,7 +59,10 @@ export interface AgentDefinition {
   readonly description: string;
   readonly planner: Planner;
   readonly tools: ToolRegistry;
-  /** The agent's version, as approvals bind it (by default, a digest of its id and its tools' versions). */
+  /**
+   * The agent's version, as approvals bind it besides the gated tool's own version (by default its
+   * id): raise it when a change of the agent should re-ask the approvals pending at a deploy.
+   */
   readonly version?: string;
   /** What a new message does while a run of the thread still executes (default `enqueue`). */
   readonly multitask?: MultitaskPolicy;

@@ -9,7 +9,7 @@ import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy, Store
 import type { GrantUse, OutboxInsert } from "@/server/db/queries/run-writes";
 import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
-import { bindingOf } from "./binding";
+import { bindingOf, stillBinds } from "./binding";
 import { grantOffer, type StandingApproval } from "./grants";
 import { HarborError } from "./errors";
 import type { RunEvent } from "./events";
@@ -541,7 +541,7 @@ async function runCalls(
       continue;
     }
     const gated = call.gate?.binding ? agent.tools.get(call.name) : undefined;
-    if (gated && call.gate?.binding !== bindingOf(agent, gated, call.args)) {
+    if (gated && !stillBinds(call.gate?.binding, agent, gated, call.args)) {
       // What was approved is not what would run (the tool, the agent or the arguments changed): ask again.
       const again = gateFor(agent, gated, call, deps, "changed since it was approved: please decide again");
       return {

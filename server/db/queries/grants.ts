@@ -64,7 +64,8 @@ export interface GrantLookup {
   threadId: string;
   agentId: string;
   toolName: string;
-  toolVersion: string;
+  /** Every version the tool may be named by (see runtime/binding.ts `toolVersions`). */
+  toolVersions: readonly string[];
   args: Record<string, unknown>;
 }
 
@@ -81,7 +82,7 @@ export async function findCoveringGrant(db: Executor, call: GrantLookup): Promis
     select c.id, c.granted_by from approval_grants c
     where c.tenant_id = ${call.tenantId} and c.owner_id = ${call.ownerId} and c.tool_name = ${call.toolName}
       and c.revoked_at is null and c.expires_at > now()
-      and c.tool_version = ${call.toolVersion} and c.agent_id = ${call.agentId}
+      and c.tool_version = any(${sql.param([...call.toolVersions])}::text[]) and c.agent_id = ${call.agentId}
       and (c.thread_id is null or c.thread_id = ${call.threadId})
       -- Bounds this release cannot read (a newer one wrote them, before a rollback) cover nothing.
       and c.bounds_version <= ${grantBoundsCodec.version}

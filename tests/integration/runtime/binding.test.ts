@@ -1,7 +1,9 @@
 /**
  * Approvals bind what was approved: the call's arguments, its tool's version and its agent's
- * version. When any changed before the gated call runs, the call asks again instead of running.
+ * declared version. When any changed before the gated call runs, the call asks again instead of
+ * running; a change to anything else (another tool, the tool's description) re-asks nothing.
  */
+import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -12,17 +14,17 @@ import { agentOf, ALICE, drain, started, testRuntime, watchUntil } from "../../h
 
 const paid: string[] = [];
 
-const payTool = (version: string): ToolDefinition =>
+const payTool = (version: string | undefined, description = "pays an amount"): ToolDefinition =>
   tool({
     name: "pay",
-    version,
-    description: "pays an amount",
+    ...(version ? { version } : {}),
+    description,
     input: z.strictObject({ amount: z.number() }),
     output: z.strictObject({ paid: z.number(), version: z.string() }),
     approval: { policy: "owner", describe: ({ amount }) => `Pay ${amount}` },
     async execute({ amount }) {
-      paid.push(`${version}:${amount}`);
-      return { paid: amount, version };
+      paid.push(`${version ?? "digest"}:${amount}`);
+      return { paid: amount, version: version ?? "digest" };
     },
   });
 
@@ -112,5 +114,42 @@ describe.each(testBackends())("approvals bound to what was approved, on $name", 
     const again = await nextGate(runId, gate);
     expect(again?.message).toBe("Pay 3000 (changed since it was approved: please decide again)");
     expect(paid.filter((p) => p.endsWith(":3000") || p.endsWith(":30"))).toEqual([]);
+  });
+
+  it("runs the approved call when another tool of the agent changed while the run was parked", async () => {
+    tools.set("pay", payTool("1"));
+    const { runId, gate } = await ask(40);
+    tools.set("refund", { ...payTool("7"), name: "refund" });
+    try {
+      await approve(gate.id);
+      expect(await nextGate(runId, gate)).toBeUndefined();
+      expect(paid).toEqual(["1:40"]);
+    } finally {
+      tools.delete("refund");
+    }
+  });
+
+  it("runs the approved call when only the tool's description changed", async () => {
+    tools.set("pay", payTool(undefined, "pays an amount"));
+    const { runId, gate } = await ask(50);
+    tools.set("pay", payTool(undefined, "pays an amount, in euros"));
+    await approve(gate.id);
+    expect(await nextGate(runId, gate)).toBeUndefined();
+    expect(paid).toEqual(["digest:50"]);
+  });
+
+  it("honours an approval pending from a release before bindings were versioned, while its tool is unchanged", async () => {
+    tools.set("pay", payTool("1"));
+    const { runId, gate } = await ask(60);
+    // What that release bound: the arguments, the tool's version, and a digest of the agent's every tool.
+    const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+    const agentDigest = sha256(JSON.stringify({ id: "payer", tools: [["pay", "1"]] }));
+    const legacy = sha256(JSON.stringify({ agent: agentDigest, args: { amount: 60 }, tool: "1" }));
+    await database.db.execute(
+      sql`update runs set checkpoint = jsonb_set(checkpoint, '{calls,0,gate,binding}', to_jsonb(${legacy}::text)) where id = ${runId}`,
+    );
+    await approve(gate.id);
+    expect(await nextGate(runId, gate)).toBeUndefined();
+    expect(paid).toEqual(["1:60"]);
   });
 });

@@ -393,7 +393,7 @@ describe.each(testBackends())("standing approvals on $name", (backend) => {
         threadId: "g-race",
         agentId: "concierge",
         toolName: "send_email",
-        toolVersion: version,
+        toolVersions: [version],
         args: { to: "jo@example.com", body: `race ${n}` },
       });
     const racing = Array.from({ length: 30 }, (_, n) => call(n));
