@@ -25,6 +25,7 @@ export default tseslint.config(
       ".next/",
       ".data/",
       ".test-data/",
+      ".upgrade/",
       "test-results/",
       "screenshots/",
       "next-env.d.ts",

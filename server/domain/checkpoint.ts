@@ -13,6 +13,16 @@ export interface TokenCount {
   outputTokens: number;
 }
 
+/**
+ * A gate's binding: a digest of the call's arguments, its tool's version and its agent's version.
+ * `tool`: the agent's declared version. `agent`: a digest of every tool of the agent, as pending
+ * calls written before 0.2.0 bound it (their stored binding was the bare digest).
+ */
+export interface GateBinding {
+  scheme: "tool" | "agent";
+  digest: string;
+}
+
 /** A tool call the run had announced when it parked, with whatever it waits on. */
 export interface PendingCall {
   toolCallId: string;
@@ -21,8 +31,8 @@ export interface PendingCall {
   /** The approval gate in front of the call, and its decision once made. */
   gate?: {
     id: string;
-    /** The digest of the arguments, tool version and agent version the approver was shown. */
-    binding?: string;
+    /** What the approver was shown, as a digest (see runtime/binding.ts). */
+    binding?: GateBinding;
     decision?: {
       approved: boolean;
       by: string;

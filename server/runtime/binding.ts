@@ -4,11 +4,12 @@
  * before it runs (a deploy that changed this tool, an edited checkpoint) the call asks again. A
  * deploy that changes other tools of the agent re-asks nothing (docs/architecture.md, *Upgrades*).
  *
- * Bindings are versioned: `b2:` + digest. A binding without a prefix was written before (it bound a
- * digest of every tool of the agent), and is checked the way it was made.
+ * A binding names its scheme (`GateBinding`): pending calls written before 0.2.0 bound a digest of
+ * every tool of the agent (`agent`), and are checked the way they were made.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { GateBinding } from "@/server/domain";
 import type { AgentDefinition } from "./planner";
 import type { ToolDefinition } from "./tools";
 
@@ -74,16 +75,24 @@ function legacyAgentVersion(agent: AgentDefinition): string {
   return version;
 }
 
-const BINDING_PREFIX = "b2:";
-
 /** What an approval of `args` for `tool` of `agent` binds: the tool's own version and the agent's declared one. */
-export function bindingOf(agent: AgentDefinition, tool: ToolDefinition, args: Record<string, unknown>): string {
-  return BINDING_PREFIX + sha256(canonicalJson({ args, tool: toolVersion(tool), agent: agent.version ?? agent.id }));
+export function bindingOf(agent: AgentDefinition, tool: ToolDefinition, args: Record<string, unknown>): GateBinding {
+  return { scheme: "tool", digest: sha256(canonicalJson({ args, tool: toolVersion(tool), agent: agent.version ?? agent.id })) };
 }
 
-/** True when `binding` (of any version) still binds this call: the approver saw what would run. */
-export function stillBinds(binding: string | undefined, agent: AgentDefinition, tool: ToolDefinition, args: Record<string, unknown>): boolean {
-  if (binding === undefined) return false;
-  if (binding.startsWith(BINDING_PREFIX)) return binding === bindingOf(agent, tool, args);
-  return binding === sha256(canonicalJson({ args, tool: toolVersions(tool).at(-1), agent: legacyAgentVersion(agent) }));
+/** True when `binding` (of either scheme) still binds this call: the approver saw what would run. */
+export function stillBinds(
+  binding: GateBinding | undefined,
+  agent: AgentDefinition,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+): boolean {
+  switch (binding?.scheme) {
+    case undefined:
+      return false;
+    case "tool":
+      return binding.digest === bindingOf(agent, tool, args).digest;
+    case "agent":
+      return binding.digest === sha256(canonicalJson({ args, tool: toolVersions(tool).at(-1), agent: legacyAgentVersion(agent) }));
+  }
 }

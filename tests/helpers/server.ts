@@ -41,13 +41,19 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startServer(env: Record<string, string> = {}, label = "server", nodeArgs: string[] = []): Promise<RunningServer> {
+/** `cwd`: the build to start (another release's, for the upgrade tests); this checkout's by default. */
+export async function startServer(
+  env: Record<string, string> = {},
+  label = "server",
+  nodeArgs: string[] = [],
+  cwd = path.resolve(__dirname, "../.."),
+): Promise<RunningServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `harbor-${label}-`));
   const logFile = path.join(dataDir, "server.log");
   const out = fs.openSync(logFile, "a");
   const child = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
-    cwd: path.resolve(__dirname, "../.."),
+    cwd,
     env: {
       ...process.env,
       NODE_ENV: "production",

@@ -17,6 +17,8 @@ export interface ReceivedWebhook {
   /** Set once the receiver knows its secret (`verifyWith`). */
   verified: boolean;
   payload: { type: string; timestamp: string; data: Record<string, unknown> };
+  /** What the receiver answered: 500 while it fails on purpose, else 204. */
+  status: number;
 }
 
 const TOLERANCE_S = 5 * 60;
@@ -83,7 +85,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         return typeof value === "string" ? value : undefined;
       };
       const headers = { id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature") };
+      const fail = always || failing > 0;
+      if (failing > 0) failing -= 1;
       receiver.received.push({
+        status: fail ? 500 : 204,
         id: headers.id ?? "",
         timestamp: headers.timestamp ?? "",
         signature: headers.signature ?? "",
@@ -91,8 +96,6 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         verified: receiver.secret !== undefined && verifyStandardWebhook(receiver.secret, headers, body),
         payload: JSON.parse(body) as ReceivedWebhook["payload"],
       });
-      const fail = always || failing > 0;
-      if (failing > 0) failing -= 1;
       setTimeout(() => {
         res.writeHead(fail ? 500 : 204);
         res.end();

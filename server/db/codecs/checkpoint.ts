@@ -28,17 +28,32 @@ const pendingCallSchema = z.looseObject({
   toolCallId: z.string(),
   name: z.string(),
   args: json,
-  gate: z.looseObject({ id: z.string(), binding: z.string().optional(), decision: decision.optional() }).optional(),
+  gate: z
+    .looseObject({
+      id: z.string(),
+      binding: z.strictObject({ scheme: z.enum(["tool", "agent"]), digest: z.string() }).optional(),
+      decision: decision.optional(),
+    })
+    .optional(),
   paused: z.looseObject({ on: z.string(), state: json, handleKeys: z.array(z.string()) }).optional(),
   browser: z.looseObject({ requestId: z.string() }).optional(),
   privateInput: z.looseObject({ requestId: z.string() }).optional(),
 }) satisfies z.ZodType<PendingCall>;
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
 export const pendingCallCodec = storedCodec<PendingCall>({
   shape: "pending call",
-  version: 1,
+  version: 2,
   schema: pendingCallSchema,
-  upcasters: {},
+  upcasters: {
+    // 0.1.0 stored a gate's binding as a bare digest of the arguments, the tool's version and a
+    // digest of every tool of the agent: version 2 names that scheme.
+    1: (call) =>
+      isRecord(call.gate) && typeof call.gate.binding === "string"
+        ? { ...call, gate: { ...call.gate, binding: { scheme: "agent", digest: call.gate.binding } } }
+        : call,
+  },
   versionKey: "v",
 });
 

@@ -141,12 +141,13 @@ describe.each(testBackends())("approvals bound to what was approved, on $name", 
   it("honours an approval pending from a release before bindings were versioned, while its tool is unchanged", async () => {
     tools.set("pay", payTool("1"));
     const { runId, gate } = await ask(60);
-    // What that release bound: the arguments, the tool's version, and a digest of the agent's every tool.
+    // The call as that release stored it (version 1): a bare digest of the arguments, the tool's
+    // version, and a digest of the agent's every tool.
     const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
     const agentDigest = sha256(JSON.stringify({ id: "payer", tools: [["pay", "1"]] }));
     const legacy = sha256(JSON.stringify({ agent: agentDigest, args: { amount: 60 }, tool: "1" }));
     await database.db.execute(
-      sql`update runs set checkpoint = jsonb_set(checkpoint, '{calls,0,gate,binding}', to_jsonb(${legacy}::text)) where id = ${runId}`,
+      sql`update runs set checkpoint = jsonb_set(jsonb_set(checkpoint, '{calls,0,gate,binding}', to_jsonb(${legacy}::text)), '{calls,0,v}', '1') where id = ${runId}`,
     );
     await approve(gate.id);
     expect(await nextGate(runId, gate)).toBeUndefined();

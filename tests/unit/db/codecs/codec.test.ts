@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { storedCodec, StateUnreadableError } from "@/server/db/codecs/codec";
-import { checkpointCodec } from "@/server/db/codecs/checkpoint";
+import { checkpointCodec, pendingCallCodec } from "@/server/db/codecs/checkpoint";
 import { runEventCodec } from "@/server/db/codecs/run-event";
 import { grantBoundsCodec } from "@/server/db/codecs/grant-bounds";
 
@@ -67,11 +67,20 @@ describe("stored codecs", () => {
     const read = checkpointCodec.decode(legacy);
     expect(read).toEqual({ version: 1, ...legacy });
     const stored = checkpointCodec.encode(read);
-    expect(stored).toMatchObject({ version: 1, calls: [{ v: 1, toolCallId: "c1" }] });
+    expect(stored).toMatchObject({ version: 1, calls: [{ v: 2, toolCallId: "c1" }] });
     expect(checkpointCodec.decode(JSON.parse(JSON.stringify(stored)))).toEqual(read);
     expect(unreadable(() => checkpointCodec.decode({ ...legacy, calls: [{ v: 9, toolCallId: "c1" }] }))).toEqual({
       shape: "pending call",
       field: "v",
+    });
+  });
+
+  it("reads a gate's bare binding of 0.1.0 as the scheme it was made with", () => {
+    const call = { toolCallId: "c1", name: "pay", args: {}, gate: { id: "g1", binding: "abc123" } };
+    expect(pendingCallCodec.decode(call).gate?.binding).toEqual({ scheme: "agent", digest: "abc123" });
+    expect(pendingCallCodec.decode({ ...call, v: 2, gate: { id: "g1", binding: { scheme: "tool", digest: "d" } } }).gate?.binding).toEqual({
+      scheme: "tool",
+      digest: "d",
     });
   });
 
