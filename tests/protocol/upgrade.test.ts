@@ -3,6 +3,9 @@
  * upgrades/previous-release.json) leaves one of each waiting thing behind, stops, and this build,
  * started on the same database, answers each — on PostgreSQL, and on the embedded database's data
  * folder. See tests/helpers/upgrade-scenario.ts for what waits and what is checked.
+ *
+ * The previous release's rows, as it left them here, are the fixtures of
+ * tests/integration/upgrade/state-fixtures.test.ts: HARBOR_CAPTURE_STATE=1 writes them again.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -10,6 +13,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import { createPostgresDatabase } from "../helpers/postgres";
 import { buildPreviousRelease, type PreviousRelease } from "../helpers/previous-release";
 import { startServer, type RunningServer } from "../helpers/server";
+import { captureState } from "../helpers/state-fixtures";
 import { answerAll, leaveBehind, UPGRADE_ENV } from "../helpers/upgrade-scenario";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
 
@@ -40,6 +44,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("an upgrade from the previous re
       const old = await start(env, "upgrade-old-pg", previous.dir);
       const left = await leaveBehind(old.url, receiver);
       await old.stop();
+      // HARBOR_CAPTURE_STATE=1 writes tests/fixtures/state/<previous release>/ from what it left.
+      if (process.env.HARBOR_CAPTURE_STATE) {
+        const { alice: _a, bob: _b, carol: _c, ...waiting } = left;
+        await captureState(database.url, { release: previous.name, authSecret: env.AUTH_SECRET }, waiting);
+      }
       const current = await start(env, "upgrade-new-pg");
       await answerAll(current.url, left, receiver);
       await current.stop();
