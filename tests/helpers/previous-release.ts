@@ -28,6 +28,18 @@ export function previousRelease(): PreviousRelease {
 const run = (command: string, args: string[], cwd: string) =>
   execFileSync(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
 
+/** The lockfile's packages without the root's own version: what `npm ci` would install. */
+function installed(lockfile: string): string {
+  const lock = JSON.parse(lockfile) as { packages: Record<string, { version?: string }> };
+  const { "": root, ...packages } = lock.packages;
+  return JSON.stringify({ root: { ...root, version: undefined }, packages });
+}
+
+function sameDependencies(commit: string): boolean {
+  const then = run("git", ["show", `${commit}:package-lock.json`], ROOT).toString("utf8");
+  return installed(then) === installed(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8"));
+}
+
 /** Builds the previous release unless it is built already; returns where. */
 export function buildPreviousRelease(): PreviousRelease {
   const release = previousRelease();
@@ -40,13 +52,7 @@ export function buildPreviousRelease(): PreviousRelease {
   fs.rmSync(release.dir, { recursive: true, force: true });
   fs.mkdirSync(release.dir, { recursive: true });
   execFileSync("sh", ["-c", `git archive ${release.commit} | tar -x -C "${release.dir}"`], { cwd: ROOT, stdio: "pipe" });
-  let sameDependencies = true;
-  try {
-    run("git", ["diff", "--quiet", release.commit, "HEAD", "--", "package.json", "package-lock.json"], ROOT);
-  } catch {
-    sameDependencies = false;
-  }
-  if (sameDependencies) fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(release.dir, "node_modules"), "dir");
+  if (sameDependencies(release.commit)) fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(release.dir, "node_modules"), "dir");
   else run("npm", ["ci", "--no-audit", "--no-fund"], release.dir);
   run(process.execPath, ["node_modules/next/dist/bin/next", "build"], release.dir);
   return release;
