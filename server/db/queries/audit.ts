@@ -1,5 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowsOf } from "./rows";
 import { auditLog } from "../schema";
 
 export interface AuditEntry {
@@ -70,23 +72,23 @@ export async function auditChainPage(
     where a.tenant_id = ${query.tenantId} and a.seq between b.lo and b.hi and a.seq > ${query.afterSeq}
     order by a.seq
     limit ${query.limit}`);
-  type Row = {
-    id: string;
-    seq: string;
-    tenant_id: string;
-    created_at: string;
-    actor_id: string | null;
-    action: string;
-    subject_type: string;
-    subject_id: string;
-    outcome: string;
-    details: string;
-    prev_hash: string;
-    hash: string;
-  };
-  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
-    id: Number(r.id),
-    seq: Number(r.seq),
+  const row = z.object({
+    id: column.number,
+    seq: column.number,
+    tenant_id: z.string(),
+    created_at: z.string(),
+    actor_id: z.string().nullable(),
+    action: z.string(),
+    subject_type: z.string(),
+    subject_id: z.string(),
+    outcome: z.string(),
+    details: z.string(),
+    prev_hash: z.string(),
+    hash: z.string(),
+  });
+  return rowsOf(result, row).map((r) => ({
+    id: r.id,
+    seq: r.seq,
     tenantId: r.tenant_id,
     createdAt: r.created_at,
     actorId: r.actor_id,

@@ -3,9 +3,19 @@
  * decides at most once even when two clicks race).
  */
 import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowsOf, voteSchema } from "./rows";
 import { decisionLinkUses } from "../schema";
-import type { InteractionKind, InteractionStatus, ResolverPolicy, Vote } from "@/server/domain";
+import {
+  INTERACTION_KINDS,
+  INTERACTION_STATUSES,
+  RESOLVER_POLICIES,
+  type InteractionKind,
+  type InteractionStatus,
+  type ResolverPolicy,
+  type Vote,
+} from "@/server/domain";
 
 export interface LinkGate {
   id: string;
@@ -30,21 +40,20 @@ export async function gateWithApprovers(db: Executor, interactionId: string): Pr
        where u.tenant_id = i.tenant_id and u.role in ('approver', 'admin') and u.id <> i.owner_id) as approvers
     from interactions i
     where i.id = ${interactionId}`);
-  const [row] = (
-    result as unknown as {
-      rows: {
-        id: string;
-        tenant_id: string;
-        owner_id: string;
-        kind: InteractionKind;
-        policy: ResolverPolicy;
-        status: InteractionStatus;
-        expires_at: string | Date;
-        votes: Vote[];
-        approvers: LinkGate["approvers"];
-      }[];
-    }
-  ).rows;
+  const [row] = rowsOf(
+    result,
+    z.object({
+      id: z.string(),
+      tenant_id: z.string(),
+      owner_id: z.string(),
+      kind: z.enum(INTERACTION_KINDS),
+      policy: z.enum(RESOLVER_POLICIES),
+      status: z.enum(INTERACTION_STATUSES),
+      expires_at: column.date,
+      votes: z.array(voteSchema),
+      approvers: z.array(z.object({ id: z.string(), email: z.string(), name: z.string() })),
+    }),
+  );
   return (
     row && {
       id: row.id,
@@ -53,7 +62,7 @@ export async function gateWithApprovers(db: Executor, interactionId: string): Pr
       kind: row.kind,
       policy: row.policy,
       status: row.status,
-      expiresAt: new Date(row.expires_at),
+      expiresAt: row.expires_at,
       votes: row.votes,
       approvers: row.approvers,
     }

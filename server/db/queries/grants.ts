@@ -5,7 +5,9 @@
  */
 import { aliasedTable, and, desc, eq, getTableColumns, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { GrantBounds, GrantScope } from "@/server/domain";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { rowCount, rowsOf } from "./rows";
 import { grantBoundsCodec } from "../codecs/grant-bounds";
 import { approvalGrants, users } from "../schema";
 
@@ -100,13 +102,13 @@ export async function findCoveringGrant(db: Executor, call: GrantLookup): Promis
           else false end, false)
       )
     order by c.created_at limit 1`);
-  const [row] = (result as { rows: { id: string; granted_by: string }[] }).rows;
+  const [row] = rowsOf(result, z.object({ id: z.string(), granted_by: z.string() }));
   return row ? { id: row.id, grantedBy: row.granted_by } : undefined;
 }
 
 export async function grantIsLive(db: Executor, id: string): Promise<boolean> {
   const result = await db.execute(sql`select 1 from approval_grants where id = ${id} and revoked_at is null and expires_at > now()`);
-  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+  return rowCount(result) > 0;
 }
 
 const owner = aliasedTable(users, "grant_owner");
@@ -172,5 +174,5 @@ export async function revokeGrant(
       from revoked
     )
     select id from revoked`);
-  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+  return rowCount(result) > 0;
 }

@@ -2,7 +2,9 @@
  * Instances sharing the database: registration, heartbeats, and reclaiming what a dead one held.
  */
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowsOf } from "./rows";
 import { runEventCodec } from "../codecs/run-event";
 import { instances, routedRequests } from "../schema";
 import type { RunEvent } from "@/server/domain";
@@ -51,7 +53,7 @@ export async function handOffInstance(db: Executor, id: string, queued: boolean)
       where ${queued}::boolean and instance_id = ${id} and status = 'queued' returning id
     )
     select (select count(*) from released)::int as queued`);
-  const [row] = (result as unknown as { rows: { queued: number }[] }).rows;
+  const [row] = rowsOf(result, z.object({ queued: z.number() }));
   return { queued: row?.queued ?? 0 };
 }
 
@@ -107,7 +109,7 @@ export async function claimDeadInstances(db: Executor, me: string, ttlMs: number
       returning id
     )
     select id from dead`);
-  return (result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
+  return rowsOf(result, z.object({ id: z.string() })).map((r) => r.id);
 }
 
 /**
@@ -148,10 +150,10 @@ export async function failRunsOf(
       order by tenant_id
     )
     select e.id, e.tenant_id, f.seq from ended e join final f on f.run_id = e.id`);
-  return (result as unknown as { rows: { id: string; tenant_id: string; seq: number | string }[] }).rows.map((r) => ({
+  return rowsOf(result, z.object({ id: z.string(), tenant_id: z.string(), seq: column.number })).map((r) => ({
     runId: r.id,
     tenantId: r.tenant_id,
-    seq: Number(r.seq),
+    seq: r.seq,
     event,
   }));
 }

@@ -4,7 +4,9 @@
  * concurrent submissions cannot both win.
  */
 import { aliasedTable, and, desc, eq, getTableColumns, inArray, ne, or, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowsOf, voteSchema } from "./rows";
 import { runEventCodec } from "../codecs/run-event";
 import { checkpointCodec } from "../codecs/checkpoint";
 import { grantsInClaim, type NewGrant } from "./grants";
@@ -14,6 +16,9 @@ import { credentialColumnTypes, credentialHoldsFor, credentialValues } from "./u
 import { jsonRows } from "./json-rows";
 import { interactions, users } from "../schema";
 import {
+  ESCALATION_GROUPS,
+  INTERACTION_KINDS,
+  RESOLVER_POLICIES,
   cancelledNote,
   type CancelledBy,
   type CredentialCheck,
@@ -196,7 +201,7 @@ export async function claimForMany(db: Executor, requests: readonly ClaimRequest
           || coalesce((select jsonb_build_object('checkpoint', r.checkpoint) from resumed r where r.id = c.run_id), '{}'::jsonb)
       end as continuation
     from claimed c`);
-  const rows = (result as unknown as { rows: { id: string; run_id: string; caller: number; continuation: unknown }[] }).rows;
+  const rows = rowsOf(result, z.object({ id: z.string(), run_id: z.string(), caller: z.number(), continuation: column.json }));
   const results = requests.map((): ClaimResult => ({ ids: [], continuations: new Map() }));
   for (const row of rows) {
     const mine = results[row.caller]!;
@@ -285,18 +290,18 @@ export async function actOnDueDeadlines(db: Executor, limit = 100): Promise<Dead
     )
     select n.id, n.run_id, n.tenant_id, n.owner_id, n.policy, n.escalate_to, n.action, l.seq, l.data
     from numbered n left join logged l on l.run_id = n.run_id and l.data->>'pauseId' = n.id`);
-  type Row = {
-    id: string;
-    run_id: string;
-    tenant_id: string;
-    owner_id: string;
-    policy: ResolverPolicy;
-    escalate_to: EscalationGroup | null;
-    action: "remind" | "escalate";
-    seq: number | string | null;
-    data: unknown;
-  };
-  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
+  const row = z.object({
+    id: z.string(),
+    run_id: z.string(),
+    tenant_id: z.string(),
+    owner_id: z.string(),
+    policy: z.enum(RESOLVER_POLICIES),
+    escalate_to: z.enum(ESCALATION_GROUPS).nullable(),
+    action: z.enum(["remind", "escalate"]),
+    seq: column.number.nullable(),
+    data: column.json,
+  });
+  return rowsOf(result, row).map((r) => ({
     id: r.id,
     runId: r.run_id,
     tenantId: r.tenant_id,
@@ -304,7 +309,7 @@ export async function actOnDueDeadlines(db: Executor, limit = 100): Promise<Dead
     policy: r.policy,
     action: r.action,
     escalateTo: r.escalate_to,
-    ...(r.seq !== null && r.data ? { logged: { seq: Number(r.seq), event: runEventCodec.decode(r.data) } } : {}),
+    ...(r.seq !== null && r.data ? { logged: { seq: r.seq, event: runEventCodec.decode(r.data) } } : {}),
   }));
 }
 
@@ -395,23 +400,23 @@ export async function closeInteractions(
     )
     select c.id, c.run_id, c.tenant_id, c.owner_id, c.policy, c.kind, (select min(f.seq) from final_events f where f.run_id = c.run_id) as final_seq
     from closed c`);
-  type Row = {
-    id: string;
-    run_id: string;
-    tenant_id: string;
-    owner_id: string;
-    policy: ResolverPolicy;
-    kind: InteractionKind;
-    final_seq: number | string | null;
-  };
-  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
+  const row = z.object({
+    id: z.string(),
+    run_id: z.string(),
+    tenant_id: z.string(),
+    owner_id: z.string(),
+    policy: z.enum(RESOLVER_POLICIES),
+    kind: z.enum(INTERACTION_KINDS),
+    final_seq: column.number.nullable(),
+  });
+  return rowsOf(result, row).map((r) => ({
     id: r.id,
     runId: r.run_id,
     tenantId: r.tenant_id,
     ownerId: r.owner_id,
     policy: r.policy,
     kind: r.kind,
-    finalEvents: r.final_seq === null ? [] : finalEvents.map((event, i) => ({ seq: Number(r.final_seq) + i, event })),
+    finalEvents: r.final_seq === null ? [] : finalEvents.map((event, i) => ({ seq: r.final_seq! + i, event })),
   }));
 }
 
@@ -512,7 +517,7 @@ export async function castVote(
       from voted
     )
     select votes, quorum from voted`);
-  const [row] = (result as unknown as { rows: { votes: Vote[]; quorum: number }[] }).rows;
+  const [row] = rowsOf(result, z.object({ votes: z.array(voteSchema), quorum: z.number() }));
   if (!row) return undefined;
   return { votes: row.votes, approvals: row.votes.filter((v) => v.approved).length, quorum: row.quorum };
 }

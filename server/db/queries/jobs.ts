@@ -3,7 +3,9 @@
  * compare-and-set statement that also appends the result to the run's thread and log.
  */
 import { eq, getTableColumns, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowCount, rowsOf } from "./rows";
 import { runEventCodec } from "../codecs/run-event";
 import { jobCodec, type StoredJob } from "../codecs/records";
 import { jobs, threads } from "../schema";
@@ -11,24 +13,22 @@ import { type JobStatus } from "@/server/domain";
 import type { EventRow, MessageInsert } from "./run-writes";
 import { jsonRows } from "./json-rows";
 
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
-
-interface RawJob {
-  id: string;
-  tenant_id: string;
-  owner_id: string;
-  thread_id: string;
-  run_id: string;
-  agent_id: string;
-  tool_call_id: string;
-  tool_name: string;
-  args: unknown;
-  progress: unknown;
-  output: unknown;
-  error: unknown;
-  version: number;
-  attempts: number;
-}
+const rawJob = z.object({
+  id: z.string(),
+  tenant_id: z.string(),
+  owner_id: z.string(),
+  thread_id: z.string(),
+  run_id: z.string(),
+  agent_id: z.string(),
+  tool_call_id: z.string(),
+  tool_name: z.string(),
+  args: column.json,
+  progress: column.json,
+  output: column.json,
+  error: column.json,
+  version: z.number(),
+  attempts: z.number(),
+});
 
 export interface ClaimedJob {
   id: string;
@@ -67,7 +67,7 @@ export async function claimDueJobs(
       for update skip locked
     )
     returning id, tenant_id, owner_id, thread_id, run_id, agent_id, tool_call_id, tool_name, args, progress, output, error, version, attempts`);
-  return rowsOf<RawJob>(result).map((r) => ({
+  return rowsOf(result, rawJob).map((r) => ({
     id: r.id,
     tenantId: r.tenant_id,
     ownerId: r.owner_id,
@@ -92,7 +92,7 @@ export async function renewLease(
       progress = coalesce(${progress ? JSON.stringify(progress) : null}::jsonb, progress), updated_at = now()
     where id = ${job.id} and lease_owner = ${job.owner} and status = 'in_progress'
     returning id`);
-  return rowsOf(result).length > 0;
+  return rowCount(result) > 0;
 }
 
 /**
@@ -104,7 +104,7 @@ export async function releaseLeases(db: Executor, owner: string): Promise<number
     update jobs set lease_owner = null, lease_until = null, updated_at = now()
     where lease_owner = ${owner} and status = 'in_progress'
     returning id`);
-  return rowsOf(result).length;
+  return rowCount(result);
 }
 
 export interface JobOutcome {
@@ -182,8 +182,8 @@ export async function finishJob(db: Executor, job: { id: string; owner: string }
       where id in (select run_id from done where appended) and status = 'paused'
     )
     select (select seq from base) + 1 as first_seq from done where appended`);
-  const [row] = rowsOf<{ first_seq: number | string }>(result);
-  return row ? Number(row.first_seq) : undefined;
+  const [row] = rowsOf(result, z.object({ first_seq: column.number }));
+  return row?.first_seq;
 }
 
 /** A job as read (codecs/records.ts), with its thread's id as the client knows it (`threadClientId`, when it has its own). */

@@ -2,7 +2,9 @@
  * Requests forwarded between instances: stored sealed, answered by the owner, deleted once read.
  */
 import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { rowCount, rowsOf } from "./rows";
 import { routedRequests } from "../schema";
 
 /** Stores a forwarded request and tells its target, in one statement (the notification leaves at commit). */
@@ -34,7 +36,7 @@ export async function takeRoutedRequest(
     )
     update routed_requests r set sealed = '' from taken where r.id = taken.id
     returning taken.sealed, taken.from_instance`);
-  const [row] = (result as unknown as { rows: { sealed: string; from_instance: string }[] }).rows;
+  const [row] = rowsOf(result, z.object({ sealed: z.string(), from_instance: z.string() }));
   return row ? { sealed: row.sealed, fromInstance: row.from_instance } : undefined;
 }
 
@@ -86,5 +88,5 @@ export async function returnUntakenRoutedRequests(db: Executor, me: string, repl
       returning id, from_instance
     )
     select pg_notify('harbor_replies', from_instance || '|' || id) from returned`);
-  return (result as unknown as { rows: unknown[] }).rows.length;
+  return rowCount(result);
 }

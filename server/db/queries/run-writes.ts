@@ -4,7 +4,9 @@
  * disagree, and no multi-statement transaction holds PGlite's single connection across awaits.
  */
 import { sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowsOf } from "./rows";
 import type {
   Checkpoint,
   CredentialCheck,
@@ -109,18 +111,21 @@ function insertMessages(messages: readonly MessageRowInsert[], onlyIf: SQL = sql
     on conflict (thread_id, id) do nothing`;
 }
 
-interface ThreadResultRow {
-  id: string;
-  client_id: string | null;
-  tenant_id: string;
-  owner_id: string;
-  title: string;
-  state: Record<string, unknown>;
-  created_at: Date | string;
-  updated_at: Date | string;
-  created: boolean;
-  grant_tools: string[];
-}
+const begunRow = z.object({
+  entry: z.number(),
+  held: z.boolean(),
+  clear: z.boolean(),
+  id: z.string(),
+  client_id: z.string().nullable(),
+  tenant_id: z.string(),
+  owner_id: z.string(),
+  title: z.string(),
+  state: z.record(z.string(), z.unknown()),
+  created_at: column.date,
+  updated_at: column.date,
+  created: z.boolean(),
+  grant_tools: z.array(z.string()),
+});
 
 /** What `beginRun` writes for one run. */
 export interface BeginRunInput {
@@ -264,7 +269,7 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
     ) as grant_tools
     from thread t join settled a on a.thread_id = t.id`);
   const begun: (BegunThread | undefined)[] = inputs.map(() => undefined);
-  for (const row of (result as unknown as { rows: (ThreadResultRow & { entry: number; held: boolean; clear: boolean })[] }).rows) {
+  for (const row of rowsOf(result, begunRow)) {
     begun[row.entry] = {
       id: row.id,
       clientId: row.client_id,
@@ -272,8 +277,8 @@ export async function beginRuns(db: Executor, inputs: readonly BeginRunInput[]):
       ownerId: row.owner_id,
       title: row.title,
       state: row.state,
-      createdAt: new Date(row.created_at),
-      updatedAt: new Date(row.updated_at),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
       created: row.created,
       grantTools: row.grant_tools,
       held: row.held,

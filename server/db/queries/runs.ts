@@ -1,11 +1,13 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowCount, rowsOf } from "./rows";
 import { checkpointCodec } from "../codecs/checkpoint";
 import { continuationCodec, type Continuation } from "../codecs/continuation";
 import { runEventCodec } from "../codecs/run-event";
 import { runs } from "../schema";
 import { hydratedData } from "./event-storage";
-import { type ErrorCode, type PauseReason, type RunEvent, type RunStatus, type StoredInstruction } from "@/server/domain";
+import { ERROR_CODES, PAUSE_REASONS, RUN_STATUSES, type RunEvent, type StoredInstruction } from "@/server/domain";
 
 export type RunRow = typeof runs.$inferSelect;
 
@@ -29,11 +31,11 @@ export async function listRunEvents(db: Executor, runId: string, afterSeq = 0, l
     where e.run_id = ${runId} and e.seq > ${afterSeq}
     order by e.seq
     limit ${limit ?? null}`);
-  return (result as unknown as { rows: { seq: number; type: string; data: unknown; created_at: Date | string }[] }).rows.map((r) => ({
-    seq: Number(r.seq),
+  return rowsOf(result, z.object({ seq: column.number, type: z.string(), data: column.json, created_at: column.date })).map((r) => ({
+    seq: r.seq,
     type: r.type,
     data: runEventCodec.decode(r.data),
-    createdAt: new Date(r.created_at),
+    createdAt: r.created_at,
   }));
 }
 
@@ -60,14 +62,14 @@ export function continuationOf(runId: SQL): SQL {
 /** Everything a parked run needs to go on, in one round trip. */
 export async function loadContinuation(db: Executor, runId: string): Promise<Continuation | undefined> {
   const result = await db.execute(sql`select ${continuationOf(sql`${runId}`)} as continuation`);
-  const [row] = (result as unknown as { rows: { continuation: unknown }[] }).rows;
+  const [row] = rowsOf(result, z.object({ continuation: column.json }));
   return row?.continuation == null ? undefined : continuationCodec.decode(row.continuation);
 }
 
 /** The seq of a run's last stored event (0 when it has none). */
 export async function lastSeq(db: Executor, runId: string): Promise<number> {
   const result = await db.execute(sql`select coalesce(max(seq), 0) as seq from run_events where run_id = ${runId}`);
-  return Number((result as unknown as { rows: { seq: number | string }[] }).rows[0]?.seq ?? 0);
+  return rowsOf(result, z.object({ seq: column.number }))[0]?.seq ?? 0;
 }
 
 /** A run's children (started by it), for cascading a cancel. */
@@ -79,7 +81,7 @@ export async function childRunIds(db: Executor, runId: string): Promise<string[]
       select r.id from runs r join tree t on r.parent_run_id = t.id
     )
     select id from tree`);
-  return (result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
+  return rowsOf(result, z.object({ id: z.string() })).map((r) => r.id);
 }
 
 export async function setPriority(db: Executor, runId: string, priority: number): Promise<void> {
@@ -108,7 +110,7 @@ export async function holdSteering(db: Executor, runId: string, stored: StoredIn
     where id = ${runId} and (status = 'paused' or (status = 'queued' and checkpoint ? 'handoff'))
       and jsonb_array_length(coalesce(checkpoint->'steering', '[]'::jsonb)) < ${Number.isFinite(max) ? max : 2_147_483_647}
     returning id`);
-  return { held: (result as unknown as { rows: unknown[] }).rows.length > 0 };
+  return { held: rowCount(result) > 0 };
 }
 
 export interface RunListFilter {
@@ -148,29 +150,28 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
         or position(lower(${q}) in lower(r.agent_id)) > 0)
     order by r.created_at desc
     limit ${filter.limit ?? 200}`);
-  type Row = {
-    id: string;
-    thread_id: string;
-    owner_id: string;
-    owner_name: string | null;
-    agent_id: string;
-    // The table's check constraints keep these within their closed sets.
-    status: RunStatus;
-    pause_reason: PauseReason | null;
-    priority: number;
-    parent_run_id: string | null;
-    instance_id: string | null;
-    error: { code: ErrorCode; message: string } | null;
-    created_at: Date | string;
-    updated_at: Date | string;
-    finished_at: Date | string | null;
-    input_tokens: number;
-    output_tokens: number;
-    thread_title: string | null;
-    goal: string | null;
-    child_count: number;
-  };
-  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
+  const row = z.object({
+    id: z.string(),
+    thread_id: z.string(),
+    owner_id: z.string(),
+    owner_name: z.string().nullable(),
+    agent_id: z.string(),
+    status: z.enum(RUN_STATUSES),
+    pause_reason: z.enum(PAUSE_REASONS).nullable(),
+    priority: z.number(),
+    parent_run_id: z.string().nullable(),
+    instance_id: z.string().nullable(),
+    error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).nullable(),
+    created_at: column.date,
+    updated_at: column.date,
+    finished_at: column.date.nullable(),
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    thread_title: z.string().nullable(),
+    goal: z.string().nullable(),
+    child_count: z.number(),
+  });
+  return rowsOf(result, row).map((r) => ({
     runId: r.id,
     threadId: r.thread_id,
     ownerId: r.owner_id,
@@ -185,9 +186,9 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     instanceId: r.instance_id,
     /** Why a failed run failed (the code a client switches on). */
     error: r.error,
-    createdAt: new Date(r.created_at).toISOString(),
-    updatedAt: new Date(r.updated_at).toISOString(),
-    finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+    finishedAt: r.finished_at?.toISOString() ?? null,
     /** Tokens a model spent on the run. */
     usage: { inputTokens: r.input_tokens, outputTokens: r.output_tokens },
     /** The thread's title, and the goal an operator redirected the run to (if any). */
@@ -205,9 +206,9 @@ export async function sumUsage(db: Executor, filter: { tenantId: string; ownerId
     where tenant_id = ${filter.tenantId}
       and (${filter.ownerId ?? null}::text is null or owner_id = ${filter.ownerId ?? null})
       and (${filter.since?.toISOString() ?? null}::timestamptz is null or created_at >= ${filter.since?.toISOString() ?? null}::timestamptz)`);
-  const [row] = (result as unknown as { rows: { input_tokens: string | number; output_tokens: string | number; runs: number }[] }).rows;
   // bigint sums arrive as strings from node-postgres; token counts stay far below 2^53.
-  return { inputTokens: Number(row?.input_tokens ?? 0), outputTokens: Number(row?.output_tokens ?? 0), runs: row?.runs ?? 0 };
+  const [row] = rowsOf(result, z.object({ input_tokens: column.number, output_tokens: column.number, runs: z.number() }));
+  return { inputTokens: row?.input_tokens ?? 0, outputTokens: row?.output_tokens ?? 0, runs: row?.runs ?? 0 };
 }
 
 /**
@@ -230,7 +231,7 @@ export async function joinHeldInput(db: Executor, runId: string): Promise<{ join
       on conflict (thread_id, id) do nothing
     )
     update runs set checkpoint = checkpoint - 'pendingInput', updated_at = now() where id in (select id from run) returning id`);
-  return { joined: (result as unknown as { rows: unknown[] }).rows.length > 0 };
+  return { joined: rowCount(result) > 0 };
 }
 
 /**
@@ -241,7 +242,7 @@ export async function takeQueuedRun(db: Executor, runId: string, instanceId: str
   const result = await db.execute(sql`
     update runs set status = 'running', updated_at = now()
     where id = ${runId} and instance_id = ${instanceId} and status in ('queued', 'running') returning id`);
-  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+  return rowCount(result) > 0;
 }
 
 /**
@@ -252,7 +253,7 @@ export async function releaseQueuedRun(db: Executor, runId: string, instanceId: 
   const result = await db.execute(sql`
     update runs set instance_id = null, updated_at = now()
     where id = ${runId} and instance_id = ${instanceId} and status = 'queued' returning id`);
-  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+  return rowCount(result) > 0;
 }
 
 /**
@@ -263,7 +264,7 @@ export async function takeUnheldQueuedRun(db: Executor, runId: string, instanceI
   const result = await db.execute(sql`
     update runs set status = 'running', instance_id = ${instanceId}, updated_at = now()
     where id = ${runId} and instance_id is null and status = 'queued' returning id`);
-  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+  return rowCount(result) > 0;
 }
 
 /**
@@ -303,20 +304,19 @@ export async function takeNextQueuedRun(
     from next where r.id = next.id
     returning r.id, r.thread_id, r.tenant_id, r.owner_id, r.agent_id, r.priority,
       coalesce(r.checkpoint ? 'pendingInput', false) as held_input, coalesce(r.checkpoint ? 'handoff', false) as handed_off`);
-  const [row] = (
-    result as unknown as {
-      rows: {
-        id: string;
-        thread_id: string;
-        tenant_id: string;
-        owner_id: string;
-        agent_id: string;
-        priority: number;
-        held_input: boolean;
-        handed_off: boolean;
-      }[];
-    }
-  ).rows;
+  const [row] = rowsOf(
+    result,
+    z.object({
+      id: z.string(),
+      thread_id: z.string(),
+      tenant_id: z.string(),
+      owner_id: z.string(),
+      agent_id: z.string(),
+      priority: z.number(),
+      held_input: z.boolean(),
+      handed_off: z.boolean(),
+    }),
+  );
   return row
     ? {
         runId: row.id,

@@ -3,7 +3,9 @@
  * the first statement of a run (`beginRuns`), which refuses a tenant over its quota.
  */
 import { sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowsOf } from "./rows";
 
 /**
  * Measures every tenant's stored bytes — its runs' events, its threads' messages, snapshot states
@@ -32,6 +34,6 @@ export async function measureTenantStorage(db: Executor, minAgeMs: number): Prom
 /** A tenant's stored bytes as last measured (0 before the first measure). */
 export async function storedBytesOf(db: Executor, tenantId: string): Promise<number> {
   const result = await db.execute(sql`select bytes from tenant_storage where tenant_id = ${tenantId}`);
-  const [row] = (result as { rows: { bytes: string | number }[] }).rows;
-  return row ? Number(row.bytes) : 0;
+  const [row] = rowsOf(result, z.object({ bytes: column.number }));
+  return row?.bytes ?? 0;
 }

@@ -1,5 +1,7 @@
 import { asc, count, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowsOf } from "./rows";
 import { messages, threads } from "../schema";
 import { type MessageRole, type StoredToolCall } from "@/server/domain";
 
@@ -97,23 +99,23 @@ export async function listThreadsWithContext(
         or exists (select 1 from messages m where m.thread_id = t.id and m.role in ('user', 'assistant') and m.content ilike ${pattern}))
     order by t.updated_at desc
     limit ${options.limit ?? 100}`);
-  type Row = {
-    id: string;
-    tenant_id: string;
-    owner_id: string;
-    title: string;
-    created_at: Date | string;
-    updated_at: Date | string;
-    agent_id: string | null;
-    parent_thread_id: string | null;
-  };
-  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
+  const row = z.object({
+    id: z.string(),
+    tenant_id: z.string(),
+    owner_id: z.string(),
+    title: z.string(),
+    created_at: column.date,
+    updated_at: column.date,
+    agent_id: z.string().nullable(),
+    parent_thread_id: z.string().nullable(),
+  });
+  return rowsOf(result, row).map((r) => ({
     id: r.id,
     tenantId: r.tenant_id,
     ownerId: r.owner_id,
     title: r.title,
-    createdAt: new Date(r.created_at),
-    updatedAt: new Date(r.updated_at),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
     agentId: r.agent_id,
     parentThreadId: r.parent_thread_id,
   }));
@@ -139,7 +141,7 @@ export async function threadFamily(db: Executor, threadId: string): Promise<{ id
     select t.id, exists (select 1 from runs r where r.thread_id = t.id and r.status in ('queued', 'running', 'paused')) as live
     from family f join threads t on t.id = f.id
     for update of t`);
-  return (result as unknown as { rows: { id: string; live: boolean }[] }).rows.map((r) => ({ id: r.id, live: Boolean(r.live) }));
+  return rowsOf(result, z.object({ id: z.string(), live: z.boolean() }));
 }
 
 /** Deletes threads; their messages, runs, events, interactions and jobs go with them (foreign keys cascade). */

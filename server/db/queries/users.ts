@@ -1,7 +1,9 @@
 import { eq, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { rowsOf } from "./rows";
 import { tenants, users } from "../schema";
-import { type CredentialCheck, type Role } from "@/server/domain";
+import { ROLES, type CredentialCheck, type Role } from "@/server/domain";
 
 export interface UserRow {
   id: string;
@@ -23,10 +25,10 @@ const userColumns = {
  * Identity lookups run on every request, so they are plain SQL: on PGlite the query builder's
  * result mapping costs more than the query itself (measured ~2.4 ms against ~1 ms).
  */
-type UserSqlRow = { id: string; tenant_id: string; email: string; name: string; role: Role };
+const userSqlRow = z.object({ id: z.string(), tenant_id: z.string(), email: z.string(), name: z.string(), role: z.enum(ROLES) });
 
 async function oneUser(db: Executor, query: SQL): Promise<UserRow | undefined> {
-  const [row] = ((await db.execute(query)) as unknown as { rows: UserSqlRow[] }).rows;
+  const [row] = rowsOf(await db.execute(query), userSqlRow);
   return row && { id: row.id, tenantId: row.tenant_id, email: row.email, name: row.name, role: row.role };
 }
 

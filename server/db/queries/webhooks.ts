@@ -5,12 +5,12 @@
  * statement that releases the lease.
  */
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
 import type { Executor } from "../client";
+import { column, rowCount, rowsOf } from "./rows";
 import { webhookPayloadCodec, type WebhookPayload } from "../codecs/records";
 import { users, webhookAttempts, webhookDeliveries, webhooks } from "../schema";
-import type { WebhookDeliveryStatus, WebhookEvent } from "@/server/domain";
-
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+import { WEBHOOK_EVENTS, type WebhookDeliveryStatus, type WebhookEvent } from "@/server/domain";
 
 export interface WebhookRow {
   id: string;
@@ -31,22 +31,22 @@ const webhookColumns = {
   createdAt: webhooks.createdAt,
 };
 
-interface RawWebhook {
-  id: string;
-  url: string;
-  events: WebhookEvent[];
-  created_by: string;
-  created_by_name: string | null;
-  created_at: Date | string;
-}
+const rawWebhook = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENTS)),
+  created_by: z.string(),
+  created_by_name: z.string().nullable(),
+  created_at: column.date,
+});
 
-const fromRaw = (r: RawWebhook): WebhookRow => ({
+const fromRaw = (r: z.output<typeof rawWebhook>): WebhookRow => ({
   id: r.id,
   url: r.url,
   events: r.events,
   createdBy: r.created_by,
   createdByName: r.created_by_name,
-  createdAt: new Date(r.created_at),
+  createdAt: r.created_at,
 });
 
 /** The audit log's view of a webhook's URL: its host (and port), never its path or query. */
@@ -77,7 +77,7 @@ export async function insertWebhook(
     )
     select c.id, c.url, c.events, c.created_by, u.name as created_by_name, c.created_at
     from created c left join users u on u.id = c.created_by`);
-  const [created] = rowsOf<RawWebhook>(result);
+  const [created] = rowsOf(result, rawWebhook);
   return created ? fromRaw(created) : undefined;
 }
 
@@ -118,7 +118,7 @@ export async function deleteWebhook(db: Executor, tenantId: string, id: string, 
       from deleted
     )
     select id from deleted`);
-  return rowsOf(result).length > 0;
+  return rowCount(result) > 0;
 }
 
 export interface DeliveryLogRow {
@@ -176,19 +176,21 @@ export interface ClaimedDelivery {
   attempt: number;
 }
 
-interface RawClaim {
-  id: string;
-  webhook_id: string;
-  url: string;
-  secret_sealed: string;
-  payload: unknown;
-  payload_version: number;
-  attempts: number;
-}
+const rawClaim = z.object({
+  id: z.string(),
+  webhook_id: z.string(),
+  url: z.string(),
+  secret_sealed: z.string(),
+  payload: column.json,
+  payload_version: z.number(),
+  attempts: z.number(),
+});
 
 /** The tenants with at least one webhook: only their interactions' changes write deliveries. */
 export async function tenantsWithWebhooks(db: Executor): Promise<string[]> {
-  return rowsOf<{ tenant_id: string }>(await db.execute(sql`select distinct tenant_id from webhooks`)).map((r) => r.tenant_id);
+  return rowsOf(await db.execute(sql`select distinct tenant_id from webhooks`), z.object({ tenant_id: z.string() })).map(
+    (r) => r.tenant_id,
+  );
 }
 
 /** How many deliveries may be in flight at once, across every instance. */
@@ -273,7 +275,7 @@ export async function claimDueDeliveries(
     )
     select c.id, c.webhook_id, c.payload, c.payload_version, c.attempts, w.url, w.secret_sealed
     from claimed c join webhooks w on w.id = c.webhook_id`);
-  return rowsOf<RawClaim>(result).map((r) => ({
+  return rowsOf(result, rawClaim).map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,
     url: r.url,
@@ -313,5 +315,5 @@ export async function recordAttempt(db: Executor, o: AttemptOutcome): Promise<bo
     insert into webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, instance_id)
     select id, ${o.attempt}, ${o.statusCode}, ${o.error}, ${o.durationMs}, ${o.owner} from released
     returning delivery_id`);
-  return rowsOf(result).length > 0;
+  return rowCount(result) > 0;
 }

@@ -34,7 +34,7 @@ describe("a gate's standing approval offer", () => {
       bounds: { to: { equals: "DE-1" }, amount: { atMost: 250 } },
       caps: [{ field: "amount", approved: 250, limit: 1000 }],
       agentId: "payer",
-      toolVersion: expect.stringMatching(/^[0-9a-f]{64}$/),
+      toolVersion: expect.stringMatching(/^t2:[0-9a-f]{64}$/),
     });
     expect(offer?.summary).toBe('payments within {"to":{"equals":"DE-1"},"amount":{"atMost":250}}');
   });
