@@ -1,5 +1,5 @@
 // One lint config for the repository. Besides the usual rule sets it encodes the layering in
-// shared/DESIGN.md: app → server/api | server/transport → server/runtime → server/db, everything may
+// docs/architecture.md (Layers): app → server/api | server/transport → server/runtime → server/db, everything may
 // import server/domain, and components see only the domain and the types tRPC infers.
 import js from "@eslint/js";
 import nextPlugin from "@next/eslint-plugin-next";

@@ -1,5 +1,5 @@
 /**
- * Sign-in throttling (DESIGN.md, "Limits and protections"): more than `failures` failed sign-ins for
+ * Sign-in throttling (README, "Limits and protections"): more than `failures` failed sign-ins for
  * one email from one client within the window, or more than `clientFailures` from one client for
  * any emails, and sign-in is refused — even with the right password — until the window passes.
  * More than `accountFailures` for one email from clients it does not know (whatever addresses they

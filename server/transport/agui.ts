@@ -85,7 +85,7 @@ function interruptReason(view: InterruptView): string {
   }
 }
 
-/** An open interaction as an AG-UI interrupt (the wire contract in DESIGN.md). */
+/** An open interaction as an AG-UI interrupt (the wire contract: README, "Approvals", and docs/protocol.md). */
 export function toInterrupt(view: InterruptView): Interrupt {
   // A credential a remote agent asks for is private input: sent only in resume[].payload, kept nowhere.
   const privateInput = view.kind === "private_input" || (view.kind === "a2a" && view.detail?.prompt === "auth_required");

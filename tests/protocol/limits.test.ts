@@ -1,5 +1,5 @@
 /**
- * The limits and protections of DESIGN.md that a signed-in user (or a page on another site) runs
+ * The limits and protections (README, "Limits and protections") that a signed-in user (or a page on another site) runs
  * into: each answered with a clear 4xx, nothing changed, the server healthy afterwards.
  */
 import { randomUUID } from "node:crypto";

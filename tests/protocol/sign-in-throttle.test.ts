@@ -1,5 +1,5 @@
 /**
- * Sign-in throttling over the wire (DESIGN.md, "Limits and protections"): more than 5 failed
+ * Sign-in throttling over the wire (README, "Limits and protections"): more than 5 failed
  * sign-ins for one email from one client within 15 minutes → 429 with Retry-After on the
  * Credentials callback, even for the right password; other clients and other emails are not
  * affected; a burst of parallel attempts is answered quickly without starving the server.
