@@ -16,7 +16,6 @@ import {
   uniqueIndex,
   varchar,
 } from "drizzle-orm/pg-core";
-import { checkpointCodec } from "./codecs/checkpoint";
 import { storedJsonb, type StoredRecord } from "./codecs/column";
 import { interactionDetailCodec } from "./codecs/interaction-detail";
 
@@ -201,7 +200,8 @@ export const runs = pgTable(
     /** The instance executing the run (or that last did): its death ends the run `INSTANCE_LOST`. */
     instanceId: text("instance_id"),
     /** The run's serializable state at its last checkpoint. */
-    checkpoint: storedJsonb("checkpoint", checkpointCodec),
+    /** Read through codecs/checkpoint.ts when needed (queries/runs.ts `findRun`, the continuation). */
+    checkpoint: jsonb("checkpoint").$type<StoredRecord>(),
     error: jsonb("error").$type<{ code: ErrorCode; message: string }>(),
     /** Tokens a model spent on the run (prompt and completion), as of its last write. */
     inputTokens: integer("input_tokens").notNull().default(0),

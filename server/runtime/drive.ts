@@ -10,6 +10,7 @@ import { listMessages, type MessageRow } from "@/server/db/queries/threads";
 import {
   activeRunsOnThread,
   findRun,
+  type RunRow,
   holdSteering,
   joinHeldInput,
   lastSeq,
@@ -536,21 +537,35 @@ export function createDriver(deps: DriveDeps) {
    * Ends a run waiting in the cluster's queue that no instance holds (its own stopped): taken here
    * and ended `cancelled`. False when it is no longer waiting there.
    */
+  /**
+   * A cancelled run's checkpoint, if this release can read it: one it cannot (STATE_UNREADABLE) is
+   * no reason to refuse the cancel, which then counts the run's steps and tokens from zero.
+   */
+  function readableCheckpoint(run: RunRow): Checkpoint | null {
+    try {
+      return run.readCheckpoint();
+    } catch (error) {
+      if (HarborError.is(error) && error.code === "STATE_UNREADABLE") return null;
+      throw error;
+    }
+  }
+
   async function cancelUnheld(journal: RunJournal, by: CancelledBy): Promise<boolean> {
     if (!(await takeUnheldQueuedRun(deps.db, journal.runId, deps.instanceId))) return false;
     const run = await findRun(deps.db, journal.runId);
     if (!run) return false;
     const thread = await findThread(deps.db, run.threadId);
+    const checkpoint = readableCheckpoint(run);
     const base: RunState = {
       runId: run.id,
       threadId: run.threadId,
       agentId: run.agentId,
       tenantId: run.tenantId,
       ownerId: run.ownerId,
-      step: run.checkpoint?.step ?? 0,
+      step: checkpoint?.step ?? 0,
       transcript: [],
       sharedState: thread?.state ?? {},
-      ...(run.checkpoint?.usage ? { usage: run.checkpoint.usage } : {}),
+      ...(checkpoint?.usage ? { usage: checkpoint.usage } : {}),
     };
     await finish({ ...base, outcome: "cancelled", cancelledBy: by }, journal, { loadTranscript: true });
     return true;

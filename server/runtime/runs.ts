@@ -750,7 +750,7 @@ export function runService(deps: RunsDeps) {
     for (const runId of new Set(closed.filter((c) => c.kind === "a2a").map((c) => c.runId))) {
       const log = childOnFirstLine(deps.log, { runId });
       void findRun(deps.db, runId)
-        .then((run) => run && cancelRemoteTasks(deps.agents.get(run.agentId), (run.checkpoint ?? EMPTY_CHECKPOINT).calls, log))
+        .then((run) => run && cancelRemoteTasks(deps.agents.get(run.agentId), (run.readCheckpoint() ?? EMPTY_CHECKPOINT).calls, log))
         .catch((error: unknown) => log.warn({ err: error }, "the remote tasks of a closed run could not be looked up"));
     }
   }

@@ -7,13 +7,16 @@ import { continuationCodec, type Continuation } from "../codecs/continuation";
 import { runEventCodec } from "../codecs/run-event";
 import { runs } from "../schema";
 import { hydratedData } from "./event-storage";
-import { ERROR_CODES, PAUSE_REASONS, RUN_STATUSES, type RunEvent, type StoredInstruction } from "@/server/domain";
+import { ERROR_CODES, PAUSE_REASONS, RUN_STATUSES, type Checkpoint, type RunEvent, type StoredInstruction } from "@/server/domain";
 
-export type RunRow = typeof runs.$inferSelect;
+/** A run, its checkpoint read only where it is needed: an unreadable one fails that, not a cancel or a feed. */
+export type RunRow = Omit<typeof runs.$inferSelect, "checkpoint"> & { readCheckpoint(): Checkpoint | null };
 
 export async function findRun(db: Executor, runId: string): Promise<RunRow | undefined> {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
-  return row;
+  if (!row) return undefined;
+  const { checkpoint, ...run } = row;
+  return { ...run, readCheckpoint: () => (checkpoint == null ? null : checkpointCodec.decode(checkpoint)) };
 }
 
 export interface StoredRunEvent {

@@ -63,8 +63,7 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
   }
   async function remoteTaskOf(runId: string): Promise<string> {
     const run = await findRun(database.db, runId);
-    const calls = (run?.checkpoint as { calls: { paused?: { state: { taskId: string } } }[] }).calls;
-    return calls[0]!.paused!.state.taskId;
+    return String(run?.readCheckpoint()?.calls[0]?.paused?.state.taskId);
   }
 
   it("parks on the remote agent's question, sends the owner's answer to the same remote task, and finishes with its result", async () => {

@@ -98,7 +98,7 @@ describe.each(testBackends())("several runs begun in one statement, on $name", (
     const [held] = await beginRuns(h.db, [input("t-held", "r-held", "user-alice", { holdMessages: true }), input("t-open", "r-open")]);
     expect(held).toMatchObject({ created: true, held: true });
     expect(await listMessages(h.db, "t-held")).toEqual([]);
-    expect((await findRun(h.db, "r-held"))?.checkpoint).toMatchObject({ pendingInput: [{ id: "r-held-a" }, { id: "r-held-b" }] });
+    expect((await findRun(h.db, "r-held"))?.readCheckpoint()).toMatchObject({ pendingInput: [{ id: "r-held-a" }, { id: "r-held-b" }] });
     expect(await listMessages(h.db, "t-open")).toHaveLength(2);
   });
 
@@ -110,9 +110,11 @@ describe.each(testBackends())("several runs begun in one statement, on $name", (
     ]);
     expect(behind?.held).toBe(true);
     expect((await listMessages(h.db, "t-running")).map((m) => m.runId)).toEqual(["r-running", "r-running"]);
-    expect((await findRun(h.db, "r-behind"))?.checkpoint).toMatchObject({ pendingInput: [{ id: "r-behind-a" }, { id: "r-behind-b" }] });
+    expect((await findRun(h.db, "r-behind"))?.readCheckpoint()).toMatchObject({
+      pendingInput: [{ id: "r-behind-a" }, { id: "r-behind-b" }],
+    });
     expect(alone?.held).toBe(false);
-    expect((await findRun(h.db, "r-alone"))?.checkpoint).toBeNull();
+    expect((await findRun(h.db, "r-alone"))?.readCheckpoint()).toBeNull();
     expect(await listMessages(h.db, "t-alone")).toHaveLength(2);
   });
 });

@@ -145,7 +145,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("a graceful stop hands its work ov
     const types = (await listRunEvents(database.db, run.runId)).map((e) => e.type);
     expect(types.filter((t) => t === "run.handed_off")).toHaveLength(1);
     expect(types).not.toContain("run.failed");
-    const checkpoint = (await findRun(database.db, run.runId))?.checkpoint;
+    const checkpoint = (await findRun(database.db, run.runId))?.readCheckpoint();
     expect(checkpoint?.handoff).toBeUndefined();
   });
 
