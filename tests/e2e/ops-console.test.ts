@@ -85,7 +85,8 @@ describe("the operator console: run page, payloads, instructions by state, searc
 
     // A message's payload opens from the timeline; the steering appears too; token usage shows.
     const said = detail.getByTestId("timeline-entry").filter({ hasText: "Assistant said" }).last();
-    expect(await said.locator("summary").innerText()).toContain("“Done counting to 10.”");
+    // "Ended" comes from the run's record; the feed may still be delivering its last events.
+    await expect.poll(() => said.locator("summary").innerText(), PATIENCE).toContain("“Done counting to 10.”");
     await said.locator("summary").click();
     await expect.poll(() => said.getByTestId("payload").textContent(), PATIENCE).toContain("Done counting to 10.");
     expect(await detail.getByTestId("timeline").textContent()).toMatch(/Paused by carol/i);
