@@ -38,11 +38,15 @@ export function toolVersion(tool: ToolDefinition): string {
   return digestsOf(tool).current;
 }
 
-/** Every version a stored approval or grant may name `tool` by: today's, and the one releases before versioning wrote. */
+/** A tool's version as 0.1.0 wrote it: its declared version, or a digest that counted its description. */
+function legacyToolVersion(tool: ToolDefinition): string {
+  if ("version" in tool && tool.version) return tool.version;
+  return digestsOf(tool).legacy;
+}
+
+/** Every version a stored approval or grant may name `tool` by: today's, and the one 0.1.0 wrote. */
 export function toolVersions(tool: ToolDefinition): string[] {
-  if ("version" in tool && tool.version) return [tool.version];
-  const { current, legacy } = digestsOf(tool);
-  return [current, legacy];
+  return [...new Set([toolVersion(tool), legacyToolVersion(tool)])];
 }
 
 function digestsOf(tool: ToolDefinition): { current: string; legacy: string } {
@@ -68,7 +72,7 @@ function legacyAgentVersion(agent: AgentDefinition): string {
   if (agent.version) return agent.version;
   let version = agentVersions.get(agent);
   if (!version) {
-    const tools = [...agent.tools.values()].map((t) => [t.name, toolVersions(t).at(-1)!]).sort(([a], [b]) => (a! < b! ? -1 : 1));
+    const tools = [...agent.tools.values()].map((t) => [t.name, legacyToolVersion(t)]).sort(([a], [b]) => (a! < b! ? -1 : 1));
     version = sha256(canonicalJson({ id: agent.id, tools }));
     agentVersions.set(agent, version);
   }
@@ -93,6 +97,6 @@ export function stillBinds(
     case "tool":
       return binding.digest === bindingOf(agent, tool, args).digest;
     case "agent":
-      return binding.digest === sha256(canonicalJson({ args, tool: toolVersions(tool).at(-1), agent: legacyAgentVersion(agent) }));
+      return binding.digest === sha256(canonicalJson({ args, tool: legacyToolVersion(tool), agent: legacyAgentVersion(agent) }));
   }
 }

@@ -14,7 +14,8 @@ export const storedJsonb = <T>(name: string, codec: Codec<T>) =>
   })(name);
 
 /**
- * A free-form record whose version lives in a column beside it: what the column holds until its
- * codec reads it with that version. Opaque on purpose, so no read can skip the codec.
+ * A stored value read only through its codec where it is needed (a checkpoint), or with the version
+ * in the column beside it (a free-form record): what the column holds until then. Opaque on purpose,
+ * so no read can skip the codec.
  */
 export type StoredRecord = { readonly __storedRecord: unique symbol };
