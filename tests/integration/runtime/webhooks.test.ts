@@ -128,6 +128,20 @@ describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
     expect(await codeOf(as(carol).delete({ webhookId: other.id }))).toBe("NOT_FOUND");
   });
 
+  it("names a thread by the id its client chose, even when another tenant held that id first", async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const hook = await as(carol).create({ url: receiver.url, events: ["pause.requested"] });
+      receiver.secret = hook.secret;
+      await park(mallory, "wh-taken-first", "send an email to g@example.com saying hi");
+      const { interrupts } = await park(alice, "wh-taken-first", "send an email to a@example.com saying hi");
+      const message = await eventually(() => receiver.received.find((r) => r.payload.data.interactionId === interrupts[0]!.id));
+      expect(message.payload.data.threadId).toBe("wh-taken-first");
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("delivers pause.requested and pause.resolved for an owner's approval, signed, without the tool's arguments", async () => {
     const { runId, interrupts } = await park(alice, "wh-email", "send an email to x@example.com saying hi");
     const gate = interrupts[0]!;
