@@ -38,7 +38,7 @@ import type { EventBus } from "./event-bus";
 import type { RunJournal } from "./journal";
 import { batched } from "./group-commit";
 import { ParkedGates } from "./parked-gates";
-import { RemoteAuthAnswer, RemoteInputAnswer, type Parking } from "./run-loop";
+import { RemoteAuthAnswer, RemoteInputAnswer, type Parking } from "./parking";
 import { grantFor, GrantRequest } from "./grants";
 import { signResumeToken, verifyResumeToken } from "./resume-token";
 import type { RunState } from "./state";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { AgentDefinition } from "./planner";
-import type { PendingCall } from "./run-loop";
+import type { PendingCall } from "@/server/domain";
 import type { LogLines } from "@/server/log";
 
 /** What a paused remote agent call keeps in its checkpoint: the remote task it waits on. */

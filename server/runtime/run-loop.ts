@@ -4,8 +4,7 @@
  * the journal; parking itself is the coordinator's job — the loop only says what it waits for.
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
-import type { InteractionDetail, PauseReason, PendingCall, ResolverPolicy, StoredToolCall, TokenCount } from "@/server/domain";
+import type { PendingCall, StoredToolCall } from "@/server/domain";
 import type { GrantUse, OutboxInsert } from "@/server/db/queries/run-writes";
 import type { CredentialBroker } from "./credentials";
 import { RemoteTaskState } from "./remote-tasks";
@@ -16,11 +15,11 @@ import type { RunEvent } from "./events";
 import { streamModelTurn } from "./model-turn";
 import type { AgentDefinition, PlannedCall } from "./planner";
 import type { RunState, TranscriptMessage } from "./state";
+import { RemoteAuthAnswer, RemoteInputAnswer, type Parking, type PauseRequest, type ResumeInput } from "./parking";
 import { assignCallIds } from "./tool-call-ids";
 import {
   assertPlainJson,
   CredentialRejectedSignal,
-  type DeadlinePolicy,
   HandleRegistry,
   PauseSignal,
   type PrivateInputToolDefinition,
@@ -98,60 +97,11 @@ export type SafePoint =
   /** Between two steps the state is whole: the run can go on from it on another instance. */
   | { type: "hand_back"; state: RunState };
 
-/** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
-export interface PauseRequest {
-  id: string;
-  kind: "approval" | "client_tool" | "private_input" | "external_wait" | "operator" | "oauth" | "a2a";
-  /** Why the run is parked; null for waits that are not pauses (a browser tool's result). */
-  reason: PauseReason | null;
-  policy: ResolverPolicy;
-  message: string;
-  toolCallId?: string;
-  tool?: { name: string; args: Record<string, unknown> };
-  /** What an answer must match, beyond the kind's own rules (a browser tool's output schema). */
-  answer?: z.ZodType;
-  /** What the reason needs shown: an OAuth consent URL, a remote agent's kind of question. */
-  detail?: InteractionDetail;
-  /** How long it waits before it expires, when its tool says (else the kind's default). */
-  ttlMs?: number;
-  /** How many approvers must approve (an `approvers` gate; 1 when absent). */
-  quorum?: number;
-  /** What the gate's deadline does (its tool's declaration). */
-  deadline?: DeadlinePolicy;
-}
-
-/** The owner's answer to a remote agent's question. */
-export const RemoteInputAnswer = z.strictObject({ text: z.string().trim().min(1, "an answer cannot be empty").max(2000) });
-/** The credential a remote agent asked for: sent once to it, kept nowhere (like a private form's value). */
-export const RemoteAuthAnswer = z.strictObject({
-  credential: z.string().min(1, "a credential cannot be empty").max(4096).meta({ writeOnly: true, title: "Credential" }),
-});
-
-/** A tool call that has not run yet (or paused itself), as the checkpoint keeps it. */
-export type { PendingCall } from "@/server/domain";
-
-export interface Parking {
-  requests: PauseRequest[];
-  /** Calls still to run once the requests are answered, in order. */
-  calls: PendingCall[];
-  /** Live handles of paused calls, by tool call id: held in memory, never checkpointed. */
-  handles: Map<string, HandleRegistry>;
-  /** What the run spent on models since it started or last went on (see usageSince). */
-  usage?: TokenCount;
-}
-
 export type LoopResult =
   | { type: "finished"; state: RunState }
   | { type: "paused"; state: RunState; parking: Parking }
   /** Stopped between two steps for another instance to go on from `state` (nothing is pending). */
   | { type: "handed_back"; state: RunState };
-
-/** What a resumed run continues with. */
-export interface ResumeInput {
-  calls: PendingCall[];
-  resolutions: ReadonlyMap<string, Resolution>;
-  handles?: ReadonlyMap<string, HandleRegistry>;
-}
 
 /**
  * Awaits a planner's decision; one that does not come at once (a model, a lookup) first lets what
