@@ -8,34 +8,34 @@ import type { Database } from "@/server/db";
 import { appendRunEvents, type RunEventsEntry } from "@/server/db/queries/run-writes";
 import { lastSeq } from "@/server/db/queries/runs";
 import { measureTenantStorage } from "@/server/db/queries/storage";
-import { accountService } from "./api-tokens";
-import { auditService } from "./audit";
-import { groupCommit } from "./group-commit";
-import { RunJournal, type EventStore } from "./journal";
-import type { Identity } from "./identity";
-import { Scheduler } from "./scheduler";
-import { Mailboxes } from "./steering";
-import { createCoordinator } from "./coordinator";
-import { decisionLinkService } from "./decision-links";
-import type { CredentialBroker } from "./credentials";
-import { EventBus } from "./event-bus";
+import { accountService } from "./access";
+import { auditService } from "./notify";
+import { groupCommit } from "./log";
+import { RunJournal, type EventStore } from "./log";
+import type { Identity } from "./access";
+import { Scheduler } from "./runs";
+import { Mailboxes } from "./runs";
+import { createCoordinator } from "./pause";
+import { decisionLinkService } from "./pause";
+import type { CredentialBroker } from "./access";
+import { EventBus } from "./log";
 import { signalQueued, type ClusterSignals } from "@/server/db/notifications";
 import { open, seal, sealingKey } from "@/server/auth/sealing";
-import { bridgeCluster } from "./cluster-bridge";
-import { createRouter, type Sealer } from "./routing";
-import { grantService } from "./grants";
-import { interactionService } from "./interactions";
-import { SubscriptionSlots } from "./subscriptions";
-import { instanceKeeper } from "./instances";
-import { createJobRunner, responseService } from "./jobs";
-import type { AgentRegistry } from "./planner";
-import { resumeTokenKey } from "./resume-token";
-import { runAccess } from "./run-access";
-import { runFeed } from "./run-feed";
+import { bridgeCluster } from "./cluster";
+import { createRouter, type Sealer } from "./cluster";
+import { grantService } from "./policies";
+import { interactionService } from "./pause";
+import { SubscriptionSlots } from "./log";
+import { instanceKeeper } from "./cluster";
+import { createJobRunner, responseService } from "./runs";
+import type { AgentRegistry } from "./agent";
+import { resumeTokenKey } from "./pause";
+import { runAccess } from "./access";
+import { runFeed } from "./log";
 import { runService } from "./runs";
-import { threadService } from "./threads";
-import { countedListeners, createWebhookWorker } from "./webhook-delivery";
-import { webhookService, type WebhookSettings } from "./webhooks";
+import { threadService } from "./access";
+import { countedListeners, createWebhookWorker } from "./notify";
+import { webhookService, type WebhookSettings } from "./notify";
 
 export interface RuntimeDeps {
   db: Database;
@@ -375,19 +375,19 @@ export {
   asHarborError,
 } from "./errors";
 export type { ErrorCode } from "./errors";
-export type { Identity } from "./identity";
-export { hasRole, rolesOf } from "./identity";
-export type { InterruptView, LoggedEvent, RunEvent } from "./events";
-export type { AgentDefinition, AgentRegistry, ModelPart, PlannedCall, Planner, PlannerContext, PlannerDecision } from "./planner";
-export { modelIdOf } from "./tool-call-ids";
-export type { RunState, TranscriptMessage } from "./state";
+export type { Identity } from "./access";
+export { hasRole, rolesOf } from "./access";
+export type { InterruptView, LoggedEvent, RunEvent } from "./log";
+export type { AgentDefinition, AgentRegistry, ModelPart, PlannedCall, Planner, PlannerContext, PlannerDecision } from "./agent";
+export { modelIdOf } from "./agent";
+export type { RunState, TranscriptMessage } from "./agent";
 export type { AbandonedRun, IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from "./runs";
-export type { ResolutionInput } from "./coordinator";
-export { SteeringInstruction } from "./steering";
-export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./coordinator";
-export { GrantRequest, type StandingApproval } from "./grants";
-export type { InteractionQuery, InteractionView } from "./interactions";
-export type { CredentialBroker, CredentialOwner } from "./credentials";
+export type { ResolutionInput } from "./pause";
+export { SteeringInstruction } from "./runs";
+export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./pause";
+export { GrantRequest, type StandingApproval } from "./policies";
+export type { InteractionQuery, InteractionView } from "./pause";
+export type { CredentialBroker, CredentialOwner } from "./access";
 export {
   privateInputTool,
   tool,
@@ -406,11 +406,11 @@ export {
   type ToolContext,
   type ToolDefinition,
   type ToolRegistry,
-} from "./tools";
-export { hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./api-tokens";
-export { chunkText } from "./run-loop";
+} from "./agent";
+export { hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./access";
+export { chunkText } from "./runs";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
-export { MAX_THREAD_TITLE } from "./threads";
-export { WEBHOOK_EVENTS, type WebhookEvent, type WebhookSettings, type WebhookView } from "./webhooks";
-export { AUDIT_EXPORT_MAX_DAYS, AUDIT_EXPORT_PAGE_ROWS, AuditExportFormat, AuditExportRequest } from "./audit";
-export { DECISION_LINK_PATH, type DecisionLink, type LinkDecision, type LinkState } from "./decision-links";
+export { MAX_THREAD_TITLE } from "./access";
+export { WEBHOOK_EVENTS, type WebhookEvent, type WebhookSettings, type WebhookView } from "./notify";
+export { AUDIT_EXPORT_MAX_DAYS, AUDIT_EXPORT_PAGE_ROWS, AuditExportFormat, AuditExportRequest } from "./notify";
+export { DECISION_LINK_PATH, type DecisionLink, type LinkDecision, type LinkState } from "./pause";

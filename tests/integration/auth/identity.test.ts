@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken, hashToken, listApiTokens, revokeApiToken } from "@/server/runtime/api-tokens";
+import { createApiToken, hashToken, listApiTokens, revokeApiToken } from "@/server/runtime/access/api-tokens";
 import { identityFrom, rememberedIdentityFrom } from "@/server/auth/identity";
 import { findThread } from "@/server/db/queries/threads";
 import { listAudit } from "@/server/db/queries/audit";

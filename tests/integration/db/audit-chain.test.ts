@@ -24,7 +24,7 @@ import { appendAudit } from "@/server/db/queries/audit";
 import type { Harbor } from "@/server/harbor";
 import { log } from "@/server/log";
 import { HarborError, type Identity } from "@/server/runtime";
-import { auditService } from "@/server/runtime/audit";
+import { auditService } from "@/server/runtime/notify/audit";
 import { postgresBackend, queryRows, required, testBackends, useSeededDatabase } from "../../helpers/backends";
 import { createPostgresDatabase } from "../../helpers/postgres";
 import { codeOf } from "../../helpers/trpc-errors";

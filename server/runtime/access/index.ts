@@ -1,0 +1,15 @@
+export { hasRole, type Identity, rolesOf } from "./identity";
+export { accountService, hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./api-tokens";
+export { authorizeConversationRead } from "./conversation-reads";
+export {
+  assertThreadAccess,
+  ForeignThreadError,
+  MAX_THREAD_TITLE,
+  ownsThread,
+  storedThreadIds,
+  tenantThreadId,
+  threadService,
+  titleFrom,
+} from "./threads";
+export { type CredentialBroker, type CredentialOwner } from "./credentials";
+export { runAccess } from "./run-access";

@@ -1,0 +1,38 @@
+export { type RunState, type TranscriptMessage } from "./state";
+export {
+  type AgentDefinition,
+  type AgentRegistry,
+  type ModelPart,
+  type PlannedCall,
+  type Planner,
+  type PlannerContext,
+  type PlannerDecision,
+} from "./planner";
+export {
+  assertPlainJson,
+  type ClientToolDefinition,
+  CredentialRejectedSignal,
+  type DeadlinePolicy,
+  type ExternalToolDefinition,
+  type GateSpan,
+  type GrantableField,
+  HandleRegistry,
+  type JobProgress,
+  PauseSignal,
+  privateInputTool,
+  type PrivateInputToolDefinition,
+  type RemoteAgentPort,
+  type RemoteAgentResult,
+  type RemoteAgentToolDefinition,
+  type RemoteOutcome,
+  type RemoteSend,
+  type Resolution,
+  type ServerToolDefinition,
+  tool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolRegistry,
+} from "./tools";
+export { assignCallIds, modelIdOf } from "./tool-call-ids";
+export { bindingOf, stillBinds, toolVersion, toolVersions } from "./binding";
+export { type Parking, type PauseRequest, RemoteAuthAnswer, RemoteInputAnswer, type ResumeInput } from "./parking";

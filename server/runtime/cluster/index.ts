@@ -1,0 +1,3 @@
+export { instanceKeeper, LeaseLost, type RunLease } from "./instances";
+export { createRouter, NotForwarded, type RouteDeps, routedIdentity, type RoutedRequest, type Sealer } from "./routing";
+export { bridgeCluster } from "./cluster-bridge";

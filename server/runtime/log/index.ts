@@ -1,0 +1,7 @@
+export { type GateDeadline, type InterruptView, type LoggedEvent, type RunEvent } from "./events";
+export { EventBus } from "./event-bus";
+export { type EventStore, RunJournal, toStoredRows } from "./journal";
+export { batched, groupCommit } from "./group-commit";
+export { LiveQueue } from "./live-queue";
+export { runFeed } from "./run-feed";
+export { SubscriptionSlots } from "./subscriptions";

@@ -1,0 +1,3 @@
+export { WEBHOOK_EVENTS, type WebhookEvent, webhookService, type WebhookSettings, type WebhookView } from "./webhooks";
+export { countedListeners, createWebhookWorker } from "./webhook-delivery";
+export { AUDIT_EXPORT_MAX_DAYS, AUDIT_EXPORT_PAGE_ROWS, AuditExportFormat, AuditExportRequest, auditService } from "./audit";

@@ -1,0 +1,14 @@
+export {
+  APPROVAL_RESPONSE_SCHEMA,
+  ApprovalAnswer,
+  type Coordinator,
+  createCoordinator,
+  HeldElsewhere,
+  type InteractionChange,
+  type ReadyRun,
+  type ResolutionInput,
+  type ResolveVia,
+} from "./coordinator";
+export { resumeTokenKey } from "./resume-token";
+export { type InteractionQuery, interactionService, type InteractionView } from "./interactions";
+export { DECISION_LINK_PATH, type DecisionLink, decisionLinkService, type LinkDecision, type LinkState } from "./decision-links";
