@@ -11,3 +11,4 @@ export * from "./text";
 export * from "./wire";
 export * from "./grants";
 export * from "./credentials";
+export * from "./interaction-kinds";

@@ -375,7 +375,7 @@ export {
   asHarborError,
 } from "./errors";
 export type { ErrorCode } from "./errors";
-export type { Identity } from "./access";
+export { isRemembered, type Identity, type VerifiedIdentity } from "./access";
 export { hasRole, rolesOf } from "./access";
 export type { InterruptView, LoggedEvent, RunEvent } from "./log";
 export type { AgentDefinition, AgentRegistry, ModelPart, PlannedCall, Planner, PlannerContext, PlannerDecision } from "./agent";

@@ -18,6 +18,7 @@ import {
   HarborError,
   InvalidInputError,
   StaleCredentialError,
+  isRemembered,
   type Identity,
   type IncomingMessage,
   type LoggedEvent,
@@ -136,7 +137,7 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
       ...(multitask ? { multitask } : {}),
     };
     // A browser tool's result is read before anything is written: its identity is looked up.
-    if (identity.unverified && run.messages.some((m) => m.role === "tool")) {
+    if (isRemembered(identity) && run.messages.some((m) => m.role === "tool")) {
       identity = await lookedUp(() => identityFrom(h.db, request.headers));
     }
     let started;

@@ -22,7 +22,7 @@ import {
   type ToolCallStartEvent,
   type TokenUsage,
 } from "@ag-ui/core";
-import { HARBOR_METADATA_KEY, SEED_METADATA_KEY, WIRE_EVENTS, type TokenCount } from "@/server/domain";
+import { HARBOR_METADATA_KEY, kindRules, SEED_METADATA_KEY, WIRE_EVENTS, type TokenCount } from "@/server/domain";
 import { APPROVAL_RESPONSE_SCHEMA, type InterruptView, type LoggedEvent, type TranscriptMessage } from "@/server/runtime";
 import { HARBOR_AGUI_VERSION, type AguiPeer } from "./agui-version";
 
@@ -69,31 +69,16 @@ export function toAguiMessage(m: TranscriptMessage): Message {
   }
 }
 
-/** The interrupt's `reason` on the wire: one per kind of intervention a client renders. */
-function interruptReason(view: InterruptView): string {
-  switch (view.kind) {
-    case "operator":
-      return "operator_pause";
-    case "private_input":
-      return "private_input";
-    case "oauth":
-      return "oauth";
-    case "a2a":
-      return view.detail?.prompt ?? "input_required";
-    default:
-      return view.toolCallId ? "tool_call" : "confirmation";
-  }
-}
-
 /** An open interaction as an AG-UI interrupt (the wire contract: README, "Approvals", and docs/protocol.md). */
 export function toInterrupt(view: InterruptView): Interrupt {
   // A credential a remote agent asks for is private input: sent only in resume[].payload, kept nowhere.
-  const privateInput = view.kind === "private_input" || (view.kind === "a2a" && view.detail?.prompt === "auth_required");
+  const rules = kindRules(view.kind);
+  const privateInput = rules.privateAnswer(view.detail);
   // Nobody answers these with a payload: an admin resumes an operator's pause, the provider's callback a consent.
-  const unanswerable = view.kind === "operator" || view.kind === "oauth";
+  const unanswerable = !rules.takesPayload;
   return {
     id: view.id,
-    reason: interruptReason(view),
+    reason: rules.wireReason(view),
     message: view.message,
     ...(view.toolCallId ? { toolCallId: view.toolCallId } : {}),
     ...(unanswerable ? {} : { responseSchema: view.responseSchema ?? APPROVAL_RESPONSE_SCHEMA }),

@@ -1,20 +1,49 @@
 import type { CredentialCheck, Role } from "@/server/domain";
+import { StaleCredentialError } from "../errors";
 
-/**
- * Who is acting. Derived only from the Auth.js session or a bearer API token
- * (see `server/auth/identity.ts`) — never read from a request body.
- */
-export interface Identity {
+interface Caller {
   readonly tenantId: string;
   readonly userId: string;
   /** The roles the user holds; higher roles include the lower ones. */
   readonly roles: readonly Role[];
-  /**
-   * Set when the identity was remembered rather than looked up for this request: the run's first
-   * write checks the credential (see `credentialHoldsFor`), and anything that would read first
-   * refuses it with `StaleCredentialError`, so the caller looks it up and tries again.
-   */
-  readonly unverified?: CredentialCheck;
+}
+
+/** A caller looked up for this request (session or bearer token): may read, then write. */
+export interface VerifiedIdentity extends Caller {
+  readonly unverified?: undefined;
+}
+
+/**
+ * A caller remembered from an earlier request with the same credential, not looked up for this
+ * one. It may only make writes whose first statement checks `unverified` (see
+ * `credentialHoldsFor`); anything that reads first takes a `VerifiedIdentity`, which it gets from
+ * `verifiedOnly` — a remembered caller is refused there with `StaleCredentialError`, and the edge
+ * looks it up and tries again.
+ */
+export interface RememberedIdentity extends Caller {
+  readonly unverified: CredentialCheck;
+}
+
+/**
+ * Who is acting. Derived only from the Auth.js session or a bearer API token
+ * (see `server/auth/identity.ts`) — never read from a request body. This module is the one place
+ * that tells the two kinds apart.
+ */
+export type Identity = VerifiedIdentity | RememberedIdentity;
+
+export function isRemembered(identity: Identity): identity is RememberedIdentity {
+  return identity.unverified !== undefined;
+}
+
+/** The caller as one that may read before it writes; a remembered one is refused (StaleCredentialError). */
+export function verifiedOnly(identity: Identity): VerifiedIdentity {
+  if (isRemembered(identity)) throw new StaleCredentialError();
+  return identity;
+}
+
+/** What a write's first statement must check: the remembered credential, or nothing for a verified caller. */
+export function credentialToCheck(identity: Identity): CredentialCheck | undefined {
+  return identity.unverified;
 }
 
 const IMPLIED_ROLES: Record<Role, readonly Role[]> = {

@@ -1,4 +1,13 @@
-export { hasRole, type Identity, rolesOf } from "./identity";
+export {
+  credentialToCheck,
+  hasRole,
+  type Identity,
+  isRemembered,
+  type RememberedIdentity,
+  rolesOf,
+  type VerifiedIdentity,
+  verifiedOnly,
+} from "./identity";
 export { accountService, hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./api-tokens";
 export { authorizeConversationRead } from "./conversation-reads";
 export {

@@ -33,7 +33,7 @@ import type { CancelledBy, Checkpoint, EscalationGroup, InteractionKind, Interac
 export type { Checkpoint } from "@/server/domain";
 import { HarborError, ForbiddenError, InvalidInputError, NotFoundError, StaleCredentialError } from "../errors";
 import type { GateDeadline, InterruptView, RunEvent } from "../log";
-import { hasRole, type Identity } from "../access";
+import { credentialToCheck, hasRole, isRemembered, verifiedOnly, type Identity } from "../access";
 import type { EventBus } from "../log";
 import type { RunJournal } from "../log";
 import { batched } from "../log";
@@ -563,7 +563,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     // Gates this process parked and that are still live are answerable: nothing to read.
     if (gates.vouchFor(ids)) return undefined;
     // Nothing is read for a remembered identity before its credential is checked (Identity.unverified).
-    if (identity.unverified !== undefined) throw new StaleCredentialError();
+    verifiedOnly(identity);
     const loaded = await interactionsToResolve(deps.db, ids, threadId);
     const rows = ids.map((id) => loaded.find((r) => r.id === id));
     const now = Date.now();
@@ -618,7 +618,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
     // A remembered identity (see Identity.unverified) answers only gates parked here, with nothing
     // read or written before the claim that checks its credential: anything else, or any refusal,
     // is told to it looked up (StaleCredentialError).
-    const remembered = identity.unverified !== undefined;
+    const remembered = isRemembered(identity);
     const lookUpFirst = (): never => {
       throw new StaleCredentialError();
     };
@@ -738,7 +738,7 @@ export function createCoordinator(deps: CoordinatorDeps) {
         claims: claims.map(({ id, status, decision }) => ({ id, status, decision })),
         actor: { tenantId: identity.tenantId, userId: identity.userId, via: options.via },
         grants: claims.flatMap((c) => (c.grant ? [c.grant] : [])),
-        unverified: identity.unverified,
+        unverified: credentialToCheck(identity),
       },
       keys: [...ids.map((id) => `gate:${id}`), ...ordered.map((row) => `run:${row.runId}`)],
     });

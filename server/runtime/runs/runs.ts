@@ -24,7 +24,7 @@ import { batched } from "../log";
 import { asHarborError, HarborError, InvalidInputError, NotFoundError, StaleCredentialError } from "../errors";
 import type { EventBus } from "../log";
 import type { LoggedEvent, RunEvent } from "../log";
-import type { Identity } from "../access";
+import { credentialToCheck, verifiedOnly, type Identity } from "../access";
 import { RunJournal, toStoredRows, type EventStore } from "../log";
 import type { Scheduler } from "./scheduler";
 import type { Mailboxes } from "./steering";
@@ -251,7 +251,7 @@ export function runService(deps: RunsDeps) {
     }
     // A remembered identity goes only where the first statement writes and checks it: beginRun,
     // or the claim of gates parked here (see resumeRun); a browser tool's result is read first.
-    if (identity.unverified && request.messages.some((m) => m.role === "tool")) throw new StaleCredentialError();
+    if (request.messages.some((m) => m.role === "tool")) verifiedOnly(identity);
     if (request.resume && request.resume.length > 0) return resumeRun(identity, request);
     const delivered = await browserResults(identity, request);
     if (delivered) return "refused" in delivered ? delivered : resumeRun(identity, { ...request, resume: delivered.resume });
@@ -293,12 +293,11 @@ export function runService(deps: RunsDeps) {
       ...(deps.maxTenantStorageBytes ? { maxStorageBytes: deps.maxTenantStorageBytes } : {}),
       holdMessages: mayHold && threadBusy(request.threadId),
       holdIfThreadBusy: mayHold && deps.route !== undefined,
-      unverified: identity.unverified,
+      unverified: credentialToCheck(identity),
     });
     if (!thread) {
       // Nothing was written: whatever the reason, it is told to a looked-up identity only.
-      if (identity.unverified) throw new StaleCredentialError();
-      const refusal = await refuse(identity, request.threadId, multitask, userMessages.length);
+      const refusal = await refuse(verifiedOnly(identity), request.threadId, multitask, userMessages.length);
       // The interaction that stood in the way was answered meanwhile: try once more.
       if (!refusal && attempt === 1) return startOn(identity, request, 2);
       return refusal ?? pendingInteraction([]);
@@ -428,7 +427,7 @@ export function runService(deps: RunsDeps) {
     // Gates parked here on this thread say whose it is without a read (a thread with a paused run stays).
     const ids = (request.resume ?? []).map((r) => r.interactionId);
     const parkedHere = deps.coordinator.threadOfParkedGates(ids, request.threadId);
-    if (identity.unverified && (!parkedHere || !ownsThread(parkedHere, identity))) throw new StaleCredentialError();
+    if (!parkedHere || !ownsThread(parkedHere, identity)) verifiedOnly(identity);
     const thread = parkedHere ?? (await findThread(deps.db, request.threadId));
     if (!thread) throw new NotFoundError("Thread");
     assertThreadAccess(thread, identity);
