@@ -9,8 +9,8 @@ import { settings } from "@/server/config";
 import { harbor, type Harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger, type LogLines } from "@/server/log";
 import { asHarborError, HarborError, hasRole, type Identity } from "@/server/runtime";
-import { withTrpcPings } from "@/server/transport/sse";
-import { toTRPCError } from "./errors";
+import { withTrpcPings } from "@/server/edge/sse";
+import { toTRPCError } from "@/server/edge/errors";
 
 export interface Context {
   harbor: Harbor;

@@ -10,7 +10,7 @@ import { createSession, revokeSession } from "@/server/db/queries/sessions";
 import { findUserWithPasswordByEmail } from "@/server/db/queries/users";
 import { log } from "@/server/log";
 import { authSecret } from "./secret";
-import { hashPassword, verifyPassword } from "./password";
+import { hashPassword, verifyPassword } from "@/server/crypto/password";
 import { guardedSignIn } from "./sign-in-guard";
 
 let dummy: Promise<string> | undefined;

@@ -14,7 +14,7 @@ import { settings } from "@/server/config";
 import { databaseHandle } from "@/server/db";
 import { log } from "@/server/log";
 import { isKnownDevice, knownDeviceSetCookie, rememberedDevice } from "./known-device";
-import { PasswordHashingBusy } from "./password";
+import { PasswordHashingBusy } from "@/server/crypto/password";
 import { authSecret } from "./secret";
 import { clientAddress, createSignInThrottle, throttleKeys, type SignInThrottle } from "./throttle";
 

@@ -2,7 +2,7 @@
  * The demo tenants and accounts (see README). Idempotent: existing rows are left as they are.
  */
 import { inArray } from "drizzle-orm";
-import { hashPassword } from "@/server/auth/password";
+import { hashPassword } from "@/server/crypto/password";
 import type { Executor } from "./client";
 import { tenants, users } from "./schema";
 import { type Role } from "@/server/domain";

@@ -1,5 +1,5 @@
 /**
- * The closed set of error codes. `server/api/errors.ts` alone maps them to HTTP statuses and tRPC
+ * The closed set of error codes. `server/edge/errors.ts` alone maps them to HTTP statuses and tRPC
  * codes; an AG-UI `RUN_ERROR` carries the code itself, so clients switch on these.
  */
 export const ERROR_CODES = [

@@ -11,7 +11,7 @@
  */
 import type { Logger } from "pino";
 import { z } from "zod";
-import { open, seal, sealingKey } from "@/server/auth/sealing";
+import { open, seal, sealingKey } from "@/server/crypto/sealing";
 import type { Database } from "@/server/db";
 import { deleteCredential, findCredential, listCredentials, saveCredential } from "@/server/db/queries/credentials";
 import { HarborError, NotFoundError, type CredentialBroker, type CredentialOwner } from "@/server/runtime";

@@ -2,7 +2,7 @@
  * What the two consent routes share: they answer a person with a page. Signed out → a sign-in page
  * that returns here; a refusal → a page saying why, with the code's HTTP status.
  */
-import { httpStatusOf } from "@/server/api/errors";
+import { httpStatusOf } from "@/server/edge/errors";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor, type Harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";

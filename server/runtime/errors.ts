@@ -1,5 +1,5 @@
 /**
- * Typed runtime errors with stable codes. The codes are a closed union: `server/api/errors.ts`
+ * Typed runtime errors with stable codes. The codes are a closed union: `server/edge/errors.ts`
  * alone maps them to HTTP statuses and tRPC codes; an AG-UI `RUN_ERROR` carries the code itself.
  * A paused run is control flow, not an error: pauses never travel through these classes.
  */

@@ -20,7 +20,7 @@ import { decisionLinkService } from "./pause";
 import type { CredentialBroker } from "./access";
 import { EventBus } from "./log";
 import { signalQueued, type ClusterSignals } from "@/server/db/notifications";
-import { open, seal, sealingKey } from "@/server/auth/sealing";
+import { open, seal, sealingKey } from "@/server/crypto/sealing";
 import { bridgeCluster } from "./cluster";
 import { createRouter, type Sealer } from "./cluster";
 import { grantService } from "./policies";

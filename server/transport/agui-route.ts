@@ -7,9 +7,9 @@ import "server-only";
 import { EventType, type BaseEvent, type Message, type RunErrorEvent } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
-import { errorResponse } from "@/server/api/errors";
+import { errorResponse } from "@/server/edge/errors";
 import { settings } from "@/server/config";
-import { id } from "@/server/api/inputs";
+import { id } from "@/server/edge/inputs";
 import { identityFrom, rememberedIdentityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
@@ -29,7 +29,7 @@ import { runCancelled, runStarted, toAguiEvents, type TransportRun } from "./agu
 import { aguiPeerOf } from "./agui-version";
 import { readJsonBody } from "./body";
 import { crossSiteRefusal } from "./request-guards";
-import { sseResponse } from "./sse";
+import { sseResponse } from "@/server/edge/sse";
 
 /** Harbor's limits on top of the AG-UI schema, and its own `forwardedProps.harbor` options. */
 const HarborRunInput = z.object({

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, describe, expect, it } from "vitest";
-import { open, sealingKey } from "@/server/auth/sealing";
+import { open, sealingKey } from "@/server/crypto/sealing";
 import { AGUI_CLIENTS, interruptsOf, postRun, runInput, runTurn, userMessage } from "../helpers/agui";
 import { readSse, signIn, trpcQuery, trpcSubscribe } from "../helpers/http";
 import { startServer, type RunningServer } from "../helpers/server";

@@ -9,7 +9,7 @@ import { saveCredential } from "@/server/db/queries/credentials";
 import type { GrantBounds } from "@/server/domain";
 import { HarborError, type RemoteAgentPort, type ToolContext, type ToolDefinition } from "@/server/runtime";
 import { defineTool } from "../define";
-import { seal, sealingKey } from "@/server/auth/sealing";
+import { seal, sealingKey } from "@/server/crypto/sealing";
 
 const SendEmailInput = z.strictObject({ to: z.email(), body: z.string().min(1).max(2000) });
 const TransferInput = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { text } from "../inputs";
+import { text } from "@/server/edge/inputs";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 /** A decision link's token, as its URL carries it (`/decide/<token>`). */

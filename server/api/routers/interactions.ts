@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { INTERACTION_KINDS, INTERACTION_STATUSES } from "@/server/domain";
-import { id, text } from "../inputs";
+import { id, text } from "@/server/edge/inputs";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 import { GrantRequest } from "@/server/runtime";
 

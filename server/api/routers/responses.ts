@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id } from "../inputs";
+import { id } from "@/server/edge/inputs";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const responsesRouter = createTRPCRouter({

@@ -2,7 +2,7 @@ import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { PAUSE_REASONS, RUN_STATUSES } from "@/server/domain";
 import { SteeringInstruction } from "@/server/runtime";
-import { afterSeq, id, lastEventId } from "../inputs";
+import { afterSeq, id, lastEventId } from "@/server/edge/inputs";
 import { adminProcedure, createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const runsRouter = createTRPCRouter({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, text } from "../inputs";
+import { id, text } from "@/server/edge/inputs";
 import { MAX_THREAD_TITLE } from "@/server/runtime";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, text } from "../inputs";
+import { id, text } from "@/server/edge/inputs";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 import { MAX_TOKEN_DAYS } from "@/server/runtime";
 

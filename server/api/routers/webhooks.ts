@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id } from "../inputs";
+import { id } from "@/server/edge/inputs";
 import { adminProcedure, createTRPCRouter } from "../trpc";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE, WEBHOOK_EVENTS } from "@/server/runtime";
 

@@ -15,7 +15,7 @@ import { isIP } from "node:net";
 import type { Database } from "@/server/db";
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRow } from "@/server/db/queries/webhooks";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "@/server/domain";
-import { open, seal, sealingKey } from "@/server/auth/sealing";
+import { open, seal, sealingKey } from "@/server/crypto/sealing";
 import { ForbiddenError, HarborError, InvalidInputError, NotFoundError } from "../errors";
 import { hasRole, type Identity } from "../access";
 import { addressAllowed, isLoopback } from "./outbound-address";

@@ -15,7 +15,7 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditDownload } from "@/server/api/audit-download";
-import { httpStatusOf } from "@/server/api/errors";
+import { httpStatusOf } from "@/server/edge/errors";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory, type Context } from "@/server/api/trpc";
 import type { Database } from "@/server/db";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { verifyPassword } from "@/server/auth/password";
+import { verifyPassword } from "@/server/crypto/password";
 import { findUserWithPasswordByEmail } from "@/server/db/queries/users";
 import { DEMO_PASSWORD, seedDemo } from "@/server/db/seed";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";

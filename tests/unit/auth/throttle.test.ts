@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { boundedGate, PasswordHashingBusy } from "@/server/auth/password";
+import { boundedGate, PasswordHashingBusy } from "@/server/crypto/password";
 import { clientAddress, createSignInThrottle, throttleKeys } from "@/server/auth/throttle";
 
 const SECRET = "a-secret-for-the-throttle-tests";
@@ -115,7 +115,7 @@ describe("the account's own counter", () => {
 describe("a refusal for load", () => {
   it("is recognised by its code, also when it comes from another copy of the module (another route's bundle)", async () => {
     vi.resetModules();
-    const other = await import("@/server/auth/password");
+    const other = await import("@/server/crypto/password");
     expect(other.PasswordHashingBusy).not.toBe(PasswordHashingBusy);
     const fromElsewhere = new other.PasswordHashingBusy();
     expect(fromElsewhere instanceof PasswordHashingBusy).toBe(false);

@@ -1,5 +1,5 @@
 import { auditDownload } from "@/server/api/audit-download";
-import { errorResponse } from "@/server/api/errors";
+import { errorResponse } from "@/server/edge/errors";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";

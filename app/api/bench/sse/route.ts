@@ -2,7 +2,7 @@ import type { BaseEvent } from "@ag-ui/core";
 import { settings } from "@/server/config";
 import { chunkText, type LoggedEvent, type RunEvent } from "@/server/runtime";
 import { toAguiEvents } from "@/server/transport/agui";
-import { sseResponse } from "@/server/transport/sse";
+import { sseResponse } from "@/server/edge/sse";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { errorResponse } from "@/server/api/errors";
-import { id } from "@/server/api/inputs";
+import { errorResponse } from "@/server/edge/errors";
+import { id } from "@/server/edge/inputs";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";

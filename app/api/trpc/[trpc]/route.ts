@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { errorResponse } from "@/server/api/errors";
+import { errorResponse } from "@/server/edge/errors";
 import { appRouter } from "@/server/api/root";
 import { createContext, withSubscriptionPings } from "@/server/api/trpc";
 import { log } from "@/server/log";

@@ -6,7 +6,7 @@
 import { getEventListeners } from "node:events";
 import { EventType, type BaseEvent } from "@ag-ui/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { PING_FRAME, sseResponse, TRPC_PING_FRAME, withTrpcPings } from "@/server/transport/sse";
+import { PING_FRAME, sseResponse, TRPC_PING_FRAME, withTrpcPings } from "@/server/edge/sse";
 
 const PING_MS = 1_000;
 
