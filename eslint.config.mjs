@@ -6,6 +6,7 @@ import nextPlugin from "@next/eslint-plugin-next";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import { layers } from "./eslint.layers.mjs";
 
 /** The runtime's only public face is its index. */
 const runtimeInternals = {
@@ -129,6 +130,11 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": ["error", { paths: [sqlOutsideDb], patterns: [runtimeInternals] }],
     },
+  },
+  {
+    // Layering by path (eslint.layers.mjs): relative imports are held to it too.
+    files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "server/**/*.ts", "proxy.ts", "instrumentation.ts"],
+    ...layers,
   },
   {
     files: ["tests/**/*.ts", "bench/**/*.ts"],

@@ -12,8 +12,14 @@ import { asHarborError, HarborError, hasRole, type Identity } from "@/server/run
 import { withTrpcPings } from "@/server/edge/sse";
 import { toTRPCError } from "@/server/edge/errors";
 
+/**
+ * What procedures may use: the runtime and the services beside it, never the database. (Identity is
+ * derived here, from the session or a bearer token, before any procedure runs.)
+ */
+export type ProcedureServices = Pick<Harbor, "runtime" | "agents" | "oauth" | "outbox">;
+
 export interface Context {
-  harbor: Harbor;
+  harbor: ProcedureServices;
   identity: Identity | null;
   requestId: string;
   log: LogLines;
@@ -22,7 +28,8 @@ export interface Context {
 export async function createContext(headers: Headers): Promise<Context> {
   const h = await harbor();
   const requestId = requestIdFrom(headers);
-  return { harbor: h, identity: await identityFrom(h.db, headers), requestId, log: requestLogger(requestId) };
+  const services: ProcedureServices = { runtime: h.runtime, agents: h.agents, oauth: h.oauth, outbox: h.outbox };
+  return { harbor: services, identity: await identityFrom(h.db, headers), requestId, log: requestLogger(requestId) };
 }
 
 /**
