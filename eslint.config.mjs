@@ -132,6 +132,18 @@ export default tseslint.config(
     },
   },
   {
+    // Switches over Harbor's closed unions name every member: a new kind, status or event fails
+    // lint until each switch says what it means, instead of falling into a silent default.
+    files: ["server/**/*.ts", "components/**/*.{ts,tsx}", "app/**/*.{ts,tsx}"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/switch-exhaustiveness-check": [
+        "error",
+        { allowDefaultCaseForExhaustiveSwitch: false, considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: false },
+      ],
+    },
+  },
+  {
     // Layering by path (eslint.layers.mjs): relative imports are held to it too.
     files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "server/**/*.ts", "proxy.ts", "instrumentation.ts"],
     ...layers,

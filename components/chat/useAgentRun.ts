@@ -268,7 +268,19 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
           return { ...s, running: false, streaming: null, queuedAhead: null };
         case "run.failed":
           return { ...s, running: false, streaming: null, queuedAhead: null, error: { message: event.message, code: event.code } };
-        default:
+        // What another person's decision continues with shows in the snapshot and text that follow.
+        case "run.started":
+        case "run.handed_off":
+        case "tool.call":
+        case "pause.requested":
+        case "client_tool.requested":
+        case "external_wait.started":
+        case "pause.reminder":
+        case "pause.escalated":
+        case "pause.resumed":
+        case "grant.used":
+        case "steer.applied":
+        case "children.started":
           return s;
       }
     });

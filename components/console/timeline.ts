@@ -186,10 +186,6 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
       case "run.failed":
         line(`Failed: ${excerpt(event.message, 80)}`, { code: event.code, message: event.message }, "danger");
         break;
-      default: {
-        const other: { type: string } = event;
-        line(other.type, other, "neutral");
-      }
     }
   }
   return lines;

@@ -93,7 +93,11 @@ export function DecisionLinkPage({ token, viewerId }: { token: string; viewerId:
           Its conversation was deleted, so there is nothing left to decide.
         </PageMessage>
       );
-    default:
+    case "open":
+    case "voted":
+    case "decided":
+    case "used":
+    case "expired":
       return <Decision token={token} viewerId={viewerId} seen={state} decide={decide} />;
   }
 }
