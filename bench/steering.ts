@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { createAgents } from "../server/agents";
 import type { Database } from "../server/db";
 import type { Identity, LoggedEvent, Runtime } from "../server/runtime";
-import { drain, started, TEST_SECRET, testRuntime } from "../tests/helpers/runtime";
+import { drain, started, testRuntime } from "../tests/helpers/runtime";
 import { percentile } from "./stats";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
@@ -33,7 +33,7 @@ export interface SteeringLatency {
 }
 
 export async function measureSteeringLatency(db: Database, liveRuns: number, samples: number, stepMs: number): Promise<SteeringLatency> {
-  const runtime = testRuntime(db, { agents: createAgents(db, TEST_SECRET, { stepMs }), maxActiveRuns: liveRuns + 10, maxSteps: 1_000_000 });
+  const runtime = testRuntime(db, { agents: createAgents({ stepMs }), maxActiveRuns: liveRuns + 10, maxSteps: 1_000_000 });
   const runs = [];
   for (let i = 0; i < liveRuns; i++) {
     const run = started(await start(runtime, "count slowly to 9999"));

@@ -6,7 +6,6 @@ import "server-only";
 import { remoteAgent } from "@/server/a2a/remote-agent";
 import { createAgents } from "@/server/agents";
 import { CALENDAR_PROVIDER, CALENDAR_SCOPES } from "@/server/agents/concierge/tools";
-import { outboxService } from "@/server/agents/concierge/outbox";
 import { authSecret } from "@/server/auth/secret";
 import { settings } from "@/server/config";
 import { databaseHandle, type Database, type DatabaseHandle } from "@/server/db";
@@ -16,7 +15,7 @@ import { log } from "@/server/log";
 import { oauthBroker, type OAuthBroker, type OAuthProvider } from "@/server/oauth/broker";
 import { oauthClient } from "@/server/oauth/client";
 import { startDemoPeers, type DemoPeers } from "@/server/peers";
-import { createRuntime, type AgentRegistry, type Runtime } from "@/server/runtime";
+import { createRuntime, outboxService, type AgentRegistry, type Runtime } from "@/server/runtime";
 
 export interface Harbor {
   db: Database;
@@ -94,7 +93,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
   const travelAgentUrl = config.travelAgentUrl ?? peers?.travelAgent.url;
   // Several instances may share PostgreSQL: listen to what the others say. The embedded database has one.
   const signals = handle.engine === "postgres" && handle.url ? await listenForSignals(handle.url, instanceId(), log) : undefined;
-  const agents = createAgents(db, serverSecret, {
+  const agents = createAgents({
     researchMs: config.researchMs,
     stepMs: config.stepMs,
     calendarUrl: calendar?.calendarUrl,

@@ -1,4 +1,3 @@
-import type { Database } from "@/server/db";
 import { HarborError, type AgentRegistry, type RemoteAgentPort } from "@/server/runtime";
 import { ASSISTANT_AGENT_ID, ASSISTANT_INSTRUCTIONS } from "./assistant/instructions";
 import type { ModelSettings } from "./assistant/planner";
@@ -29,9 +28,9 @@ const unconfiguredTravelAgent: RemoteAgentPort = {
   cancel: async () => {},
 };
 
-/** The agents this server offers; their tools write through `db` and seal secrets with a key from `serverSecret`. */
-export function createAgents(db: Database, serverSecret: string, options: AgentOptions = {}): AgentRegistry {
-  const tools = conciergeTools(db, serverSecret, {
+/** The agents this server offers; their tools store only through their tool context. */
+export function createAgents(options: AgentOptions = {}): AgentRegistry {
+  const tools = conciergeTools({
     researchMs: options.researchMs ?? 3_000,
     calendarUrl: options.calendarUrl,
     travelAgent: options.travelAgent ?? unconfiguredTravelAgent,

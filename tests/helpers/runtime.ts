@@ -20,7 +20,7 @@ export const TEST_SECRET = "test-secret-test-secret-test-secret";
 export function testRuntime(db: Database, overrides: Partial<RuntimeDeps> = {}) {
   return createRuntime({
     db,
-    agents: createAgents(db, TEST_SECRET),
+    agents: createAgents(),
     log: log.child({ test: true }),
     streamChunkMs: 0,
     serverSecret: TEST_SECRET,

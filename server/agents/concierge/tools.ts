@@ -4,12 +4,9 @@
  * the browser one is run by the user's browser.
  */
 import { z } from "zod";
-import type { Database } from "@/server/db";
-import { saveCredential } from "@/server/db/queries/credentials";
 import type { GrantBounds } from "@/server/domain";
 import { HarborError, type RemoteAgentPort, type ToolContext, type ToolDefinition } from "@/server/runtime";
 import { defineTool } from "../define";
-import { seal, sealingKey } from "@/server/crypto/sealing";
 
 const SendEmailInput = z.strictObject({ to: z.email(), body: z.string().min(1).max(2000) });
 const TransferInput = z.strictObject({
@@ -60,9 +57,8 @@ export interface ConciergeOptions {
   travelAgent: RemoteAgentPort;
 }
 
-export function conciergeTools(db: Database, serverSecret: string, options: ConciergeOptions): ToolDefinition[] {
+export function conciergeTools(options: ConciergeOptions): ToolDefinition[] {
   const { researchMs } = options;
-  const key = sealingKey(serverSecret);
   const sendEmail = defineTool({
     name: "send_email",
     title: "Send an email",
@@ -126,13 +122,7 @@ export function conciergeTools(db: Database, serverSecret: string, options: Conc
     output: z.strictObject({ connected: z.literal(true) }),
     describe: () => "Enter your API key to connect it.",
     async deliver(value, ctx) {
-      const associated = `${ctx.tenantId}/${ctx.userId}/api_key`;
-      await saveCredential(db, {
-        tenantId: ctx.tenantId,
-        userId: ctx.userId,
-        provider: "api_key",
-        sealed: seal(key, value.apiKey, associated),
-      });
+      await ctx.keepSecret("api_key", value.apiKey);
     },
     respond: () => ({ connected: true as const }),
   });

@@ -22,3 +22,5 @@ export {
 } from "./threads";
 export { type CredentialBroker, type CredentialOwner } from "./credentials";
 export { runAccess } from "./run-access";
+export { outboxService } from "./outbox";
+export { secretKeeper, type SecretKeeper, type SecretOwner } from "./secrets";

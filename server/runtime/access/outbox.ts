@@ -1,7 +1,10 @@
-/** The concierge's outbox as its users see it: what their approved actions did. */
+/**
+ * The outbox as its users see it: what their approved actions did. Tools write to it only through
+ * `ToolContext.recordInOutbox`, in the statement that stores the call's result.
+ */
 import type { Database } from "@/server/db";
 import { listOutbox } from "@/server/db/queries/outbox";
-import type { Identity } from "@/server/runtime";
+import type { Identity } from "./identity";
 
 export function outboxService(db: Database) {
   return {

@@ -1,3 +1,7 @@
+/**
+ * The face of runtime/agent: what an agent is (planner, tools, tool context) and the shapes a run
+ * and a pause share. See README.md.
+ */
 export { type RunState, type TranscriptMessage } from "./state";
 export {
   type AgentDefinition,
@@ -9,16 +13,12 @@ export {
   type PlannerDecision,
 } from "./planner";
 export {
-  assertPlainJson,
   type ClientToolDefinition,
-  CredentialRejectedSignal,
   type DeadlinePolicy,
   type ExternalToolDefinition,
   type GateSpan,
   type GrantableField,
-  HandleRegistry,
   type JobProgress,
-  PauseSignal,
   privateInputTool,
   type PrivateInputToolDefinition,
   type RemoteAgentPort,
@@ -36,3 +36,4 @@ export {
 export { assignCallIds, modelIdOf } from "./tool-call-ids";
 export { bindingOf, stillBinds, toolVersion, toolVersions } from "./binding";
 export { type Parking, type PauseRequest, RemoteAuthAnswer, RemoteInputAnswer, type ResumeInput } from "./parking";
+export { assertPlainJson, CredentialRejectedSignal, HandleRegistry, PauseSignal } from "./tool-context";

@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import type { InteractionDetail, InteractionKind, PauseReason, PendingCall, ResolverPolicy, TokenCount } from "@/server/domain";
-import type { DeadlinePolicy, HandleRegistry, Resolution } from "./tools";
+import type { HandleRegistry } from "./tool-context";
+import type { DeadlinePolicy, Resolution } from "./tools";
 
 /** A wait the run asks the coordinator for (the RequestPause signal of planners and tools). */
 export interface PauseRequest {

@@ -19,7 +19,7 @@ import { z } from "zod";
 import type { Database } from "@/server/db";
 import { appendAudit } from "@/server/db/queries/audit";
 import { claimLinkUse, findLinkUse, gateWithApprovers, releaseLinkUse } from "@/server/db/queries/decision-links";
-import type { ResolutionInput } from "./coordinator";
+import type { ResolutionInput } from "./types";
 import { ForbiddenError, HarborError } from "../errors";
 import type { Identity } from "../access";
 import type { InteractionView } from "./interactions";
@@ -138,126 +138,140 @@ export interface DecisionLinkDeps {
 
 const LINK_MISMATCH = "This decision link was sent to another approver. Sign in as that approver, or decide from your approvals inbox.";
 
+/** What every link operation needs: the service's deps, its key, and the base of the URLs it mints. */
+interface LinkContext {
+  deps: DecisionLinkDeps;
+  key: Uint8Array;
+  /** The public URL without its trailing slash; undefined when no links are minted. */
+  base: string | undefined;
+}
+
+const urlOf = (link: LinkContext, token: string) => `${link.base}${DECISION_LINK_PATH}${token}`;
+
+/** The links of every approver who may still decide `interactionId`; empty once it is closed. */
+async function mintLinks(link: LinkContext, interactionId: string): Promise<DecisionLink[]> {
+  const gate = await gateWithApprovers(link.deps.db, interactionId);
+  if (!gate || gate.status !== "pending" || gate.kind !== "approval" || gate.policy !== "approvers") return [];
+  if (gate.expiresAt.getTime() <= Date.now()) return [];
+  return Promise.all(
+    gate.approvers
+      .filter((a) => !gate.votes.some((v) => v.by === a.id))
+      .map(async (approver): Promise<DecisionLink> => {
+        const claims = {
+          interactionId: gate.id,
+          tenantId: gate.tenantId,
+          userId: approver.id,
+          jti: decisionLinkId(link.key, gate.id, approver.id),
+          expiresAt: gate.expiresAt,
+        };
+        const [approve, reject] = await Promise.all([
+          signDecisionLink(link.key, { ...claims, decision: "approve" }),
+          signDecisionLink(link.key, { ...claims, decision: "reject" }),
+        ]);
+        return {
+          userId: approver.id,
+          name: approver.name,
+          email: approver.email,
+          approve: urlOf(link, approve),
+          reject: urlOf(link, reject),
+        };
+      }),
+  );
+}
+
+/** The link's claims when it is genuine and `identity`'s; refuses (changing nothing) otherwise. */
+async function claimsFor(link: LinkContext, identity: Identity, token: string): Promise<DecisionLinkClaims> {
+  const verified = await verifyDecisionLink(link.key, token);
+  if (!verified.ok && !verified.expired) throw new ForbiddenError("This is not a valid decision link.");
+  const claims = verified.ok ? verified.claims : verified.expired!;
+  if (claims.tenantId !== identity.tenantId || claims.userId !== identity.userId) throw new ForbiddenError(LINK_MISMATCH);
+  if (!verified.ok) {
+    throw new HarborError("EXPIRED", "This decision link expired with its request.", { interactionId: claims.interactionId });
+  }
+  return claims;
+}
+
+/**
+ * A webhook message as it is sent: `pause.requested` of an approvers' gate gets
+ * `data.decisionLinks` (an empty list once the gate is closed); any other message is unchanged.
+ */
+async function prepareMessage(link: LinkContext, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const data = payload.data as Record<string, unknown> | undefined;
+  if (link.base === undefined || payload.type !== "pause.requested" || !data) return payload;
+  if (data.kind !== "approval" || data.policy !== "approvers" || typeof data.interactionId !== "string") return payload;
+  return { ...payload, data: { ...data, decisionLinks: await mintLinks(link, data.interactionId) } };
+}
+
+/** What the link is and where its request stands, for the signed-in `identity`. Reading never decides. */
+async function inspectLink(link: LinkContext, identity: Identity, token: string): Promise<LinkState> {
+  const verified = await verifyDecisionLink(link.key, token);
+  const claims = verified.ok ? verified.claims : verified.expired;
+  if (!claims) return { state: "invalid" };
+  if (claims.tenantId !== identity.tenantId || claims.userId !== identity.userId) return { state: "not_yours" };
+  let interaction: InteractionView;
+  try {
+    interaction = await link.deps.getInteraction(identity, claims.interactionId);
+  } catch (error) {
+    if (HarborError.is(error) && error.code === "NOT_FOUND") return { state: "gone", decision: claims.decision };
+    throw error;
+  }
+  const use = await findLinkUse(link.deps.db, claims.jti, identity.tenantId);
+  const seen = { decision: claims.decision, interaction, usedAt: use?.usedAt.toISOString() ?? null };
+  if (use) return { state: "used", ...seen };
+  if (interaction.status === "expired" || interaction.status === "lost") return { state: "expired", ...seen };
+  if (interaction.status !== "pending") return { state: "decided", ...seen };
+  if (!verified.ok || Date.parse(interaction.expiresAt) <= Date.now()) return { state: "expired", ...seen };
+  if (interaction.votes.some((v) => v.by === identity.userId)) return { state: "voted", ...seen };
+  return { state: "open", ...seen };
+}
+
+/**
+ * Decides with the link, once: its use is recorded first (insert-once: a second use, even a
+ * concurrent one, gets LINK_USED), then the coordinator decides as for any approver; a refused
+ * or failed decision gives the use back, so nothing is left half done.
+ */
+async function decideWithLink(link: LinkContext, identity: Identity, token: string, reason?: string) {
+  const { deps } = link;
+  const { interactionId, decision, jti } = await claimsFor(link, identity, token);
+  // The request as the approver may see it: a gate they may not see is not theirs to decide.
+  const before = await deps.getInteraction(identity, interactionId);
+  if (!(await claimLinkUse(deps.db, { jti, tenantId: identity.tenantId, interactionId, userId: identity.userId, decision }))) {
+    throw new HarborError("LINK_USED", "This link was already used; a decision link decides once.", { interactionId });
+  }
+  const approved = decision === "approve";
+  let continued: string[];
+  try {
+    ({ continued } = await deps.resolve(
+      identity,
+      [{ interactionId, status: "resolved", payload: { approved, ...(reason ? { reason } : {}) } }],
+      "link",
+    ));
+  } catch (error) {
+    await releaseLinkUse(deps.db, jti, identity.tenantId);
+    throw error;
+  }
+  const outcome = !approved ? "rejected" : before.quorum > 1 && continued.length === 0 ? "voted" : "approved";
+  await appendAudit(deps.db, {
+    tenantId: identity.tenantId,
+    actorId: identity.userId,
+    action: "interaction.link_used",
+    subjectType: "interaction",
+    subjectId: interactionId,
+    outcome,
+    details: { runId: before.runId, decision, jti },
+  });
+  return { outcome, continued } as const;
+}
+
 export function decisionLinkService(deps: DecisionLinkDeps) {
-  const key = decisionLinkKey(deps.serverSecret);
-  const base = deps.publicUrl?.replace(/\/+$/, "");
-
-  const urlOf = (token: string) => `${base}${DECISION_LINK_PATH}${token}`;
-
-  /** The links of every approver who may still decide `interactionId`; empty once it is closed. */
-  async function mint(interactionId: string): Promise<DecisionLink[]> {
-    const gate = await gateWithApprovers(deps.db, interactionId);
-    if (!gate || gate.status !== "pending" || gate.kind !== "approval" || gate.policy !== "approvers") return [];
-    if (gate.expiresAt.getTime() <= Date.now()) return [];
-    return Promise.all(
-      gate.approvers
-        .filter((a) => !gate.votes.some((v) => v.by === a.id))
-        .map(async (approver): Promise<DecisionLink> => {
-          const claims = {
-            interactionId: gate.id,
-            tenantId: gate.tenantId,
-            userId: approver.id,
-            jti: decisionLinkId(key, gate.id, approver.id),
-            expiresAt: gate.expiresAt,
-          };
-          const [approve, reject] = await Promise.all([
-            signDecisionLink(key, { ...claims, decision: "approve" }),
-            signDecisionLink(key, { ...claims, decision: "reject" }),
-          ]);
-          return { userId: approver.id, name: approver.name, email: approver.email, approve: urlOf(approve), reject: urlOf(reject) };
-        }),
-    );
-  }
-
-  /** The link's claims when it is genuine and `identity`'s; refuses (changing nothing) otherwise. */
-  async function claimsFor(identity: Identity, token: string): Promise<DecisionLinkClaims> {
-    const verified = await verifyDecisionLink(key, token);
-    if (!verified.ok && !verified.expired) throw new ForbiddenError("This is not a valid decision link.");
-    const claims = verified.ok ? verified.claims : verified.expired!;
-    if (claims.tenantId !== identity.tenantId || claims.userId !== identity.userId) throw new ForbiddenError(LINK_MISMATCH);
-    if (!verified.ok) {
-      throw new HarborError("EXPIRED", "This decision link expired with its request.", { interactionId: claims.interactionId });
-    }
-    return claims;
-  }
-
+  const link: LinkContext = { deps, key: decisionLinkKey(deps.serverSecret), base: deps.publicUrl?.replace(/\/+$/, "") };
   return {
     /** Whether links are minted (a public URL is known). */
-    enabled: base !== undefined,
-
-    mint,
-
-    /**
-     * A webhook message as it is sent: `pause.requested` of an approvers' gate gets
-     * `data.decisionLinks` (an empty list once the gate is closed); any other message is unchanged.
-     */
-    async prepare(payload: Record<string, unknown>): Promise<Record<string, unknown>> {
-      const data = payload.data as Record<string, unknown> | undefined;
-      if (base === undefined || payload.type !== "pause.requested" || !data) return payload;
-      if (data.kind !== "approval" || data.policy !== "approvers" || typeof data.interactionId !== "string") return payload;
-      return { ...payload, data: { ...data, decisionLinks: await mint(data.interactionId) } };
-    },
-
-    /** What the link is and where its request stands, for the signed-in `identity`. Reading never decides. */
-    async inspect(identity: Identity, token: string): Promise<LinkState> {
-      const verified = await verifyDecisionLink(key, token);
-      const claims = verified.ok ? verified.claims : verified.expired;
-      if (!claims) return { state: "invalid" };
-      if (claims.tenantId !== identity.tenantId || claims.userId !== identity.userId) return { state: "not_yours" };
-      let interaction: InteractionView;
-      try {
-        interaction = await deps.getInteraction(identity, claims.interactionId);
-      } catch (error) {
-        if (HarborError.is(error) && error.code === "NOT_FOUND") return { state: "gone", decision: claims.decision };
-        throw error;
-      }
-      const use = await findLinkUse(deps.db, claims.jti, identity.tenantId);
-      const seen = { decision: claims.decision, interaction, usedAt: use?.usedAt.toISOString() ?? null };
-      if (use) return { state: "used", ...seen };
-      if (interaction.status === "expired" || interaction.status === "lost") return { state: "expired", ...seen };
-      if (interaction.status !== "pending") return { state: "decided", ...seen };
-      if (!verified.ok || Date.parse(interaction.expiresAt) <= Date.now()) return { state: "expired", ...seen };
-      if (interaction.votes.some((v) => v.by === identity.userId)) return { state: "voted", ...seen };
-      return { state: "open", ...seen };
-    },
-
-    /**
-     * Decides with the link, once: its use is recorded first (insert-once: a second use, even a
-     * concurrent one, gets LINK_USED), then the coordinator decides as for any approver; a refused
-     * or failed decision gives the use back, so nothing is left half done.
-     */
-    async decide(identity: Identity, token: string, reason?: string) {
-      const claims = await claimsFor(identity, token);
-      const { interactionId, decision, jti } = claims;
-      // The request as the approver may see it: a gate they may not see is not theirs to decide.
-      const before = await deps.getInteraction(identity, interactionId);
-      if (!(await claimLinkUse(deps.db, { jti, tenantId: identity.tenantId, interactionId, userId: identity.userId, decision }))) {
-        throw new HarborError("LINK_USED", "This link was already used; a decision link decides once.", { interactionId });
-      }
-      const approved = decision === "approve";
-      let continued: string[];
-      try {
-        ({ continued } = await deps.resolve(
-          identity,
-          [{ interactionId, status: "resolved", payload: { approved, ...(reason ? { reason } : {}) } }],
-          "link",
-        ));
-      } catch (error) {
-        await releaseLinkUse(deps.db, jti, identity.tenantId);
-        throw error;
-      }
-      const outcome = !approved ? "rejected" : before.quorum > 1 && continued.length === 0 ? "voted" : "approved";
-      await appendAudit(deps.db, {
-        tenantId: identity.tenantId,
-        actorId: identity.userId,
-        action: "interaction.link_used",
-        subjectType: "interaction",
-        subjectId: interactionId,
-        outcome,
-        details: { runId: before.runId, decision, jti },
-      });
-      return { outcome, continued } as const;
-    },
+    enabled: link.base !== undefined,
+    mint: (interactionId: string) => mintLinks(link, interactionId),
+    prepare: (payload: Record<string, unknown>) => prepareMessage(link, payload),
+    inspect: (identity: Identity, token: string) => inspectLink(link, identity, token),
+    decide: (identity: Identity, token: string, reason?: string) => decideWithLink(link, identity, token, reason),
   };
 }
 

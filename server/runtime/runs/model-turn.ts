@@ -8,7 +8,7 @@ import type { TokenCount } from "@/server/domain";
 import { HarborError } from "../errors";
 import type { RunEvent } from "../log";
 import type { ModelPart } from "../agent";
-import type { RunLoopDeps } from "./run-loop";
+import type { RunLoopDeps } from "./run-loop-types";
 import type { RunState, TranscriptMessage } from "../agent";
 
 export interface ModelTurn {
@@ -35,18 +35,25 @@ export async function streamModelTurn(
   let failure: unknown;
   try {
     for await (const part of parts) {
-      if (part.type === "text") {
-        if (part.delta.length === 0) continue;
-        if (!message) {
-          message = { id: deps.newId(), role: "assistant", content: "" };
-          writer.push({ type: "text.started", messageId: message.id });
-        }
-        message.content += part.delta;
-        writer.push({ type: "text.delta", messageId: message.id, delta: part.delta });
-      } else if (part.type === "tool_call") {
-        calls.push({ id: part.id, name: part.name, args: part.args });
-      } else {
-        usage = { inputTokens: (usage?.inputTokens ?? 0) + part.inputTokens, outputTokens: (usage?.outputTokens ?? 0) + part.outputTokens };
+      switch (part.type) {
+        case "text":
+          if (part.delta.length === 0) continue;
+          if (!message) {
+            message = { id: deps.newId(), role: "assistant", content: "" };
+            writer.push({ type: "text.started", messageId: message.id });
+          }
+          message.content += part.delta;
+          writer.push({ type: "text.delta", messageId: message.id, delta: part.delta });
+          break;
+        case "tool_call":
+          calls.push({ id: part.id, name: part.name, args: part.args });
+          break;
+        case "usage":
+          usage = {
+            inputTokens: (usage?.inputTokens ?? 0) + part.inputTokens,
+            outputTokens: (usage?.outputTokens ?? 0) + part.outputTokens,
+          };
+          break;
       }
     }
   } catch (error) {

@@ -11,7 +11,7 @@ import { listenOnLoopback } from "@/server/peers/listen";
 import { startTravelAgent, type RunningTravelAgent } from "@/server/peers/travel-agent";
 import { HarborError, type Identity, type LoggedEvent } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
-import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+import { drain, started, testRuntime } from "../../helpers/runtime";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 
@@ -56,7 +56,7 @@ describe.each(testBackends())("a remote agent card that points elsewhere, on $na
 
   it("fails the run that asked it (run.failed, no URL in the message) without calling the foreign endpoint", async () => {
     const runtime = testRuntime(database.db, {
-      agents: createAgents(database.db, TEST_SECRET, { travelAgent: remoteAgent(agent.url, { timeoutMs: 5_000 }) }),
+      agents: createAgents({ travelAgent: remoteAgent(agent.url, { timeoutMs: 5_000 }) }),
     });
     try {
       const run = started(

@@ -12,7 +12,7 @@ import { findRun } from "@/server/db/queries/runs";
 import { startTravelAgent, type RunningTravelAgent } from "@/server/peers/travel-agent";
 import type { Identity, InterruptView, LoggedEvent, ResolutionInput, Runtime, StartRunRequest } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
-import { drain, refused, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+import { drain, refused, started, testRuntime } from "../../helpers/runtime";
 import { closedPortUrl } from "../../helpers/server";
 
 const MEMBER_TOKEN = "member-token-for-tests";
@@ -37,7 +37,7 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
   let runtime: Runtime;
 
   const runtimeFor = (url: string, timeoutMs = 10_000) =>
-    testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { travelAgent: remoteAgent(url, { timeoutMs }) }) });
+    testRuntime(database.db, { agents: createAgents({ travelAgent: remoteAgent(url, { timeoutMs }) }) });
 
   beforeAll(async () => {
     agent = await startTravelAgent({ memberToken: MEMBER_TOKEN });
@@ -158,7 +158,7 @@ describe.each(testBackends())("remote A2A agents on $name", (backend) => {
 
   it("expires an unanswered question, ending the run and cancelling the remote task", async () => {
     const hasty = testRuntime(database.db, {
-      agents: createAgents(database.db, TEST_SECRET, { travelAgent: remoteAgent(agent.url) }),
+      agents: createAgents({ travelAgent: remoteAgent(agent.url) }),
       a2aTtlMs: 1_000,
       sweepIntervalMs: 200,
     });

@@ -6,7 +6,7 @@ import { listMessages } from "@/server/db/queries/threads";
 import type { Identity, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
 import { checksItsOwnCallIds, startModelServer, type ModelServer } from "../../helpers/model-server";
-import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+import { drain, started, testRuntime } from "../../helpers/runtime";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
@@ -36,7 +36,7 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
   beforeAll(async () => {
     model = await startModelServer();
     runtime = testRuntime(database.db, {
-      agents: createAgents(database.db, TEST_SECRET, {
+      agents: createAgents({
         model: { baseUrl: model.baseUrl, model: "scripted", maxRetries: 2, timeoutMs: 10_000, maxTokens: 512, maxOutputChars: MAX_CHARS },
         researchMs: 30,
       }),

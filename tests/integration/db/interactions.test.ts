@@ -9,7 +9,7 @@ import { claimInteractions, pendingOfRun } from "@/server/db/queries/interaction
 import { findRun, holdSteering } from "@/server/db/queries/runs";
 import type { Runtime } from "@/server/runtime";
 import { postgresBackend, queryRows, required, useSeededDatabase } from "../../helpers/backends";
-import { ALICE as alice, started, TEST_SECRET, testRuntime, watchUntil } from "../../helpers/runtime";
+import { ALICE as alice, started, testRuntime, watchUntil } from "../../helpers/runtime";
 
 // Only PostgreSQL runs two statements at once; PGlite has one connection and serializes them.
 const postgres = postgresBackend();
@@ -18,7 +18,7 @@ describe.skipIf(!postgres)("claiming a parked run while steering is held with it
   const database = useSeededDatabase(required(postgres));
   let runtime: Runtime;
   beforeAll(() => {
-    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 5 }) });
+    runtime = testRuntime(database.db, { agents: createAgents({ stepMs: 5 }) });
   });
   afterAll(async () => {
     runtime.close();

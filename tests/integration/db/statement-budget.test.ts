@@ -11,7 +11,7 @@ import { listenForSignals, type ClusterSignals } from "@/server/db/notifications
 import { log } from "@/server/log";
 import { tool, type Planner, type Runtime, type StartedRun, type ToolDefinition } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../helpers/backends";
-import { agentOf, ALICE, drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
+import { agentOf, ALICE, drain, started, testRuntime } from "../../helpers/runtime";
 
 /** The budget: lower it as the paths get cheaper, never raise it. */
 const CEILING = { chatTurn: 2, emailCycle: 4, gateOnly: 2 };
@@ -39,7 +39,7 @@ describe.each(testBackends())("statements per hot path on $name", (backend) => {
   let runtime: Runtime;
   let counter = 0;
   beforeAll(() => {
-    const agents = new Map(createAgents(database.db, TEST_SECRET));
+    const agents = new Map(createAgents());
     agents.set("again", agentOf("again", again, new Map([["gate", gate]])));
     runtime = testRuntime(database.db, { agents, sweepIntervalMs: 600_000 });
   });

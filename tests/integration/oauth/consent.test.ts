@@ -71,7 +71,7 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
       log: log.child({ test: true }),
     });
     runtime = testRuntime(database.db, {
-      agents: createAgents(database.db, TEST_SECRET, { calendarUrl: idp.calendarUrl }),
+      agents: createAgents({ calendarUrl: idp.calendarUrl }),
       credentials: broker,
       oauthTtlMs: 60_000,
     });
@@ -230,7 +230,7 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
 
   it("refuses a callback after the pause expired, and the run ends expired", async () => {
     const shortLived = testRuntime(database.db, {
-      agents: createAgents(database.db, TEST_SECRET, { calendarUrl: idp.calendarUrl }),
+      agents: createAgents({ calendarUrl: idp.calendarUrl }),
       credentials: broker,
       oauthTtlMs: 1_500,
     });

@@ -32,7 +32,7 @@ describe.each(cases)("what $release left waiting, on $engine", ({ release, engin
     handle = await loadState(engine, release);
     runtime = testRuntime(handle.db, {
       serverSecret: meta.authSecret,
-      agents: createAgents(handle.db, meta.authSecret, { researchMs: 200 }),
+      agents: createAgents({ researchMs: 200 }),
       durableWaits: ["approval"],
     });
     // As a deploy starts: it takes over what the stopped release held, and works on its jobs.

@@ -8,7 +8,7 @@ import type { Harbor } from "@/server/harbor";
 import { log } from "@/server/log";
 import { MAX_THREAD_TITLE, type Identity, type Runtime, type StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
-import { started, TEST_SECRET, testRuntime, watchUntil } from "../../../helpers/runtime";
+import { started, testRuntime, watchUntil } from "../../../helpers/runtime";
 import { codeOf } from "../../../helpers/trpc-errors";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
@@ -33,7 +33,7 @@ describe.each(testBackends())("threads: rename, delete, search on $name", (backe
     createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-threads", log } satisfies Context).threads;
 
   beforeAll(() => {
-    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 30 }) });
+    runtime = testRuntime(database.db, { agents: createAgents({ stepMs: 30 }) });
   });
   afterAll(async () => {
     runtime.close();
@@ -152,7 +152,7 @@ describe.each(testBackends())("thread ids scoped to their tenant on $name", (bac
     createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-scoped", log } satisfies Context).threads;
 
   beforeAll(() => {
-    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 30 }) });
+    runtime = testRuntime(database.db, { agents: createAgents({ stepMs: 30 }) });
   });
   afterAll(async () => {
     runtime.close();

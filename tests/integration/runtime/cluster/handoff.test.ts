@@ -18,7 +18,7 @@ import { log } from "@/server/log";
 import { HarborError, type LoggedEvent, type Runtime, type StartRunRequest } from "@/server/runtime";
 import { createRouter, NotForwarded, type RoutedRequest } from "@/server/runtime/cluster/routing";
 import { queryRows, testBackends, useSeededDatabase } from "../../../helpers/backends";
-import { ALICE, CAROL, drain, started, TEST_SECRET, testRuntime } from "../../../helpers/runtime";
+import { ALICE, CAROL, drain, started, testRuntime } from "../../../helpers/runtime";
 
 const STEP_MS = 40;
 
@@ -56,7 +56,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("a graceful stop hands its work ov
     const signals = await listenForSignals(database.handle.url!, id, log);
     listeners.push(signals);
     const runtime = testRuntime(database.db, {
-      agents: createAgents(database.db, TEST_SECRET, { stepMs: STEP_MS }),
+      agents: createAgents({ stepMs: STEP_MS }),
       alone: false,
       signals,
       instanceId: id,
@@ -321,7 +321,7 @@ describe.each(testBackends())("a stop with no other instance, on $name", (backen
 
   it("ends the runs it holds as before, and then starts and decides nothing (INSTANCE_STOPPING)", async () => {
     const runtime = testRuntime(database.db, {
-      agents: createAgents(database.db, TEST_SECRET, { stepMs: STEP_MS }),
+      agents: createAgents({ stepMs: STEP_MS }),
       maxActiveRuns: 1,
       instanceId: `i-alone-${backend.name}`,
     });

@@ -43,7 +43,7 @@ describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
     createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-webhooks", log } satisfies Context).webhooks;
 
   beforeAll(async () => {
-    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 40 }), webhooks: FAST });
+    runtime = testRuntime(database.db, { agents: createAgents({ stepMs: 40 }), webhooks: FAST });
     await runtime.start();
     acme = await startWebhookReceiver();
     globex = await startWebhookReceiver();

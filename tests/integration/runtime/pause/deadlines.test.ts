@@ -21,7 +21,7 @@ import {
   type ToolDefinition,
 } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../../helpers/backends";
-import { agentOf, ALICE, BOB, CAROL, drain, started, TEST_SECRET, testRuntime } from "../../../helpers/runtime";
+import { agentOf, ALICE, BOB, CAROL, drain, started, testRuntime } from "../../../helpers/runtime";
 
 const TTL_MS = 4_000;
 const SWEEP_MS = 50;
@@ -62,7 +62,7 @@ describe.each(testBackends())("gate deadlines on $name", (backend) => {
   let runtime: Runtime;
   let counter = 0;
   beforeAll(() => {
-    const agents = new Map(createAgents(database.db, TEST_SECRET));
+    const agents = new Map(createAgents());
     for (const agent of [
       gatedAgent("escalating-note", { escalate: { to: "approvers", after: "40%" } }),
       gatedAgent("cancelling-note", { onExpiry: "cancel" }),
@@ -223,7 +223,7 @@ describe.each(testBackends())("gate deadlines on $name", (backend) => {
   it("acts on a deadline once however many instances sweep, and after the instance that parked it is gone", async () => {
     const durable = () =>
       testRuntime(database.db, {
-        agents: createAgents(database.db, TEST_SECRET),
+        agents: createAgents(),
         approvalTtlMs: 2_000,
         sweepIntervalMs: 60_000,
         durableWaits: ["approval"],

@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgents } from "@/server/agents";
 import { HarborError, type Runtime } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../../helpers/backends";
-import { ALICE, BOB, drain, MALLORY, started, TEST_SECRET, testRuntime } from "../../../helpers/runtime";
+import { ALICE, BOB, drain, MALLORY, started, testRuntime } from "../../../helpers/runtime";
 
 describe.each(testBackends())("answering a gate parked here, on $name", (backend) => {
   const database = useSeededDatabase(backend);
   let runtime: Runtime;
   let counter = 0;
   beforeAll(() => {
-    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET), sweepIntervalMs: 600_000 });
+    runtime = testRuntime(database.db, { agents: createAgents(), sweepIntervalMs: 600_000 });
   });
   afterAll(async () => {
     runtime.close();

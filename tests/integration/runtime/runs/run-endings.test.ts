@@ -10,7 +10,7 @@ import { listAudit } from "@/server/db/queries/audit";
 import { findRun } from "@/server/db/queries/runs";
 import type { Identity, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
-import { refused, started, TEST_SECRET, testRuntime, watchUntil } from "../../../helpers/runtime";
+import { refused, started, testRuntime, watchUntil } from "../../../helpers/runtime";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
@@ -34,7 +34,7 @@ describe.each(testBackends())("run endings and thread rules on $name", (backend)
   const database = useSeededDatabase(backend);
   let runtime: Runtime;
   beforeAll(() => {
-    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 30 }) });
+    runtime = testRuntime(database.db, { agents: createAgents({ stepMs: 30 }) });
   });
   afterAll(async () => {
     runtime.close();
@@ -144,7 +144,7 @@ describe.each(testBackends())("run endings and thread rules on $name", (backend)
     await runtime.runs.steer(alice, run.runId, { type: "USER_MESSAGE", message: "still there?" });
     await runtime.runs.steer(carol, run.runId, { type: "REDIRECT", goal: "count slowly to 4" });
 
-    const next = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 10 }) });
+    const next = testRuntime(database.db, { agents: createAgents({ stepMs: 10 }) });
     await next.start();
     await next.runs.steer(carol, run.runId, { type: "RESUME" });
     const events = await watchUntil(next, run.runId, ended);

@@ -11,7 +11,7 @@ import {
   type StartRunRequest,
 } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
-import { refused, started, TEST_SECRET, testRuntime, watchUntil } from "../../../helpers/runtime";
+import { refused, started, testRuntime, watchUntil } from "../../../helpers/runtime";
 
 const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
 const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
@@ -37,7 +37,7 @@ describe.each(testBackends())("steering live runs on $name", (backend) => {
   const database = useSeededDatabase(backend);
   let runtime: Runtime;
   beforeAll(() => {
-    runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 40 }) });
+    runtime = testRuntime(database.db, { agents: createAgents({ stepMs: 40 }) });
   });
   afterAll(async () => {
     runtime.close();
@@ -106,7 +106,7 @@ describe.each(testBackends())("steering live runs on $name", (backend) => {
     await runtime.runs.steer(carol, run.runId, { type: "PAUSE" });
     await watchUntil(runtime, run.runId, (e) => e.type === "run.paused");
 
-    const next = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 10 }) });
+    const next = testRuntime(database.db, { agents: createAgents({ stepMs: 10 }) });
     await next.start();
     await next.runs.steer(carol, run.runId, { type: "RESUME" });
     const events = await watchUntil(next, run.runId, (e) => e.type === "run.completed");
@@ -168,7 +168,7 @@ describe.each(testBackends())("child runs and the scheduler on $name", (backend)
   const database = useSeededDatabase(backend);
 
   it("cancels a run with its helpers (cascade), or alone (isolate)", async () => {
-    const runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 40 }) });
+    const runtime = testRuntime(database.db, { agents: createAgents({ stepMs: 40 }) });
     const parent = started(await runtime.startRun(alice, request("c-helpers", "count slowly to 50 with helpers")));
     const spawned = await watchUntil(runtime, parent.runId, (e) => e.type === "children.started");
     const children = spawned.flatMap((e) => (e.type === "children.started" ? e.runIds : []));
@@ -194,7 +194,7 @@ describe.each(testBackends())("child runs and the scheduler on $name", (backend)
 
   it("caps one user's executing runs without holding back another user's", async () => {
     const runtime = testRuntime(database.db, {
-      agents: createAgents(database.db, TEST_SECRET, { stepMs: 50 }),
+      agents: createAgents({ stepMs: 50 }),
       maxActiveRuns: 3,
       maxActiveRunsPerUser: 2,
     });
@@ -211,7 +211,7 @@ describe.each(testBackends())("child runs and the scheduler on $name", (backend)
   });
 
   it("bounds how many runs execute at once and takes queued runs by priority, then age", async () => {
-    const runtime = testRuntime(database.db, { agents: createAgents(database.db, TEST_SECRET, { stepMs: 20 }), maxActiveRuns: 1 });
+    const runtime = testRuntime(database.db, { agents: createAgents({ stepMs: 20 }), maxActiveRuns: 1 });
     const first = started(await runtime.startRun(alice, request("q-1", "count slowly to 20")));
     const second = started(await runtime.startRun(alice, request("q-2", "count slowly to 1")));
     const third = started(await runtime.startRun(alice, request("q-3", "count slowly to 1")));

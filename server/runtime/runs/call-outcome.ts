@@ -1,0 +1,23 @@
+import type { PendingCall } from "@/server/domain";
+import type { OutboxInsert } from "@/server/db/queries/run-writes";
+import { HandleRegistry, type PauseRequest } from "../agent";
+
+/** A tool call either produced its output or must wait on the coordinator for `request`. */
+export type CallOutcome =
+  | { type: "done"; output: unknown; outbox?: OutboxInsert[] }
+  | { type: "paused"; request: PauseRequest; toolState: Record<string, unknown>; handles: HandleRegistry };
+
+/** The call parks on `request`, keeping the tool's state and handles for when it goes on. */
+export function pauseFor(
+  call: PendingCall,
+  request: Omit<PauseRequest, "toolCallId" | "tool">,
+  toolState: Record<string, unknown> = {},
+  handles = new HandleRegistry(),
+): CallOutcome {
+  return {
+    type: "paused",
+    request: { ...request, toolCallId: call.toolCallId, tool: { name: call.name, args: call.args } },
+    toolState,
+    handles,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The runs room: the run service and what it schedules with — background jobs, the mailboxes
+ * steering goes through, the fair scheduler, standing approvals. It stands on the log, pause and
+ * cluster rooms, and takes queued runs from the cluster's queue when another instance signals.
+ */
+import { signalQueued } from "@/server/db/notifications";
+import { grantService } from "../policies";
+import { createJobRunner, Mailboxes, runService, Scheduler } from "../runs";
+import type { RuntimeDeps } from "./deps";
+import type { ClusterRoom } from "./cluster";
+import type { LogRoom } from "./log";
+import type { PauseRoom } from "./pause";
+
+export function composeRuns(deps: RuntimeDeps, below: { instanceId: string; log: LogRoom; pause: PauseRoom; cluster: ClusterRoom }) {
+  const { instanceId } = below;
+  const { bus, store } = below.log;
+  const { instances, signals, route } = below.cluster;
+  const jobs = createJobRunner({
+    db: deps.db,
+    agents: deps.agents,
+    bus,
+    log: deps.log,
+    instanceId,
+    leaseMs: deps.jobLeaseMs ?? 10_000,
+    pollMs: deps.jobPollMs ?? 1_000,
+    maxConcurrent: 50,
+    goOn: (runId) => runs.continueAfterWork(runId),
+  });
+  const mailboxes = new Mailboxes();
+  const scheduler = new Scheduler(deps.maxActiveRuns ?? 100, deps.maxActiveRunsPerUser ?? 10);
+  const grants = grantService(deps.db, deps.agents);
+  const runs = runService({
+    ...deps,
+    grants,
+    lease: instances.lease,
+    instanceId,
+    bus,
+    coordinator: below.pause.coordinator,
+    store,
+    mailboxes,
+    scheduler,
+    maxSteps: deps.maxSteps ?? 20_000,
+    maxThreadMessages: deps.maxThreadMessages ?? 1_000,
+    maxStateBytes: deps.maxStateBytes ?? 262_144,
+    maxTenantStorageBytes: deps.maxTenantStorageBytes || undefined,
+    route,
+    signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
+  });
+  signals?.onQueued(() => void runs.takeFromQueue(true));
+  // Queued signals sent while the listening connection was down are lost: look as if told.
+  signals?.onReconnected(() => void runs.takeFromQueue(true));
+  return { jobs, scheduler, grants, runs };
+}
+
+export type RunsRoom = ReturnType<typeof composeRuns>;
