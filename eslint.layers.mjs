@@ -15,9 +15,10 @@ const ROOMS_BELOW = {
   notify: ["access"],
   pause: ["access", "agent", "log", "policies"],
   cluster: ["access", "agent", "log", "pause"],
-  runs: ["access", "agent", "log", "policies", "notify", "pause", "cluster"],
+  loop: ["access", "agent", "log", "policies"],
+  runs: ["access", "agent", "log", "policies", "notify", "loop", "pause", "cluster"],
   // Not a room of rules: it builds every room and joins them (createRuntime's parts).
-  wiring: ["access", "agent", "log", "policies", "notify", "pause", "cluster", "runs"],
+  wiring: ["access", "agent", "log", "policies", "notify", "loop", "pause", "cluster", "runs"],
 };
 
 /** Leaves any server code may use: the vocabulary, the settings, the logger, the process id. */

@@ -144,7 +144,7 @@ export {
   type ToolRegistry,
 } from "./agent";
 export { hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./access";
-export { chunkText } from "./runs";
+export { chunkText } from "./loop";
 export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
 export { MAX_THREAD_TITLE } from "./access";
 export { WEBHOOK_EVENTS, type WebhookEvent, type WebhookSettings, type WebhookView } from "./notify";

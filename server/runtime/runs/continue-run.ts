@@ -10,7 +10,7 @@ import type { Resolution, RunState } from "../agent";
 import { asHarborError } from "../errors";
 import { RunJournal, type RunEvent } from "../log";
 import type { ReadyRun } from "../pause";
-import { cancelRemoteTasks } from "./remote-tasks";
+import { cancelRemoteTasks } from "../loop";
 import type { RunsContext } from "./runs-context";
 import { runLog } from "./runs-context";
 import { toTranscript } from "./transcript";

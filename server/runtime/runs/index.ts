@@ -1,5 +1,4 @@
 export { type AbandonedRun, type IncomingMessage, type RefusedRun, runService, type StartedRun, type StartRunRequest } from "./runs";
-export { chunkText } from "./run-loop";
 export { createJobRunner, responseService } from "./jobs";
 export { Mailboxes, SteeringInstruction } from "./steering";
 export { Scheduler } from "./scheduler";

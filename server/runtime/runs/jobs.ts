@@ -14,7 +14,7 @@ import type { EventBus } from "../log";
 import type { RunEvent } from "../log";
 import type { Identity } from "../access";
 import type { AgentRegistry } from "../agent";
-import { chunkText } from "./run-loop";
+import { chunkText } from "../loop";
 import { storedThreadIds } from "../access";
 import type { ExternalToolDefinition, JobProgress } from "../agent";
 

@@ -7,7 +7,7 @@ import type { StoredInstruction } from "@/server/domain";
 import type { RunState, TranscriptMessage } from "../agent";
 import type { RunEvent, RunJournal } from "../log";
 import type { DriverContext } from "./driver-context";
-import type { SafePoint } from "./run-loop";
+import type { SafePoint } from "../loop";
 
 /** What the queued instructions did to the run's state, and whether one of them stops it. */
 interface Applied {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "@/server/agents/define";
 import type { Planner, PlannerDecision, RunEvent, RunState, TranscriptMessage } from "@/server/runtime";
-import { chunkText, runLoop, type RunLoopDeps } from "@/server/runtime/runs/run-loop";
+import { chunkText, runLoop, type RunLoopDeps } from "@/server/runtime/loop/run-loop";
 import { HarborError } from "@/server/runtime/errors";
 import { agentOf } from "../../../helpers/runtime";
 
