@@ -31,6 +31,8 @@ export interface InteractionKindRules {
   durability: KindDurability;
   answeredBy: KindAnsweredBy;
   announcedAs: KindAnnouncement;
+  /** Whether a remote task (A2A) stands behind it: when it ends unanswered, that task is cancelled too. */
+  remoteTask: boolean;
   /** Whether it stands in a thread's way while it waits (background work does not). */
   holdsThread: boolean;
   /** Whether an answer carries a payload at all (a consent or an operator's resume does not). */
@@ -50,6 +52,7 @@ export const INTERACTION_KIND_RULES = {
     durability: "configurable",
     answeredBy: "policy",
     announcedAs: "pause.requested",
+    remoteTask: false,
     holdsThread: true,
     takesPayload: true,
     privateAnswer: never,
@@ -60,6 +63,7 @@ export const INTERACTION_KIND_RULES = {
     durability: "configurable",
     answeredBy: "owner",
     announcedAs: "client_tool.requested",
+    remoteTask: false,
     holdsThread: true,
     takesPayload: true,
     privateAnswer: never,
@@ -70,6 +74,7 @@ export const INTERACTION_KIND_RULES = {
     durability: "process",
     answeredBy: "owner",
     announcedAs: "pause.requested",
+    remoteTask: false,
     holdsThread: true,
     takesPayload: true,
     privateAnswer: () => true,
@@ -80,6 +85,7 @@ export const INTERACTION_KIND_RULES = {
     durability: "checkpoint",
     answeredBy: "provider",
     announcedAs: "pause.requested",
+    remoteTask: false,
     holdsThread: true,
     takesPayload: false,
     privateAnswer: never,
@@ -90,6 +96,7 @@ export const INTERACTION_KIND_RULES = {
     durability: "checkpoint",
     answeredBy: "owner",
     announcedAs: "pause.requested",
+    remoteTask: true,
     holdsThread: true,
     takesPayload: true,
     privateAnswer: (detail) => detail?.prompt === "auth_required",
@@ -100,6 +107,7 @@ export const INTERACTION_KIND_RULES = {
     durability: "checkpoint",
     answeredBy: "admins",
     announcedAs: "pause.requested",
+    remoteTask: false,
     holdsThread: true,
     takesPayload: false,
     privateAnswer: never,
@@ -110,6 +118,7 @@ export const INTERACTION_KIND_RULES = {
     durability: "job",
     answeredBy: "job",
     announcedAs: "external_wait.started",
+    remoteTask: false,
     holdsThread: false,
     takesPayload: true,
     privateAnswer: never,

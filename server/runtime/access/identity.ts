@@ -1,3 +1,8 @@
+/**
+ * The caller: looked up for this request, or remembered from an earlier one with the same
+ * credential. This file is the one place that tells the two apart, so a remembered caller can never
+ * read first — only make writes whose first statement checks its credential.
+ */
 import type { CredentialCheck, Role } from "@/server/domain";
 import { StaleCredentialError } from "../errors";
 

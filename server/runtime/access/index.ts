@@ -1,3 +1,7 @@
+/**
+ * The face of runtime/access: who is acting, and what they may see. The bottom room; every other
+ * room asks it. See README.md.
+ */
 export {
   credentialToCheck,
   hasRole,

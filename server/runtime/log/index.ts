@@ -1,3 +1,7 @@
+/**
+ * The face of runtime/log: a run's events, stored before they are published, and the feeds that
+ * read them. See README.md.
+ */
 export { type GateDeadline, type InterruptView, type LoggedEvent, type RunEvent } from "./events";
 export { EventBus } from "./event-bus";
 export { type EventStore, RunJournal, toStoredRows } from "./journal";

@@ -1,3 +1,8 @@
+/**
+ * What a call that acts outside the database comes to: its output (and outbox rows), or a pause
+ * that keeps the tool's state and live handles. Server tools and remote agents both answer in this
+ * one shape, so run-calls records or parks either the same way.
+ */
 import type { PendingCall } from "@/server/domain";
 import type { OutboxInsert } from "@/server/db/queries/run-writes";
 import { HandleRegistry, type PauseRequest } from "../agent";

@@ -1,3 +1,7 @@
+/**
+ * The face of runtime/pause: the coordinator (the one pause primitive), interactions as people see
+ * them, and decision links. See README.md.
+ */
 export {
   APPROVAL_RESPONSE_SCHEMA,
   ApprovalAnswer,

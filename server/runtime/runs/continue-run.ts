@@ -22,20 +22,6 @@ export interface ContinuingTransport {
   threadId?: string;
 }
 
-/**
- * Whether a remote task (A2A) stands behind a wait of this kind: when the wait ends unanswered,
- * the remote task is cancelled too (see remote-tasks.ts). Typed per kind, so a new kind is decided here.
- */
-const BACKED_BY_REMOTE_TASK = {
-  approval: false,
-  client_tool: false,
-  private_input: false,
-  oauth: false,
-  a2a: true,
-  operator: false,
-  external_wait: false,
-} as const satisfies Record<InteractionKind, boolean>;
-
 /** Drives a parked run on from its checkpoint, in the same invocation (same run id, same log). */
 export async function continueRun(ctx: RunsContext, ready: ReadyRun, transport: ContinuingTransport): Promise<void> {
   const { deps } = ctx;
@@ -57,7 +43,7 @@ export async function continueRun(ctx: RunsContext, ready: ReadyRun, transport: 
   // Instructions that reached the run while it was parked: applied at its first safe point.
   for (const stored of checkpoint.steering ?? []) deps.mailboxes.post(runId, stored, { force: true });
   // The owner cancelled a remote agent's question: its remote task is cancelled too.
-  if ([...resolutions.values()].some((r) => BACKED_BY_REMOTE_TASK[r.kind] && r.status !== "resolved")) {
+  if ([...resolutions.values()].some((r) => kindRules(r.kind).remoteTask && r.status !== "resolved")) {
     void cancelRemoteTasks(deps.agents.get(loaded.agentId), checkpoint.calls, log);
   }
   // The answers are stored with the continuation's first write (the claim already set it running).
@@ -142,7 +128,7 @@ export function continueAfterWork(ctx: RunsContext, runId: string): void {
  * cancelled in the background, from the runs' checkpoints.
  */
 export function remoteWaitsClosed(ctx: RunsContext, closed: readonly { runId: string; kind: InteractionKind }[]): void {
-  for (const runId of new Set(closed.filter((c) => BACKED_BY_REMOTE_TASK[c.kind]).map((c) => c.runId))) {
+  for (const runId of new Set(closed.filter((c) => kindRules(c.kind).remoteTask).map((c) => c.runId))) {
     const log: LogLines = childOnFirstLine(ctx.deps.log, { runId });
     void findRun(ctx.deps.db, runId)
       .then((run) => run && cancelRemoteTasks(ctx.deps.agents.get(run.agentId), (run.readCheckpoint() ?? EMPTY_CHECKPOINT).calls, log))
