@@ -35,7 +35,7 @@ import { deadlineFlag, deadlineSteps, escalatedToViewer } from "./deadline";
 import { Conversation } from "./Conversation";
 import { InboxDecision, type Ask } from "./InboxDecision";
 import { isTyping, ShortcutsHelp } from "./ShortcutsHelp";
-import type { GrantChoice } from "@/server/domain";
+import type { GrantChoice, InteractionKind } from "@/server/domain";
 
 type Tab = "pending" | "decided";
 type Reason = NonNullable<InteractionView["pauseReason"]>;
@@ -730,16 +730,24 @@ function MetaItem({ label, testId, wide, children }: { label: string; testId?: s
   );
 }
 
+/** How a resolved request of each kind reads in its receipt: a new kind does not build until it has words here. */
+const RESOLVED_AS = {
+  approval: "Approved",
+  client_tool: "Answered",
+  private_input: "Submitted",
+  oauth: "Connected",
+  a2a: "Answered",
+  operator: "Resumed",
+  external_wait: "Completed",
+} as const satisfies Record<InteractionKind, string>;
+
 function receipt(i: InteractionView, viewerId: string): string {
   const who = i.resolvedBy ? (i.resolvedBy.id === viewerId ? "you" : (i.resolvedBy.name ?? i.resolvedBy.id)) : "nobody";
   const at = i.resolvedAt ? ` on ${when(i.resolvedAt)}` : "";
   const reason = i.decision?.reason && i.decision.reason !== "cancelled" ? ` — “${i.decision.reason}”` : "";
   switch (i.status) {
     case "resolved":
-      if (i.kind === "oauth") return `Connected by ${who}${at}`;
-      if (i.kind === "a2a") return `Answered by ${who}${at}`;
-      if (i.kind === "operator") return `Resumed by ${who}${at}`;
-      return `Approved by ${who}${at}${reason}`;
+      return i.kind === "approval" ? `Approved by ${who}${at}${reason}` : `${RESOLVED_AS[i.kind]} by ${who}${at}`;
     case "rejected":
       return `Rejected by ${who}${at}${reason}`;
     case "cancelled":

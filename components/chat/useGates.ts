@@ -6,7 +6,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import type { InteractionView } from "@/components/trpc/types";
-import type { GrantChoice } from "@/server/domain";
+import { kindRules, type GrantChoice } from "@/server/domain";
 import type { ResumeAnswer } from "./types";
 import type { useAgentRun } from "./useAgentRun";
 
@@ -90,7 +90,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
     async (toolCallId: string) => {
       const open = byToolCall.get(toolCallId);
       if (!open || open.status !== "pending") return;
-      const others = pending.filter((i) => i.interactionId !== open.interactionId && i.kind !== "external_wait");
+      const others = pending.filter((i) => i.interactionId !== open.interactionId && kindRules(i.kind).holdsThread);
       if (others.length === 0 && open.policy === "owner") {
         const { delivered } = await run.resume([{ interruptId: open.interactionId, status: "cancelled" }]);
         if (!delivered) throw new Error("The withdrawal did not reach Harbor.");
@@ -167,9 +167,9 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
     byToolCall,
     pending,
     /** New messages wait while a request that holds the thread is open; background work (an external wait) does not. */
-    blocking: pending.some((i) => i.kind !== "external_wait"),
+    blocking: pending.some((i) => kindRules(i.kind).holdsThread),
     /** The open requests that hold the thread. */
-    blockers: pending.filter((i) => i.kind !== "external_wait"),
+    blockers: pending.filter((i) => kindRules(i.kind).holdsThread),
     waitingForOthers: mine.length === 0 && routed.length > 0,
     operatorPause: operator[0],
     chosen: (toolCallId: string) => {
