@@ -8,7 +8,7 @@ import { identityFrom } from "@/server/auth/identity";
 import { settings } from "@/server/config";
 import { harbor, type Harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger, type LogLines } from "@/server/log";
-import { asHarborError, HarborError, hasRole, type Identity } from "@/server/runtime";
+import { asHarborError, HarborError, hasRole, type VerifiedIdentity } from "@/server/runtime";
 import { withTrpcPings } from "@/server/edge/sse";
 import { toTRPCError } from "@/server/edge/errors";
 
@@ -20,7 +20,7 @@ export type ProcedureServices = Pick<Harbor, "runtime" | "agents" | "oauth" | "o
 
 export interface Context {
   harbor: ProcedureServices;
-  identity: Identity | null;
+  identity: VerifiedIdentity | null;
   requestId: string;
   log: LogLines;
 }

@@ -10,7 +10,7 @@ import { getToken } from "next-auth/jwt";
 import type { Executor } from "@/server/db";
 import { findUserBySession, findUserByTokenHash, type UserRow } from "@/server/db/queries/users";
 import type { CredentialRef } from "@/server/domain";
-import { hashToken, rolesOf, TOKEN_PREFIX, type Identity } from "@/server/runtime";
+import { hashToken, rolesOf, TOKEN_PREFIX, type Identity, type VerifiedIdentity } from "@/server/runtime";
 import { authSecret } from "./secret";
 
 const SECURE_SESSION_COOKIE = "__Secure-authjs.session-token";
@@ -23,7 +23,7 @@ interface Found {
   until: number;
 }
 
-const toIdentity = (user: UserRow): Identity => ({ tenantId: user.tenantId, userId: user.id, roles: rolesOf(user.role) });
+const toIdentity = (user: UserRow): VerifiedIdentity => ({ tenantId: user.tenantId, userId: user.id, roles: rolesOf(user.role) });
 
 /** How long an identity is remembered, and how many: its credential is still checked by each write made with it. */
 const REMEMBER_MS = 60_000;
@@ -61,7 +61,7 @@ async function lookUp(db: Executor, headers: Headers): Promise<Found | null> {
 }
 
 /** The identity behind a request's headers, or null when it carries none (or an invalid one). */
-export async function identityFrom(db: Executor, headers: Headers): Promise<Identity | null> {
+export async function identityFrom(db: Executor, headers: Headers): Promise<VerifiedIdentity | null> {
   const found = await lookUp(db, headers);
   return found ? toIdentity(found.user) : null;
 }

@@ -8,7 +8,7 @@
  *   (open, not expired, this provider's, not being completed by another callback). Then the tokens
  *   are stored sealed and the interaction resolved once.
  */
-import { ForbiddenError, HarborError, NotFoundError, type Identity, type Runtime } from "@/server/runtime";
+import { ForbiddenError, HarborError, NotFoundError, type Runtime, type VerifiedIdentity } from "@/server/runtime";
 import type { OAuthBroker } from "./broker";
 
 export interface ConsentDeps {
@@ -28,7 +28,7 @@ export function nonceCookieName(interactionId: string): string {
 }
 
 /** Where the owner's browser goes next, and the nonce it must keep (until `expiresAt`). */
-export async function beginConsent(deps: ConsentDeps, identity: Identity, interactionId: string) {
+export async function beginConsent(deps: ConsentDeps, identity: VerifiedIdentity, interactionId: string) {
   const consent = await deps.runtime.consent.open(identity, interactionId);
   const { providerUrl, nonce } = await deps.broker.begin({ tenantId: identity.tenantId, userId: identity.userId }, consent);
   return { providerUrl, nonce, expiresAt: consent.expiresAt };
@@ -36,7 +36,7 @@ export async function beginConsent(deps: ConsentDeps, identity: Identity, intera
 
 export async function completeConsent(
   deps: ConsentDeps,
-  identity: Identity,
+  identity: VerifiedIdentity,
   provider: string,
   callbackUrl: URL,
   /** The nonce cookie the callback request carried for the state's interaction. */

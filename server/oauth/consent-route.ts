@@ -6,12 +6,12 @@ import { httpStatusOf } from "@/server/edge/errors";
 import { identityFrom } from "@/server/auth/identity";
 import { harbor, type Harbor } from "@/server/harbor";
 import { requestIdFrom, requestLogger } from "@/server/log";
-import { asHarborError, HarborError, type Identity } from "@/server/runtime";
+import { asHarborError, HarborError, type VerifiedIdentity } from "@/server/runtime";
 import { consentRefusedPage, CONSENT_TITLES, signInFirstPage } from "./callback-page";
 
 export async function consentPage(
   request: Request,
-  leg: (h: Harbor, identity: Identity, url: URL) => Promise<Response>,
+  leg: (h: Harbor, identity: VerifiedIdentity, url: URL) => Promise<Response>,
   failure: string,
 ): Promise<Response> {
   const requestId = requestIdFrom(request.headers);

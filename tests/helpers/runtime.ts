@@ -5,6 +5,7 @@ import {
   createRuntime,
   type AgentDefinition,
   type Identity,
+  type VerifiedIdentity,
   type LoggedEvent,
   type Planner,
   type AbandonedRun,
@@ -54,10 +55,10 @@ export async function drain(batches: AsyncIterable<LoggedEvent[]>): Promise<Logg
 }
 
 /** An admin of acme: the steering and run-reading tests watch runs as her. */
-export const ALICE: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
-export const BOB: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
-export const MALLORY: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
-export const CAROL: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
+export const ALICE: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+export const BOB: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
+export const MALLORY: VerifiedIdentity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
+export const CAROL: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
 
 /** Reads a run's log (stored, then live) as `reader` until `until` holds; returns everything seen. */
 export async function watchUntil(

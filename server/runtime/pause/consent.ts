@@ -1,7 +1,7 @@
 /** An OAuth consent as its callback finds it: open, this identity's, and held while it is completed. */
 import { findInteractions, holdConsent, type InteractionRow } from "@/server/db/queries/interactions";
 import { HarborError, NotFoundError } from "../errors";
-import type { Identity } from "../access";
+import type { VerifiedIdentity } from "../access";
 import { closeAndRefuse } from "./closing";
 import type { CoordinatorContext } from "./context";
 import { assertOpen } from "./refusals";
@@ -13,7 +13,7 @@ import { authorize } from "./resolve";
  */
 export async function openConsent(
   ctx: CoordinatorContext,
-  identity: Identity,
+  identity: VerifiedIdentity,
   interactionId: string,
   provider?: string,
 ): Promise<InteractionRow> {
@@ -34,7 +34,7 @@ export async function openConsent(
  */
 export async function holdOpenConsent(
   ctx: CoordinatorContext,
-  identity: Identity,
+  identity: VerifiedIdentity,
   interactionId: string,
   provider: string,
 ): Promise<{ threadId: string }> {

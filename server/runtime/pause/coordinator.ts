@@ -12,7 +12,7 @@
  */
 import { releaseConsent } from "@/server/db/queries/interactions";
 import type { CancelledBy, Checkpoint, InteractionKind } from "@/server/domain";
-import type { Identity } from "../access";
+import type { Identity, VerifiedIdentity } from "../access";
 import type { Parking, RunState } from "../agent";
 import type { RunJournal } from "../log";
 import { abandonUnanswerable } from "./abandon";
@@ -50,8 +50,9 @@ export function createCoordinator(deps: CoordinatorDeps) {
      * theirs — when it can vouch for every one and all are on `threadId`; else undefined (read it).
      */
     threadOfParkedGates: (ids: readonly string[], threadId: string) => ctx.gates.threadOf(ids, threadId),
-    openConsent: (identity: Identity, interactionId: string, provider?: string) => openConsent(ctx, identity, interactionId, provider),
-    holdOpenConsent: (identity: Identity, interactionId: string, provider: string) =>
+    openConsent: (identity: VerifiedIdentity, interactionId: string, provider?: string) =>
+      openConsent(ctx, identity, interactionId, provider),
+    holdOpenConsent: (identity: VerifiedIdentity, interactionId: string, provider: string) =>
       holdOpenConsent(ctx, identity, interactionId, provider),
     releaseConsent: (interactionId: string) => releaseConsent(deps.db, interactionId),
     cancel: (runId: string, by: CancelledBy) => cancel(ctx, runId, by),

@@ -21,7 +21,7 @@ import { appendAudit } from "@/server/db/queries/audit";
 import { claimLinkUse, findLinkUse, gateWithApprovers, releaseLinkUse } from "@/server/db/queries/decision-links";
 import type { ResolutionInput } from "./types";
 import { ForbiddenError, HarborError } from "../errors";
-import type { Identity } from "../access";
+import type { Identity, VerifiedIdentity } from "../access";
 import type { InteractionView } from "./interactions";
 
 export type LinkDecision = "approve" | "reject";
@@ -180,7 +180,7 @@ async function mintLinks(link: LinkContext, interactionId: string): Promise<Deci
 }
 
 /** The link's claims when it is genuine and `identity`'s; refuses (changing nothing) otherwise. */
-async function claimsFor(link: LinkContext, identity: Identity, token: string): Promise<DecisionLinkClaims> {
+async function claimsFor(link: LinkContext, identity: VerifiedIdentity, token: string): Promise<DecisionLinkClaims> {
   const verified = await verifyDecisionLink(link.key, token);
   if (!verified.ok && !verified.expired) throw new ForbiddenError("This is not a valid decision link.");
   const claims = verified.ok ? verified.claims : verified.expired!;
@@ -203,7 +203,7 @@ async function prepareMessage(link: LinkContext, payload: Record<string, unknown
 }
 
 /** What the link is and where its request stands, for the signed-in `identity`. Reading never decides. */
-async function inspectLink(link: LinkContext, identity: Identity, token: string): Promise<LinkState> {
+async function inspectLink(link: LinkContext, identity: VerifiedIdentity, token: string): Promise<LinkState> {
   const verified = await verifyDecisionLink(link.key, token);
   const claims = verified.ok ? verified.claims : verified.expired;
   if (!claims) return { state: "invalid" };
@@ -230,7 +230,7 @@ async function inspectLink(link: LinkContext, identity: Identity, token: string)
  * concurrent one, gets LINK_USED), then the coordinator decides as for any approver; a refused
  * or failed decision gives the use back, so nothing is left half done.
  */
-async function decideWithLink(link: LinkContext, identity: Identity, token: string, reason?: string) {
+async function decideWithLink(link: LinkContext, identity: VerifiedIdentity, token: string, reason?: string) {
   const { deps } = link;
   const { interactionId, decision, jti } = await claimsFor(link, identity, token);
   // The request as the approver may see it: a gate they may not see is not theirs to decide.
@@ -270,8 +270,8 @@ export function decisionLinkService(deps: DecisionLinkDeps) {
     enabled: link.base !== undefined,
     mint: (interactionId: string) => mintLinks(link, interactionId),
     prepare: (payload: Record<string, unknown>) => prepareMessage(link, payload),
-    inspect: (identity: Identity, token: string) => inspectLink(link, identity, token),
-    decide: (identity: Identity, token: string, reason?: string) => decideWithLink(link, identity, token, reason),
+    inspect: (identity: VerifiedIdentity, token: string) => inspectLink(link, identity, token),
+    decide: (identity: VerifiedIdentity, token: string, reason?: string) => decideWithLink(link, identity, token, reason),
   };
 }
 

@@ -3,7 +3,7 @@
  * OAuth legs of a consent pause. It stands on the log room; what it calls in the runs room (built
  * after it) it is handed as callbacks.
  */
-import type { Identity } from "../access";
+import type { Identity, VerifiedIdentity } from "../access";
 import type { AgentRegistry } from "../agent";
 import { createCoordinator, resumeTokenKey, type Coordinator } from "../pause";
 import type { runService } from "../runs";
@@ -52,7 +52,7 @@ export type PauseRoom = ReturnType<typeof composePause>;
 /** The OAuth legs of a consent pause (see `consent` in index.ts). */
 export function consentLegs(coordinator: Coordinator, runs: ReturnType<typeof runService>) {
   return {
-    open: async (identity: Identity, interactionId: string) => {
+    open: async (identity: VerifiedIdentity, interactionId: string) => {
       const row = await coordinator.openConsent(identity, interactionId);
       return {
         interactionId: row.id,
@@ -62,7 +62,8 @@ export function consentLegs(coordinator: Coordinator, runs: ReturnType<typeof ru
         expiresAt: row.expiresAt,
       };
     },
-    hold: (identity: Identity, interactionId: string, provider: string) => coordinator.holdOpenConsent(identity, interactionId, provider),
+    hold: (identity: VerifiedIdentity, interactionId: string, provider: string) =>
+      coordinator.holdOpenConsent(identity, interactionId, provider),
     release: (interactionId: string) => coordinator.releaseConsent(interactionId),
     complete: (identity: Identity, interactionId: string, outcome: "connected" | "declined") =>
       runs.resolveInteractions(identity, [{ interactionId, status: outcome === "connected" ? "resolved" : "cancelled" }], "oauth_callback"),

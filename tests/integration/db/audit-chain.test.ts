@@ -23,7 +23,7 @@ import { MIGRATIONS_DIR } from "@/server/db/client";
 import { appendAudit } from "@/server/db/queries/audit";
 import type { Harbor } from "@/server/harbor";
 import { log } from "@/server/log";
-import { HarborError, type Identity } from "@/server/runtime";
+import { HarborError, type Identity, type VerifiedIdentity } from "@/server/runtime";
 import { auditService } from "@/server/runtime/notify/audit";
 import { postgresBackend, queryRows, required, testBackends, useSeededDatabase } from "../../helpers/backends";
 import { createPostgresDatabase } from "../../helpers/postgres";
@@ -105,10 +105,10 @@ afterAll(async () => {
 
 describe.each(testBackends())("the audit log's hash chain on $name", (backend) => {
   const database = useSeededDatabase(backend);
-  const as = (identity: Identity | null) =>
+  const as = (identity: VerifiedIdentity | null) =>
     createCaller({
       harbor: { runtime: { audit: auditService(database.db) } } as unknown as Harbor,
-      identity: identity as Identity,
+      identity,
       requestId: "req-audit",
       log,
     } satisfies Context).audit;

@@ -15,7 +15,7 @@ import { oauthBroker, type OAuthBroker } from "@/server/oauth/broker";
 import { beginConsent, completeConsent } from "@/server/oauth/callback";
 import { oauthClient } from "@/server/oauth/client";
 import { startIdentityProvider, type RunningIdentityProvider } from "@/server/peers/identity-provider";
-import type { Identity, InterruptView, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
+import type { Identity, VerifiedIdentity, InterruptView, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 import { consentAt } from "../../helpers/consent";
 import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime";
@@ -23,9 +23,9 @@ import { drain, started, TEST_SECRET, testRuntime } from "../../helpers/runtime"
 const CALLBACK = "http://127.0.0.1:9/api/oauth/callback/calendar";
 const CLIENT = { clientId: "harbor", clientSecret: "consent-test-client-secret" };
 const TOKEN_TTL_SECONDS = 3;
-const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
-const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["approver"] };
-const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["admin"] };
+const alice: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+const bob: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["approver"] };
+const mallory: VerifiedIdentity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["admin"] };
 const account = (email: string) => ({ email, password: DEMO_PASSWORD });
 
 let counter = 0;
@@ -98,7 +98,7 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
 
   /** What the owner's browser does: opens Harbor's consent URL (keeping its nonce), signs in and answers at the provider. */
   async function consentIn(
-    identity: Identity,
+    identity: VerifiedIdentity,
     email: string,
     consent: InterruptView,
     options: { decision?: "Allow" | "Deny"; rt?: Runtime } = {},
@@ -108,7 +108,7 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
     return { callbackUrl, nonce: begun.nonce as string | undefined };
   }
   /** The provider's redirect arriving, with the cookie of the browser it lands in. */
-  const callback = (identity: Identity, browser: { callbackUrl: URL; nonce?: string }, rt = runtime) =>
+  const callback = (identity: VerifiedIdentity, browser: { callbackUrl: URL; nonce?: string }, rt = runtime) =>
     completeConsent({ runtime: rt, broker }, identity, "calendar", browser.callbackUrl, () => browser.nonce);
 
   /** The run's whole log, until it ends. */

@@ -11,7 +11,7 @@ import {
   subscriptionSse,
   type Context,
 } from "@/server/api/trpc";
-import { NotFoundError, rolesOf, type Identity } from "@/server/runtime";
+import { NotFoundError, rolesOf, type VerifiedIdentity } from "@/server/runtime";
 import { codeOf } from "../../helpers/trpc-errors";
 
 const logged: string[] = [];
@@ -32,12 +32,12 @@ const router = createTRPCRouter({
 });
 const createCaller = createCallerFactory(router);
 
-function callerFor(identity: Identity | null) {
+function callerFor(identity: VerifiedIdentity | null) {
   const ctx: Context = { harbor: {} as Harbor, identity, requestId: "req-test", log };
   return createCaller(ctx);
 }
 
-const as = (userId: string, role: "member" | "approver" | "admin"): Identity => ({
+const as = (userId: string, role: "member" | "approver" | "admin"): VerifiedIdentity => ({
   tenantId: "tenant-acme",
   userId,
   roles: rolesOf(role),

@@ -6,15 +6,15 @@ import { findRun } from "@/server/db/queries/runs";
 import { findThread } from "@/server/db/queries/threads";
 import type { Harbor } from "@/server/harbor";
 import { log } from "@/server/log";
-import { MAX_THREAD_TITLE, type Identity, type Runtime, type StartRunRequest } from "@/server/runtime";
+import { MAX_THREAD_TITLE, type Runtime, type VerifiedIdentity, type StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
 import { started, testRuntime, watchUntil } from "../../../helpers/runtime";
 import { codeOf } from "../../../helpers/trpc-errors";
 
-const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
-const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
-const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
-const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
+const alice: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+const bob: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
+const carol: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
+const mallory: VerifiedIdentity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
 
 let counter = 0;
 const request = (threadId: string, text: string): StartRunRequest => ({
@@ -29,7 +29,7 @@ const createCaller = createCallerFactory(appRouter);
 describe.each(testBackends())("threads: rename, delete, search on $name", (backend) => {
   const database = useSeededDatabase(backend);
   let runtime: Runtime;
-  const as = (identity: Identity) =>
+  const as = (identity: VerifiedIdentity) =>
     createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-threads", log } satisfies Context).threads;
 
   beforeAll(() => {
@@ -90,7 +90,7 @@ describe.each(testBackends())("threads: rename, delete, search on $name", (backe
     await finished("t-search-1", "Tell me about Zanzibar beaches");
     await finished("t-search-2", "hello");
     await as(alice).rename({ threadId: "t-search-2", title: "100% Quokka plans" });
-    const ids = async (identity: Identity, search?: string) =>
+    const ids = async (identity: VerifiedIdentity, search?: string) =>
       (await as(identity).list(search === undefined ? undefined : { search })).map((t) => t.id);
     expect(await ids(alice, "zanzibar")).toEqual(["t-search-1"]);
     expect(await ids(alice, "QUOKKA")).toEqual(["t-search-2"]);
@@ -148,7 +148,7 @@ describe.each(testBackends())("threads: rename, delete, search on $name", (backe
 describe.each(testBackends())("thread ids scoped to their tenant on $name", (backend) => {
   const database = useSeededDatabase(backend);
   let runtime: Runtime;
-  const as = (identity: Identity) =>
+  const as = (identity: VerifiedIdentity) =>
     createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-scoped", log } satisfies Context).threads;
 
   beforeAll(() => {
@@ -159,12 +159,12 @@ describe.each(testBackends())("thread ids scoped to their tenant on $name", (bac
     await runtime.idle();
   });
 
-  const turn = async (who: Identity, threadId: string, text: string) => {
+  const turn = async (who: VerifiedIdentity, threadId: string, text: string) => {
     const run = started(await runtime.startRun(who, request(threadId, text)));
     const events = await watchUntil(runtime, run.runId, (e) => e.type === "run.completed" || e.type === "run.paused", who);
     return { run, last: events.at(-1)! };
   };
-  const userWords = async (who: Identity, threadId: string) =>
+  const userWords = async (who: VerifiedIdentity, threadId: string) =>
     (await as(who).get({ threadId })).messages.filter((m) => m.role === "user").map((m) => m.content);
 
   it("lets alice use an id another tenant took first: her own conversation, continued under it, theirs untouched", async () => {

@@ -6,7 +6,7 @@ import { createCallerFactory, type Context } from "@/server/api/trpc";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import type { Harbor } from "@/server/harbor";
 import { log } from "@/server/log";
-import type { Identity, InterruptView, Runtime, StartRunRequest } from "@/server/runtime";
+import type { VerifiedIdentity, InterruptView, Runtime, StartRunRequest } from "@/server/runtime";
 import { createWebhookWorker } from "@/server/runtime/notify/webhook-delivery";
 import { webhookService } from "@/server/runtime/notify/webhooks";
 import { queryRows, testBackends, useSeededDatabase } from "../../../helpers/backends";
@@ -14,10 +14,10 @@ import { drain, started, TEST_SECRET, testRuntime, watchUntil } from "../../../h
 import { eventually, startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from "../../../helpers/webhook-receiver";
 import { codeOf } from "../../../helpers/trpc-errors";
 
-const alice: Identity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
-const bob: Identity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
-const carol: Identity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
-const mallory: Identity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
+const alice: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-alice", roles: ["member"] };
+const bob: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-bob", roles: ["member", "approver"] };
+const carol: VerifiedIdentity = { tenantId: "tenant-acme", userId: "user-carol", roles: ["member", "approver", "admin"] };
+const mallory: VerifiedIdentity = { tenantId: "tenant-globex", userId: "user-mallory", roles: ["member", "approver", "admin"] };
 
 const ALL = ["pause.requested", "pause.reminder", "pause.escalated", "pause.resolved", "pause.expired"] as const;
 const FAST = { allowLocal: true, pollMs: 50, timeoutMs: 2_000, retryScheduleMs: [100, 100, 100] };
@@ -39,7 +39,7 @@ describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
   let acme: WebhookReceiver;
   let globex: WebhookReceiver;
   let acmeHook: string;
-  const as = (identity: Identity) =>
+  const as = (identity: VerifiedIdentity) =>
     createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-webhooks", log } satisfies Context).webhooks;
 
   beforeAll(async () => {
@@ -55,7 +55,7 @@ describe.each(testBackends())("outgoing webhooks on $name", (backend) => {
     await globex.close();
   });
 
-  async function park(who: Identity, threadId: string, text: string): Promise<{ runId: string; interrupts: InterruptView[] }> {
+  async function park(who: VerifiedIdentity, threadId: string, text: string): Promise<{ runId: string; interrupts: InterruptView[] }> {
     const run = started(await runtime.startRun(who, request(threadId, text)));
     const last = (await drain(run.events)).at(-1)!.event;
     if (last.type !== "run.paused") throw new Error(`expected the run to park, it ended with ${JSON.stringify(last)}`);

@@ -10,7 +10,7 @@ import { createCallerFactory, type Context } from "@/server/api/trpc";
 import type { Harbor } from "@/server/harbor";
 import { findRun } from "@/server/db/queries/runs";
 import { log } from "@/server/log";
-import type { DecisionLink, Identity, InterruptView, Runtime } from "@/server/runtime";
+import type { DecisionLink, VerifiedIdentity, InterruptView, Runtime } from "@/server/runtime";
 import { decisionLinkId, decisionLinkKey, signDecisionLink, verifyDecisionLink } from "@/server/runtime/pause/decision-links";
 import { resumeTokenKey, signResumeToken } from "@/server/runtime/pause/resume-token";
 import { queryRows, testBackends, useSeededDatabase } from "../../../helpers/backends";
@@ -29,7 +29,7 @@ describe.each(testBackends())("decision links on $name", (backend) => {
   const database = useSeededDatabase(backend);
   let runtime: Runtime;
   let receiver: WebhookReceiver;
-  const as = (identity: Identity) =>
+  const as = (identity: VerifiedIdentity) =>
     createCaller({ harbor: { runtime } as unknown as Harbor, identity, requestId: "req-links", log } satisfies Context).decisionLinks;
 
   beforeAll(async () => {
