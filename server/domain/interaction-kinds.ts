@@ -3,7 +3,7 @@
  * reader in `server/runtime/pause/answers.ts`), and the compiler names every other place that must
  * learn it, because each is typed `satisfies Record<InteractionKind, …>` or switches exhaustively.
  */
-import { INTERACTION_KINDS, type InteractionKind, type RemotePrompt } from "./vocabulary";
+import { INTERACTION_KINDS, type InteractionKind, type PauseReason, type RemotePrompt } from "./vocabulary";
 
 /** Which setting bounds a wait whose tool names no TTL of its own. */
 export type KindTtl = "approval" | "oauth" | "a2a" | "week";
@@ -27,6 +27,8 @@ export type KindAnsweredBy = "policy" | "owner" | "admins" | "provider" | "job";
 export type KindAnnouncement = "pause.requested" | "client_tool.requested" | "external_wait.started";
 
 export interface InteractionKindRules {
+  /** Why a run waiting on it is parked (`pause.requested`); null for waits that are not pauses. */
+  pauseReason: PauseReason | null;
   ttl: KindTtl;
   durability: KindDurability;
   answeredBy: KindAnsweredBy;
@@ -48,6 +50,7 @@ const gateReason = (view: { toolCallId?: string }) => (view.toolCallId ? "tool_c
 
 export const INTERACTION_KIND_RULES = {
   approval: {
+    pauseReason: "hitl",
     ttl: "approval",
     durability: "configurable",
     answeredBy: "policy",
@@ -59,6 +62,7 @@ export const INTERACTION_KIND_RULES = {
     wireReason: gateReason,
   },
   client_tool: {
+    pauseReason: null,
     ttl: "approval",
     durability: "configurable",
     answeredBy: "owner",
@@ -70,6 +74,7 @@ export const INTERACTION_KIND_RULES = {
     wireReason: gateReason,
   },
   private_input: {
+    pauseReason: "hitl",
     ttl: "approval",
     durability: "process",
     answeredBy: "owner",
@@ -81,6 +86,7 @@ export const INTERACTION_KIND_RULES = {
     wireReason: () => "private_input",
   },
   oauth: {
+    pauseReason: "oauth",
     ttl: "oauth",
     durability: "checkpoint",
     answeredBy: "provider",
@@ -92,6 +98,7 @@ export const INTERACTION_KIND_RULES = {
     wireReason: () => "oauth",
   },
   a2a: {
+    pauseReason: "a2a",
     ttl: "a2a",
     durability: "checkpoint",
     answeredBy: "owner",
@@ -103,6 +110,7 @@ export const INTERACTION_KIND_RULES = {
     wireReason: (view) => view.detail?.prompt ?? "input_required",
   },
   operator: {
+    pauseReason: "operator",
     ttl: "week",
     durability: "checkpoint",
     answeredBy: "admins",
@@ -114,6 +122,7 @@ export const INTERACTION_KIND_RULES = {
     wireReason: () => "operator_pause",
   },
   external_wait: {
+    pauseReason: null,
     ttl: "week",
     durability: "job",
     answeredBy: "job",

@@ -3,7 +3,7 @@
  * coordinator share, kept below both so that a run uses the pause and the pause knows no run loop.
  */
 import { z } from "zod";
-import type { InteractionDetail, InteractionKind, PauseReason, PendingCall, ResolverPolicy, TokenCount } from "@/server/domain";
+import type { InteractionDetail, InteractionKind, PendingCall, ResolverPolicy, TokenCount } from "@/server/domain";
 import type { HandleRegistry } from "./tool-context";
 import type { DeadlinePolicy, Resolution } from "./tools";
 
@@ -11,8 +11,6 @@ import type { DeadlinePolicy, Resolution } from "./tools";
 export interface PauseRequest {
   id: string;
   kind: InteractionKind;
-  /** Why the run is parked; null for waits that are not pauses (a browser tool's result). */
-  reason: PauseReason | null;
   policy: ResolverPolicy;
   message: string;
   toolCallId?: string;

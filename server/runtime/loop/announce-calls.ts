@@ -88,7 +88,6 @@ async function requestBeforeRunning(
       return {
         id: requestId,
         kind: "client_tool",
-        reason: null,
         policy: "owner",
         message: `${name} runs in your browser`,
         toolCallId,
@@ -101,7 +100,6 @@ async function requestBeforeRunning(
       return {
         id: deps.newId(),
         kind: "external_wait",
-        reason: null,
         policy: "owner",
         message: `${name} works in the background`,
         toolCallId,
@@ -113,7 +111,6 @@ async function requestBeforeRunning(
       return {
         id: requestId,
         kind: "private_input",
-        reason: "hitl",
         policy: "owner",
         message: definition.describe(args),
         toolCallId,

@@ -38,7 +38,6 @@ export function gateFor(
     request: {
       id,
       kind: "approval",
-      reason: "hitl",
       policy: approval.policy,
       message: note ? `${described} (${note})` : described,
       toolCallId: call.toolCallId,

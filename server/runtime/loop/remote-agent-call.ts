@@ -46,7 +46,6 @@ export async function askRemoteAgent(
         {
           id: deps.newId(),
           kind: "a2a",
-          reason: "a2a",
           policy: "owner",
           message: outcome.prompt,
           detail: { prompt: outcome.state, agent: name },

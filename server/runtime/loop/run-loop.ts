@@ -109,7 +109,7 @@ async function carryOutDecision(
       return { type: "next", state: { ...state, children: [...(state.children ?? []), ...children] } };
     }
     case "request_pause": {
-      const request: PauseRequest = { id: deps.newId(), kind: "approval", reason: "hitl", policy: "owner", message: decision.message };
+      const request: PauseRequest = { id: deps.newId(), kind: "approval", policy: "owner", message: decision.message };
       return { type: "paused", state, parking: { requests: [request], calls: [], handles: new Map() } };
     }
     case "stream":

@@ -62,7 +62,7 @@ export async function executeServerTool(
       assertPlainJson(toolState, "ctx.state");
       return pauseFor(
         call,
-        { id: deps.newId(), kind: "approval", reason: "hitl", policy: thrown.request.policy ?? "owner", message: thrown.request.message },
+        { id: deps.newId(), kind: "approval", policy: thrown.request.policy ?? "owner", message: thrown.request.message },
         toolState,
         handles,
       );
@@ -86,7 +86,6 @@ function consentPause(
     {
       id,
       kind: "oauth",
-      reason: "oauth",
       policy: "owner",
       message: `Connect your ${providerName} account to continue.`,
       detail: { provider: auth.provider, scopes: [...auth.scopes], authorizationUrl },

@@ -97,7 +97,7 @@ function planPark(ctx: CoordinatorContext, state: RunState, parking: Parking): P
     id: r.id,
     runId: state.runId,
     kind: r.kind,
-    reason: r.reason,
+    reason: kindRules(r.kind).pauseReason,
     policy: r.policy,
     message: r.message,
     expiresAt: expiryOf(r).getTime(),
@@ -121,7 +121,7 @@ function planPark(ctx: CoordinatorContext, state: RunState, parking: Parking): P
     threadId: state.threadId,
     ownerId: state.ownerId,
     kind: r.kind,
-    pauseReason: r.reason,
+    pauseReason: kindRules(r.kind).pauseReason,
     policy: r.policy,
     toolCallId: r.toolCallId,
     toolName: r.tool?.name,
@@ -184,7 +184,7 @@ export async function park(
       alongside: {
         run: {
           status: "paused",
-          pauseReason: parking.requests.find((r) => r.reason)?.reason ?? null,
+          pauseReason: parking.requests.map((r) => kindRules(r.kind).pauseReason).find((reason) => reason !== null) ?? null,
           checkpoint: { ...checkpoint },
           ...(checkpoint.usage ? { usage: checkpoint.usage } : {}),
         },

@@ -42,7 +42,7 @@ export async function safePoint(
     return {
       type: "pause",
       state: next,
-      request: { id: randomUUID(), kind: "operator", reason: "operator", policy: "admins", message: "Paused by an operator" },
+      request: { id: randomUUID(), kind: "operator", policy: "admins", message: "Paused by an operator" },
     };
   }
   return where === "step" && here.handingBack ? { type: "hand_back", state: next } : { type: "continue", state: next };
