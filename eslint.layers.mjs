@@ -13,12 +13,13 @@ const ROOMS_BELOW = {
   log: ["access"],
   policies: ["access", "agent"],
   notify: ["access"],
+  mcp: ["access", "agent", "notify"],
   pause: ["access", "agent", "log", "policies"],
   cluster: ["access", "agent", "log", "pause"],
   loop: ["access", "agent", "log", "policies"],
-  runs: ["access", "agent", "log", "policies", "notify", "loop", "pause", "cluster"],
+  runs: ["access", "agent", "log", "policies", "notify", "mcp", "loop", "pause", "cluster"],
   // Not a room of rules: it builds every room and joins them (createRuntime's parts).
-  wiring: ["access", "agent", "log", "policies", "notify", "loop", "pause", "cluster", "runs"],
+  wiring: ["access", "agent", "log", "policies", "notify", "mcp", "loop", "pause", "cluster", "runs"],
 };
 
 /** Leaves any server code may use: the vocabulary, the settings, the logger, the process id. */
@@ -41,8 +42,9 @@ const SERVER_ALLOWS = {
   auth: ["runtime-face", "db", "harbor", ...LEAVES],
   agents: ["runtime-face", ...LEAVES],
   a2a: ["runtime-face", ...LEAVES],
+  mcp: ["runtime-face", ...LEAVES],
   peers: ["db", ...LEAVES],
-  harbor: ["runtime-face", "db", "auth", "agents", "oauth", "a2a", "peers", ...LEAVES],
+  harbor: ["runtime-face", "db", "auth", "agents", "oauth", "a2a", "mcp", "peers", ...LEAVES],
   lifecycle: ["harbor", ...LEAVES],
 };
 

@@ -139,6 +139,10 @@ const settingsSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.enum(["approvals", "client_tools"]))),
+  /** Lets tenants connect MCP servers on loopback and private addresses (the demo, tests): never on a shared deployment. */
+  HARBOR_MCP_ALLOW_LOCAL: flag,
+  /** How long an MCP server may stay silent during a call (no answer, no progress) before it fails with MCP_TIMEOUT. */
+  HARBOR_MCP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Lets webhooks reach loopback addresses (127.0.0.1, ::1, localhost), over http too: tests and local trials only. */
   HARBOR_WEBHOOKS_ALLOW_LOCAL: flag,
   /** How often each instance looks for due webhook deliveries (changes made on the instance wake it at once). */
@@ -202,6 +206,7 @@ export type Settings = Readonly<{
   model: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number; maxTokens: number; maxOutputChars: number } | undefined;
   a2aTtlMs: number;
   a2aTimeoutMs: number;
+  mcp: { allowLocal: boolean; timeoutMs: number };
   maxMessageChars: number;
   signIn: { failures: number; clientFailures: number; accountFailures: number; windowSeconds: number };
   forwardedForHops: number;
@@ -295,6 +300,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     instanceTtlMs: s.HARBOR_INSTANCE_TTL_MS,
     shutdownGraceMs: s.HARBOR_SHUTDOWN_GRACE_MS,
     durableWaits: s.HARBOR_DURABLE_WAITS,
+    mcp: { allowLocal: s.HARBOR_MCP_ALLOW_LOCAL ?? false, timeoutMs: s.HARBOR_MCP_TIMEOUT_MS },
     webhooks: {
       allowLocal: s.HARBOR_WEBHOOKS_ALLOW_LOCAL ?? false,
       pollMs: s.HARBOR_WEBHOOK_POLL_MS,

@@ -4,6 +4,7 @@
  */
 import "server-only";
 import { remoteAgent } from "@/server/a2a/remote-agent";
+import { mcpConnector } from "@/server/mcp/connector";
 import { createAgents } from "@/server/agents";
 import { CALENDAR_PROVIDER, CALENDAR_SCOPES } from "@/server/agents/concierge/tools";
 import { authSecret } from "@/server/auth/secret";
@@ -77,6 +78,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
             {
               id: CALENDAR_PROVIDER,
               name: config.oauthProvider ? "calendar" : "demo calendar",
+              issuer: calendar.issuer,
               client: oauthClient({ ...calendar, redirectUri, scopes: [...CALENDAR_SCOPES] }),
             },
           ],
@@ -127,6 +129,10 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     durableWaits: config.durableWaits.map((w) => (w === "approvals" ? "approval" : "client_tool")),
     signals,
     webhooks: config.webhooks,
+    mcp: {
+      allowLocal: config.mcp.allowLocal,
+      connector: mcpConnector({ allowLocal: config.mcp.allowLocal, timeoutMs: config.mcp.timeoutMs, holdMs: config.a2aTtlMs }),
+    },
   });
   // Join the other instances (reclaiming what dead ones held) before serving anyone.
   await runtime.start();

@@ -737,6 +737,7 @@ const RESOLVED_AS = {
   private_input: "Submitted",
   oauth: "Connected",
   a2a: "Answered",
+  mcp_input: "Answered",
   operator: "Resumed",
   external_wait: "Completed",
 } as const satisfies Record<InteractionKind, string>;

@@ -272,6 +272,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
         case "run.started":
         case "run.handed_off":
         case "tool.call":
+        case "tool.progress":
         case "pause.requested":
         case "client_tool.requested":
         case "external_wait.started":

@@ -106,6 +106,12 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
         line(name ? `Tool result from ${name}` : "Tool result", { tool: name ?? null, result: parsed(event.content) });
         break;
       }
+      case "tool.progress": {
+        const name = tools.get(event.toolCallId) ?? "A tool";
+        const of = event.total !== undefined ? ` of ${event.total}` : "";
+        line(`${name}: ${event.progress}${of}${event.message ? ` — ${excerpt(event.message, 70)}` : ""}`, rest(event), "info");
+        break;
+      }
       case "pause.requested": {
         pauses.set(event.id, event.reason);
         const base = (event.reason && WAITING[event.reason]) ?? "Waiting for an answer";

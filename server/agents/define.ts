@@ -119,6 +119,8 @@ export function agentRegistry(specs: readonly AgentSpec[], model?: ModelSettings
       ...(spec.version ? { version: spec.version } : {}),
       // A model goes on from what background work found; a planner of one's own gets the tool's report.
       afterWork: spec.planner ? "report" : "continue",
+      // A model can use whatever tools the tenant connected (MCP servers); a planner of one's own knows only its own.
+      connectedTools: !spec.planner,
     });
   }
   return agents;

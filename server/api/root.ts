@@ -11,6 +11,7 @@ import { runsRouter } from "./routers/runs";
 import { threadsRouter } from "./routers/threads";
 import { tokensRouter } from "./routers/tokens";
 import { webhooksRouter } from "./routers/webhooks";
+import { mcpRouter } from "./routers/mcp";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -27,6 +28,7 @@ export const appRouter = createTRPCRouter({
   threads: threadsRouter,
   tokens: tokensRouter,
   webhooks: webhooksRouter,
+  mcp: mcpRouter,
 });
 
 export type AppRouter = typeof appRouter;

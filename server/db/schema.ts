@@ -17,6 +17,7 @@ import {
   varchar,
 } from "drizzle-orm/pg-core";
 import { storedJsonb, type StoredRecord } from "./codecs/column";
+import { mcpCatalogCodec } from "./codecs/mcp-catalog";
 import { interactionDetailCodec } from "./codecs/interaction-detail";
 
 import {
@@ -576,6 +577,28 @@ export const webhooks = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("webhooks_tenant_idx").on(t.tenantId)],
+);
+
+/**
+ * A tenant's MCP server (Streamable HTTP): its name (tools are offered as `<name>__<tool>`), URL,
+ * static headers sealed at rest (AES-256-GCM bound to the server's id; never returned), and what
+ * Harbor knows of its tools with the gates its admins chose (`catalog`).
+ */
+export const mcpServers = pgTable(
+  "mcp_servers",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    headersSealed: text("headers_sealed"),
+    catalog: storedJsonb("catalog", mcpCatalogCodec).notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("mcp_servers_tenant_name_idx").on(t.tenantId, t.name)],
 );
 
 /**

@@ -70,6 +70,12 @@ export const ERROR_CODES = [
   "REMOTE_AGENT_TIMEOUT",
   /** A remote agent answered with a protocol error, a malformed answer, or a failed task. */
   "REMOTE_AGENT_FAILED",
+  /** An MCP server cannot be reached, or answered outside the protocol. */
+  "MCP_UNAVAILABLE",
+  /** An MCP server did not answer a call in time (HARBOR_MCP_TIMEOUT_MS); the call was cancelled there. */
+  "MCP_TIMEOUT",
+  /** An MCP server refused a call: an error of the protocol, or authorization Harbor cannot obtain. */
+  "MCP_FAILED",
   /** The model server could not be reached or kept failing (after retries), or stopped mid-answer. */
   "MODEL_UNAVAILABLE",
   /**

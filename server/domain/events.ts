@@ -70,6 +70,8 @@ export type RunEvent =
   | { type: "text.ended"; messageId: string }
   | { type: "tool.call"; messageId: string; toolCallId: string; name: string; args: Record<string, unknown> }
   | { type: "tool.result"; messageId: string; toolCallId: string; content: string }
+  /** How far a call in flight has come, as its tool reports (an MCP server's progress notifications). */
+  | { type: "tool.progress"; toolCallId: string; progress: number; total?: number; message?: string }
   | ({ type: "pause.requested" } & InterruptView)
   /** A browser tool must run: the owner's client delivers its output (AG-UI `CUSTOM harnest.client_tool`). */
   | { type: "client_tool.requested"; requestId: string; toolCallId: string; toolName: string }

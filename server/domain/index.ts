@@ -12,3 +12,4 @@ export * from "./wire";
 export * from "./grants";
 export * from "./credentials";
 export * from "./interaction-kinds";
+export * from "./mcp";

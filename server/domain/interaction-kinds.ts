@@ -3,7 +3,7 @@
  * reader in `server/runtime/pause/answers.ts`), and the compiler names every other place that must
  * learn it, because each is typed `satisfies Record<InteractionKind, …>` or switches exhaustively.
  */
-import { INTERACTION_KINDS, type InteractionKind, type PauseReason, type RemotePrompt } from "./vocabulary";
+import { INTERACTION_KINDS, type InteractionKind, type McpInputMode, type PauseReason, type RemotePrompt } from "./vocabulary";
 
 /** Which setting bounds a wait whose tool names no TTL of its own. */
 export type KindTtl = "approval" | "oauth" | "a2a" | "week";
@@ -40,7 +40,7 @@ export interface InteractionKindRules {
   /** Whether an answer carries a payload at all (a consent or an operator's resume does not). */
   takesPayload: boolean;
   /** Whether what the owner types is private: sent once in `resume[].payload`, kept nowhere. */
-  privateAnswer(detail: { prompt?: RemotePrompt } | undefined): boolean;
+  privateAnswer(detail: { prompt?: RemotePrompt; mode?: McpInputMode } | undefined): boolean;
   /** The AG-UI interrupt's `reason` (the wire contract). */
   wireReason(view: { toolCallId?: string; detail?: { prompt?: RemotePrompt } }): string;
 }
@@ -120,6 +120,22 @@ export const INTERACTION_KIND_RULES = {
     takesPayload: false,
     privateAnswer: never,
     wireReason: () => "operator_pause",
+  },
+  // An MCP server asking for input mid-call (elicitation): a remote service demanding input. What
+  // the owner types goes once to the server (`resume[].payload`) and is kept nowhere: a form's
+  // session is a live handle, so the wait is only as durable as the process holding it (a URL
+  // step retries the call from its checkpoint, on any instance).
+  mcp_input: {
+    pauseReason: "a2a",
+    ttl: "a2a",
+    durability: "checkpoint",
+    answeredBy: "owner",
+    announcedAs: "pause.requested",
+    remoteTask: false,
+    holdsThread: true,
+    takesPayload: true,
+    privateAnswer: (detail) => detail?.mode !== "url",
+    wireReason: () => "input_required",
   },
   external_wait: {
     pauseReason: null,

@@ -29,7 +29,16 @@ export function isTerminalStatus(status: string): status is TerminalRunStatus {
 export const MESSAGE_ROLES = ["user", "assistant", "system", "developer", "tool"] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
-export const INTERACTION_KINDS = ["approval", "private_input", "oauth", "a2a", "operator", "client_tool", "external_wait"] as const;
+export const INTERACTION_KINDS = [
+  "approval",
+  "private_input",
+  "oauth",
+  "a2a",
+  "operator",
+  "client_tool",
+  "external_wait",
+  "mcp_input",
+] as const;
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];
 
 export const INTERACTION_STATUSES = ["pending", "resolved", "rejected", "expired", "cancelled", "lost"] as const;
@@ -38,6 +47,10 @@ export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
 /** Why a run is parked: the closed set every `pause.requested` carries. */
 export const PAUSE_REASONS = ["hitl", "oauth", "a2a", "operator"] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
+
+/** How an MCP server asks its caller for input (elicitation): a form, or a page to open. */
+export const MCP_INPUT_MODES = ["form", "url"] as const;
+export type McpInputMode = (typeof MCP_INPUT_MODES)[number];
 
 /** What a remote agent asks for when it parks a run: more input, or a credential. */
 export const REMOTE_PROMPTS = ["input_required", "auth_required"] as const;
@@ -61,8 +74,8 @@ export type EscalationGroup = (typeof ESCALATION_GROUPS)[number];
 export const EXPIRY_DEFAULTS = ["reject", "cancel"] as const;
 export type ExpiryDefault = (typeof EXPIRY_DEFAULTS)[number];
 
-/** The five kinds of tool the runtime knows. */
-export const TOOL_KINDS = ["server", "client", "private_input", "external", "remote_agent"] as const;
+/** The six kinds of tool the runtime knows (`mcp`: a tool of an MCP server a tenant connected). */
+export const TOOL_KINDS = ["server", "client", "private_input", "external", "remote_agent", "mcp"] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
 export const OUTBOX_KINDS = ["email", "transfer"] as const;
@@ -110,6 +123,11 @@ export interface InteractionDetail {
   agent?: string;
   /** approval: the standing approval its approver may grant with the decision (tools declaring `grantable`). */
   grant?: GrantOffer;
+  /** mcp_input, and an MCP server's consent: the server and tool that asked. */
+  mcp?: { server: string; tool: string };
+  /** mcp_input: a form to fill in, or a page of the server's to open (`url`). */
+  mode?: McpInputMode;
+  url?: string;
 }
 
 /** One approver's vote on a gate that needs several (a quorum); the gate resolves once enough approve. */

@@ -19,6 +19,8 @@ export const WIRE_EVENTS = {
   runHandedOff: "run.handed_off",
   /** A gated call passed on a standing approval, without a pause (`{ grantId, toolCallId, toolName }`). */
   grantUsed: "grant.used",
+  /** A tool call in flight reported progress (`{ toolCallId, progress, total?, message? }`). */
+  toolProgress: "tool.progress",
 } as const;
 
 /** Metadata namespaces: the seed's `harnest` (only `privateInput`) and Harbor's own. */

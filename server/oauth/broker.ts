@@ -23,6 +23,8 @@ export interface OAuthProvider {
   id: string;
   /** Shown to users: "Connect your <name> account". */
   name: string;
+  /** The authorization server's issuer: an MCP server that names it in its metadata gets this provider's tokens. */
+  issuer: string;
   client: OAuthClient;
 }
 
@@ -163,6 +165,11 @@ export function oauthBroker(deps: BrokerDeps) {
     },
 
     consent: (provider, interactionId) => ({ authorizationUrl: deps.connectUrl(interactionId), providerName: providerOf(provider).name }),
+
+    providerForIssuer(issuers) {
+      const wanted = new Set(issuers.map(sameIssuer));
+      return [...deps.providers.values()].find((p) => wanted.has(sameIssuer(p.issuer)))?.id;
+    },
   };
 
   return {
@@ -270,3 +277,8 @@ export function oauthBroker(deps: BrokerDeps) {
 }
 
 export type OAuthBroker = ReturnType<typeof oauthBroker>;
+
+/** Issuers compare without a trailing slash (metadata documents differ on it). */
+function sameIssuer(issuer: string): string {
+  return issuer.replace(/\/+$/, "");
+}

@@ -6,6 +6,8 @@ import { randomUUID } from "node:crypto";
 import { accountService, runAccess, threadService, type Identity } from "./access";
 import { auditService, webhookService } from "./notify";
 import { responseService } from "./runs";
+import { mcpServerService, type McpConnector } from "./mcp";
+import { HarborError } from "./errors";
 import {
   composeCluster,
   composeLifecycle,
@@ -18,6 +20,12 @@ import {
 } from "./wiring";
 
 export { DEFAULT_A2A_TTL_MS, DEFAULT_APPROVAL_TTL_MS, DEFAULT_OAUTH_TTL_MS, type RuntimeDeps } from "./wiring";
+
+/** Without an MCP client (a runtime built without one): connecting a server says so. */
+const NO_MCP_CLIENT: McpConnector = {
+  list: () => Promise.reject(new HarborError("MCP_UNAVAILABLE", "This server has no MCP client configured.")),
+  tool: () => ({ call: () => Promise.reject(new HarborError("MCP_UNAVAILABLE", "This server has no MCP client configured.")) }),
+};
 
 /**
  * Builds the runtime room by room, each on the rooms below it: log & journal, pause, cluster, runs,
@@ -65,6 +73,8 @@ export function createRuntime(deps: RuntimeDeps) {
     runs: runAccess(deps.db, runs.runs.steer),
     responses: responseService(deps.db, deps.serverSecret),
     webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks, notify.webhookWorker.registered),
+    /** MCP servers a tenant's admins connect; their tools join model-driven agents' runs. */
+    mcpServers: mcpServerService(deps.db, deps.serverSecret, deps.mcp?.connector ?? NO_MCP_CLIENT, deps.mcp),
     /**
      * Joins the instances on the database — reclaiming what dead ones (or, alone, earlier processes)
      * left — and starts working on background jobs; call once at start-up, before serving.
@@ -145,9 +155,12 @@ export {
 } from "./agent";
 export { hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./access";
 export { chunkText } from "./loop";
-export { findUnstorableText, isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
+export { findUnstorableText, isStorableText, MCP_GATES, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
 export { MAX_THREAD_TITLE } from "./access";
 export { WEBHOOK_EVENTS, type WebhookEvent, type WebhookSettings, type WebhookView } from "./notify";
 export { AUDIT_EXPORT_MAX_DAYS, AUDIT_EXPORT_PAGE_ROWS, AuditExportFormat, AuditExportRequest } from "./notify";
 export { DECISION_LINK_PATH, type DecisionLink, type LinkDecision, type LinkState } from "./pause";
 export { outboxService, secretKeeper, type SecretKeeper } from "./access";
+export { guardedLookup } from "./notify";
+export type { McpConnector, McpListing, McpServerAddress, McpServerView, McpToolView } from "./mcp";
+export type { McpCallOutcome, McpCallRequest, McpElicitAnswer, McpLiveCall, McpProgress, McpToolPort, McpToolResult } from "./agent";

@@ -202,6 +202,15 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
           timestamp,
         } satisfies ToolCallResultEvent,
       ];
+    case "tool.progress":
+      return [
+        custom(WIRE_EVENTS.toolProgress, timestamp, {
+          toolCallId: e.toolCallId,
+          progress: e.progress,
+          ...(e.total !== undefined ? { total: e.total } : {}),
+          ...(e.message ? { message: e.message } : {}),
+        }),
+      ];
     case "pause.requested":
       return [
         custom(WIRE_EVENTS.pauseRequested, timestamp, {

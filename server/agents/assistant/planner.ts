@@ -59,7 +59,18 @@ export interface ModelPlannerOptions {
 }
 
 export function modelPlanner(options: ModelPlannerOptions): Planner {
-  const tools = modelTools(options.tools);
+  const own = modelTools(options.tools);
+  // A run's tools are the agent's own plus its tenant's MCP tools: translated once per registry.
+  const translated = new WeakMap<ToolRegistry, ToolSet>();
+  const toolsFor = (registry: ToolRegistry | undefined): ToolSet => {
+    if (!registry || registry === options.tools) return own;
+    let tools = translated.get(registry);
+    if (!tools) {
+      tools = modelTools(registry);
+      translated.set(registry, tools);
+    }
+    return tools;
+  };
   return {
     next(state, ctx) {
       const last = state.transcript.at(-1);
@@ -68,7 +79,7 @@ export function modelPlanner(options: ModelPlannerOptions): Planner {
       // The model answered in words (no tool calls): its turn is over.
       if (!last || (last.role === "assistant" && !last.toolCalls?.length) || last.role === "system") return { type: "finish" };
       const signal = ctx?.signal ?? new AbortController().signal;
-      return { type: "stream", parts: modelParts(options, tools, state, signal) };
+      return { type: "stream", parts: modelParts(options, toolsFor(ctx?.tools), state, signal) };
     },
   };
 }
@@ -209,11 +220,12 @@ export function toModelMessages(transcript: readonly TranscriptMessage[]): Model
 function modelTools(registry: ToolRegistry): ToolSet {
   const tools: ToolSet = {};
   for (const definition of registry.values()) {
+    // An MCP tool's schema is the server's own JSON Schema, passed on as it was listed.
+    const schema =
+      definition.kind === "mcp" ? definition.inputSchema : z.toJSONSchema(definition.input, { io: "input", unrepresentable: "any" });
     tools[definition.name] = modelTool({
       description: definition.description,
-      inputSchema: jsonSchema(
-        z.toJSONSchema(definition.input, { io: "input", unrepresentable: "any" }) as Parameters<typeof jsonSchema>[0],
-      ),
+      inputSchema: jsonSchema(schema as Parameters<typeof jsonSchema>[0]),
     });
   }
   return tools;

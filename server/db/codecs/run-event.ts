@@ -66,6 +66,7 @@ const runEventSchema = z.discriminatedUnion("type", [
   event("text.ended", { messageId: z.string() }),
   event("tool.call", { messageId: z.string(), toolCallId: z.string(), name: z.string(), args: json }),
   event("tool.result", { messageId: z.string(), toolCallId: z.string(), content: z.string() }),
+  event("tool.progress", { toolCallId: z.string(), progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
   interrupt.extend({ type: z.literal("pause.requested") }),
   event("client_tool.requested", { requestId: z.string(), toolCallId: z.string(), toolName: z.string() }),
   event("external_wait.started", { responseId: z.string(), toolCallId: z.string() }),

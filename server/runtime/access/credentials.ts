@@ -16,4 +16,6 @@ export interface CredentialBroker {
   accessToken(owner: CredentialOwner, provider: string, scopes: readonly string[], options?: { refresh?: boolean }): Promise<string | null>;
   /** Where the owner consents for the OAuth interaction `interactionId`, and the provider's name for people. */
   consent(provider: string, interactionId: string): { authorizationUrl: string; providerName: string };
+  /** The configured provider whose issuer is one of `issuers` (an MCP server's authorization servers), if any. */
+  providerForIssuer(issuers: readonly string[]): string | undefined;
 }

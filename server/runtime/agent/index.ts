@@ -33,7 +33,19 @@ export {
   type ToolDefinition,
   type ToolRegistry,
 } from "./tools";
+export {
+  formSchema,
+  McpFormDecline,
+  type McpCallOutcome,
+  type McpCallRequest,
+  type McpElicitAnswer,
+  type McpLiveCall,
+  type McpProgress,
+  type McpToolDefinition,
+  type McpToolPort,
+  type McpToolResult,
+} from "./mcp-tools";
 export { assignCallIds, modelIdOf } from "./tool-call-ids";
-export { bindingOf, stillBinds, toolVersion, toolVersions } from "./binding";
+export { bindingOf, canonicalJson, stillBinds, toolVersion, toolVersions } from "./binding";
 export { type Parking, type PauseRequest, RemoteAuthAnswer, RemoteInputAnswer, type ResumeInput } from "./parking";
 export { assertPlainJson, CredentialRejectedSignal, HandleRegistry, PauseSignal } from "./tool-context";

@@ -17,6 +17,8 @@ export interface PauseRequest {
   tool?: { name: string; args: Record<string, unknown> };
   /** What an answer must match, beyond the kind's own rules (a browser tool's output schema). */
   answer?: z.ZodType;
+  /** The answer's JSON Schema as someone else wrote it (an MCP server's form), shown as is. */
+  responseSchema?: Record<string, unknown>;
   /** What the reason needs shown: an OAuth consent URL, a remote agent's kind of question. */
   detail?: InteractionDetail;
   /** How long it waits before it expires, when its tool says (else the kind's default). */

@@ -47,6 +47,8 @@ export type ModelPart =
 export interface PlannerContext {
   /** Aborts when the run is cancelled: a planner waiting on something slow (a model) stops at once. */
   readonly signal: AbortSignal;
+  /** The tools this run may call: the agent's own, and its tenant's MCP tools when the agent takes them. */
+  readonly tools?: ToolRegistry;
 }
 
 export interface Planner {
@@ -66,6 +68,8 @@ export interface AgentDefinition {
   readonly version?: string;
   /** What a new message does while a run of the thread still executes (default `enqueue`). */
   readonly multitask?: MultitaskPolicy;
+  /** Whether the run also offers the tools of MCP servers its tenant connected (model-driven agents). */
+  readonly connectedTools?: boolean;
   /**
    * When background work (an external tool's job) finishes: `report` ends the run with the tool's
    * report (default); `continue` hands the result back to the planner, which goes on from it (a

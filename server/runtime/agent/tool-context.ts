@@ -31,6 +31,7 @@ interface HandleEntry {
   handle: unknown;
   reattach?: () => unknown | Promise<unknown>;
   alive?: (handle: unknown) => boolean;
+  dispose?: (handle: unknown) => void;
 }
 
 export interface RegisterOptions<T> {
@@ -38,6 +39,8 @@ export interface RegisterOptions<T> {
   reattach?: () => T | Promise<T>;
   /** Tells whether a held handle still works (a socket that closed during the pause does not). */
   alive?: (handle: T) => boolean;
+  /** Lets go of the handle when the call it served will not go on (its pause was cancelled or refused). */
+  dispose?: (handle: T) => void;
 }
 
 /** A tool call's live handles, held by the serving process while the run is parked. */
@@ -49,7 +52,14 @@ export class HandleRegistry {
       handle,
       reattach: options.reattach,
       alive: options.alive as ((handle: unknown) => boolean) | undefined,
+      dispose: options.dispose as ((handle: unknown) => void) | undefined,
     });
+  }
+
+  /** Lets go of every handle that says how: the call they served ends here. */
+  dispose(): void {
+    for (const entry of this.entries.values()) entry.dispose?.(entry.handle);
+    this.entries.clear();
   }
 
   /** The handle registered under `key`; a tool asking for one it never registered fails loudly. */

@@ -14,6 +14,7 @@ import type {
   RemotePrompt,
   ResolverPolicy,
 } from "@/server/domain";
+import type { McpToolDefinition } from "./mcp-tools";
 import type { HandleRegistry } from "./tool-context";
 
 /** How a gate or a tool-level pause was answered. */
@@ -269,7 +270,8 @@ export type ToolDefinition<Input = unknown, Output = unknown> =
   | ClientToolDefinition<Input, Output>
   | PrivateInputToolDefinition<Input, Output>
   | ExternalToolDefinition<Input, Output>
-  | RemoteAgentToolDefinition<Input>;
+  | RemoteAgentToolDefinition<Input>
+  | McpToolDefinition;
 
 /** Erases a tool's types for registries; the definition still validates its own input and output. */
 export function tool<Input, Output>(definition: ToolDefinition<Input, Output>): ToolDefinition {

@@ -8,6 +8,7 @@ import type { RunEvent } from "../log";
 import {
   assignCallIds,
   type AgentDefinition,
+  type McpToolDefinition,
   type PauseRequest,
   type PlannedCall,
   type RunState,
@@ -121,6 +122,8 @@ async function requestBeforeRunning(
     // A remote agent asks its questions (if any) while it runs.
     case "remote_agent":
       return undefined;
+    // An MCP server asks its questions (if any) while its call runs: only its gate comes first.
+    case "mcp":
     case undefined:
     case "server":
       return definition.approval ? gateServerCall(state, agent, definition, entry, deps) : undefined;
@@ -131,7 +134,7 @@ async function requestBeforeRunning(
 async function gateServerCall(
   state: RunState,
   agent: AgentDefinition,
-  definition: ServerToolDefinition,
+  definition: ServerToolDefinition | McpToolDefinition,
   entry: PendingCall,
   deps: RunLoopDeps,
 ): Promise<PauseRequest | undefined> {

@@ -116,6 +116,8 @@ function stepWaitOf(definition: ToolDefinition | undefined): StepWait {
     // A remote agent's questions come while it runs, one call at a time: its step does not wait first.
     case "remote_agent":
       return "none";
+    // An MCP server asks its questions (if any) while its call runs: only its gate comes first.
+    case "mcp":
     case undefined:
     case "server":
       return definition.approval ? "approval" : "none";

@@ -9,6 +9,7 @@ import { HarborError } from "../errors";
 import type {
   AgentDefinition,
   HandleRegistry,
+  McpToolDefinition,
   Parking,
   PauseRequest,
   RemoteAgentToolDefinition,
@@ -21,6 +22,7 @@ import { withDecision, gateToAskAgain } from "./call-gates";
 import type { CallOutcome } from "./call-outcome";
 import { recordGrantUse, recordResult, refuse, usingGrant } from "./call-results";
 import { deliverPrivateInput, recordBrowserResult } from "./client-answers";
+import { callMcpTool } from "./mcp-call";
 import { askRemoteAgent } from "./remote-agent-call";
 import type { LoopResult, RunLoopDeps } from "./run-loop-types";
 import { executeServerTool } from "./server-tool";
@@ -85,7 +87,9 @@ async function takeCall(state: RunState, call: PendingCall, context: CallsContex
   if (call.browser) return taken(await recordBrowserResult(state, call, call.browser.requestId, resolutions, deps));
   const answer = call.paused ? resolutions.get(call.paused.on) : undefined;
   if (answer && answer.status !== "resolved") {
-    // The tool asked and was told no: it does not run again, exactly like a rejected gate.
+    // The tool asked and was told no: it does not run again, exactly like a rejected gate — and
+    // what it held open for the answer (an MCP server's session) is let go.
+    context.held?.get(call.toolCallId)?.dispose();
     const reason = typeof answer.payload?.reason === "string" ? answer.payload.reason : undefined;
     return taken(await refuse(state, call, answer.status, reason, deps));
   }
@@ -116,6 +120,8 @@ async function carryOut(
       return taken(await deliverPrivateInput(state, definition, call, call.privateInput.requestId, resolutions, deps));
     case "remote_agent":
       return actOutsideDatabase(state, definition, call, deps, () => askRemoteAgent(definition, call, answer, deps));
+    case "mcp":
+      return actOutsideDatabase(state, definition, call, deps, () => callMcpTool(state, definition, call, answer, context.held, deps));
     case undefined:
     case "server":
       return actOutsideDatabase(state, definition, call, deps, () =>
@@ -134,7 +140,7 @@ function cannotRunInLoop(call: PendingCall): HarborError {
  */
 async function actOutsideDatabase(
   state: RunState,
-  definition: ServerToolDefinition | RemoteAgentToolDefinition,
+  definition: ServerToolDefinition | RemoteAgentToolDefinition | McpToolDefinition,
   call: PendingCall,
   deps: RunLoopDeps,
   act: () => Promise<CallOutcome>,

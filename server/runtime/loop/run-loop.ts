@@ -76,7 +76,7 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
       throw new HarborError("STEP_LIMIT", `The run stopped after ${deps.maxSteps} planner steps.`);
     }
     const signal = deps.signal ?? new AbortController().signal;
-    const decision = await flushUnlessImmediate(agent.planner.next(state, { signal }), deps);
+    const decision = await flushUnlessImmediate(agent.planner.next(state, { signal, tools: agent.tools }), deps);
     const end = await carryOutDecision({ ...state, step: state.step + 1 }, agent, decision, deps, signal);
     if (end.type !== "next") return end;
     state = end.state;

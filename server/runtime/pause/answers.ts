@@ -9,7 +9,7 @@ import type { Claim, InteractionRow } from "@/server/db/queries/interactions";
 import type { NewGrant } from "@/server/db/queries/grants";
 import type { InteractionKind } from "@/server/domain";
 import { ForbiddenError, HarborError, InvalidInputError } from "../errors";
-import { RemoteAuthAnswer, RemoteInputAnswer } from "../agent";
+import { formSchema, McpFormDecline, RemoteAuthAnswer, RemoteInputAnswer } from "../agent";
 import { grantFor, GrantRequest } from "../policies";
 import { LOST_MESSAGE } from "./refusals";
 import type { ResolutionInput, ResolveVia } from "./types";
@@ -57,6 +57,15 @@ function invalid(index: number, error: z.ZodError, expected: string): InvalidInp
 function schemaOrLost(row: InteractionRow, schema: z.ZodType | undefined): z.ZodType {
   if (!schema) throw new HarborError("INTERACTION_LOST", LOST_MESSAGE, { interactionId: row.id });
   return schema;
+}
+
+/** An MCP server's page is finished: the owner says so. */
+const McpPageDone = z.strictObject({ done: z.literal(true) });
+
+/** A stored form's schema: the server's JSON Schema, read again. */
+function formSchemaOf(row: InteractionRow): z.ZodType {
+  if (!row.responseSchema) throw new HarborError("INTERACTION_LOST", LOST_MESSAGE, { interactionId: row.id });
+  return formSchema(row.responseSchema);
 }
 
 export const ANSWER_READERS = {
@@ -108,6 +117,22 @@ export const ANSWER_READERS = {
     const grant = grantFor(row, asked, actorId, `resume[${index}].payload.grant`);
     const decision = { ...answer, grantId: grant.id };
     return { id: row.id, status: "resolved", decision, payload: decision, grant };
+  },
+
+  mcp_input({ row, entry, index, parkedSchema }) {
+    if (row.detail?.mode === "url") {
+      const done = McpPageDone.safeParse(entry.payload);
+      if (!done.success) throw invalid(index, done.error, "say { done: true } once the page is finished");
+      return { id: row.id, status: "resolved", decision: { status: "done" }, payload: { done: true } };
+    }
+    const declined = McpFormDecline.safeParse(entry.payload);
+    if (declined.success) return { id: row.id, status: "resolved", decision: { status: "declined" }, payload: { action: "decline" } };
+    // The server's schema, as parked here (the session that asked lives only here too) or as stored.
+    const schema = parkedSchema ?? formSchemaOf(row);
+    const answer = schema.safeParse(entry.payload);
+    if (!answer.success) throw invalid(index, answer.error, 'the fields do not match the server\'s form, or { action: "decline" }');
+    // What the owner typed goes once to the server: the record says only that they answered.
+    return { id: row.id, status: "resolved", decision: { submitted: true }, payload: { action: "accept", content: answer.data } };
   },
 
   // Background work reports back by itself: `resolve` refuses answers to it before reading any.

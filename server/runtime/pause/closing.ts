@@ -3,6 +3,7 @@ import { closeInteractions, type CloseTarget, type InteractionRow, type RunEndin
 import { HarborError } from "../errors";
 import { notify, type CoordinatorContext } from "./context";
 import { alreadyResolved, failureOf } from "./refusals";
+import { letGo } from "./types";
 
 /**
  * Ends pending interactions that can no longer be answered, with their runs; tells live readers
@@ -14,6 +15,7 @@ export async function closeWhere(ctx: CoordinatorContext, to: "expired" | "lost"
   const at = Date.now();
   for (const c of closed) {
     gates.forget(parked.get(c.runId)?.waitingOn ?? [c.id]);
+    letGo(parked.get(c.runId));
     parked.delete(c.runId);
     for (const { seq, event } of c.finalEvents) deps.bus.publish({ runId: c.runId, seq, at, event });
   }

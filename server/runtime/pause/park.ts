@@ -19,6 +19,7 @@ type ParkingRequest = Parking["requests"][number];
 const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
 function responseSchemaOf(request: ParkingRequest): Record<string, unknown> | undefined {
   if (request.kind === "approval") return APPROVAL_RESPONSE_SCHEMA;
+  if (request.responseSchema) return request.responseSchema;
   if (!request.answer) return undefined;
   let schema = schemaCache.get(request.answer);
   if (!schema) {

@@ -4,6 +4,7 @@ import type { CancelledBy } from "@/server/domain";
 import { closeWhere } from "./closing";
 import { notify, type CoordinatorContext } from "./context";
 import { LOST_MESSAGE } from "./refusals";
+import { letGo } from "./types";
 
 /** Durable waits are swept every this many sweeps (a minute at the default 5 s interval). */
 const DURABLE_SWEEP_EVERY = 12;
@@ -38,6 +39,7 @@ function forgetOverdue(ctx: CoordinatorContext, before: number): void {
   for (const [runId, run] of ctx.parked) {
     if (run.expiresAt > before) continue;
     ctx.gates.forget(run.waitingOn);
+    letGo(run);
     ctx.parked.delete(runId);
   }
 }

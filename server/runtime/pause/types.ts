@@ -21,6 +21,11 @@ export interface ParkedRun {
   answers?: Map<string, z.ZodType>;
 }
 
+/** Lets go of what a parked run held open for its answers (an MCP session): it will not go on from here. */
+export function letGo(run: ParkedRun | undefined): void {
+  for (const registry of run?.handles?.values() ?? []) registry.dispose();
+}
+
 /** A run whose every interaction is answered: to be driven on (its continuation came with the claim). */
 export interface ReadyRun {
   runId: string;

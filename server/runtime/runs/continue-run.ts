@@ -87,6 +87,7 @@ function decisionOf(resolution: Resolution): "approved" | "rejected" | "cancelle
     case "private_input":
     case "oauth":
     case "a2a":
+    case "mcp_input":
     case "operator":
     case "external_wait":
       return "resolved";

@@ -1,7 +1,7 @@
 /** What the driver's parts share: the driver's dependencies, and what this process knows of its runs. */
 import type { Database } from "@/server/db";
 import type { CredentialBroker, SecretKeeper } from "../access";
-import type { AgentRegistry, RunState } from "../agent";
+import type { AgentRegistry, RunState, ToolRegistry } from "../agent";
 import type { RunLease } from "../cluster";
 import type { EventBus } from "../log";
 import type { Coordinator } from "../pause";
@@ -33,6 +33,8 @@ export interface DriveDeps {
   keepSecret?: SecretKeeper;
   /** Standing approvals a gated call may pass on. */
   grants?: GrantService;
+  /** The tools of MCP servers a tenant connected, offered by agents that take them (see mcp/). */
+  connectedTools?: (tenantId: string) => Promise<ToolRegistry>;
   /** This instance's fencing token (see instances.ts): absent, nothing is fenced. */
   lease?: RunLease;
 }

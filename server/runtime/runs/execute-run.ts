@@ -79,7 +79,7 @@ async function executeRun(
     );
   }
   const initial = options.loadTranscript ? { ...base, transcript: toTranscript(await listMessages(deps.db, base.threadId)) } : base;
-  const agent = deps.agents.get(initial.agentId);
+  const agent = await withConnectedTools(deps, deps.agents.get(initial.agentId), initial.tenantId);
   if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
   const loopDeps = loopDepsFor(ctx, initial, agent, journal, options.grants);
   const result = await runUntilSettled(ctx, initial, agent, loopDeps, options.resume, log);
@@ -256,4 +256,19 @@ async function leaveLaneAfterElsewhere({ deps, here }: DriverContext, runId: str
   } finally {
     lane.leave();
   }
+}
+
+/**
+ * The agent as this run sees it: with its tenant's MCP tools beside its own when it takes them.
+ * Its own tools keep their names: a server's tool never stands in for one.
+ */
+async function withConnectedTools(
+  deps: DriverContext["deps"],
+  agent: AgentDefinition | undefined,
+  tenantId: string,
+): Promise<AgentDefinition | undefined> {
+  if (!agent?.connectedTools || !deps.connectedTools) return agent;
+  const connected = await deps.connectedTools(tenantId);
+  if (connected.size === 0) return agent;
+  return { ...agent, tools: new Map([...connected, ...agent.tools]) };
 }

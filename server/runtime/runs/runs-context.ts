@@ -4,7 +4,7 @@ import type { Database } from "@/server/db";
 import type { BeginRunInput, BegunThread } from "@/server/db/queries/run-writes";
 import { childOnFirstLine, type LogLines } from "@/server/log";
 import type { CredentialBroker } from "../access";
-import type { AgentRegistry } from "../agent";
+import type { AgentRegistry, ToolRegistry } from "../agent";
 import type { RouteDeps, RunLease } from "../cluster";
 import type { EventBus, EventStore } from "../log";
 import type { Coordinator } from "../pause";
@@ -39,6 +39,8 @@ export interface RunsDeps {
   credentials?: CredentialBroker;
   /** Standing approvals a gated call may pass on. */
   grants?: GrantService;
+  /** The tools of MCP servers a tenant connected, offered by agents that take them (see mcp/). */
+  connectedTools?: (tenantId: string) => Promise<ToolRegistry>;
   /** This instance's fencing token: a run stops once the instance was reclaimed while it held it. */
   lease?: RunLease;
   route?: RouteDeps;

@@ -8,6 +8,7 @@ import type { ClusterSignals } from "@/server/db/notifications";
 import type { CredentialBroker } from "../access";
 import type { AgentRegistry } from "../agent";
 import type { WebhookSettings } from "../notify";
+import type { McpConnector, McpSettings } from "../mcp";
 
 export interface RuntimeDeps {
   db: Database;
@@ -61,6 +62,8 @@ export interface RuntimeDeps {
   queueRecheckMs?: number;
   /** Outgoing webhooks: local addresses allowed (tests), poll interval, POST timeout, retry schedule. */
   webhooks?: WebhookSettings;
+  /** MCP servers tenants connect: the client that reaches them, local addresses allowed (demo, tests), a cap per tenant. */
+  mcp?: McpSettings & { connector: McpConnector };
   /** Where users reach Harbor (`HARBOR_PUBLIC_URL`): decision links are absolute URLs under it; absent, none are minted. */
   publicUrl?: string;
 }

@@ -63,6 +63,7 @@ describe.each(testBackends())("tool-side OAuth on $name", (backend) => {
           {
             id: CALENDAR_PROVIDER,
             name: "demo calendar",
+            issuer: idp.issuer,
             client: oauthClient({ issuer: idp.issuer, ...CLIENT, redirectUri: CALLBACK, scopes: [...CALENDAR_SCOPES] }),
           },
         ],

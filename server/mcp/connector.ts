@@ -1,0 +1,70 @@
+/**
+ * Harbor's MCP client, with the official SDK: lists a server's tools and calls them, each on a
+ * session of its own (so one call's questions and cancellation touch no other call).
+ */
+import type { McpListedTool } from "@/server/domain";
+import type { McpCallRequest, McpConnector, McpListing, McpServerAddress } from "@/server/runtime";
+import { LiveToolCall, type CallLimits } from "./live-call";
+import { openSession, unreachable, wantedBy } from "./session";
+
+export interface McpClientSettings {
+  /** HARBOR_MCP_ALLOW_LOCAL: loopback and private addresses may be reached. */
+  allowLocal: boolean;
+  /** HARBOR_MCP_TIMEOUT_MS: how long a server may stay silent before a call fails with MCP_TIMEOUT. */
+  timeoutMs: number;
+  /** How long a form may wait for its owner while its session is held open (the a2a TTL). */
+  holdMs: number;
+}
+
+/** The most tools one server may list (pages are read until then). */
+const MAX_TOOLS = 200;
+
+export function mcpConnector(settings: McpClientSettings): McpConnector {
+  const limits: CallLimits = settings;
+  return {
+    async list(server): Promise<McpListing> {
+      const session = await openSession(server, { allowLocal: settings.allowLocal, timeoutMs: settings.timeoutMs });
+      const challenge = session.challenge();
+      if (session.closed() && challenge) return { type: "unauthorized", ...(await wantedBy(server, challenge, settings.allowLocal)) };
+      try {
+        const tools: McpListedTool[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await session.client.listTools(cursor ? { cursor } : {}, { timeout: settings.timeoutMs });
+          for (const tool of page.tools) {
+            tools.push({
+              name: tool.name,
+              ...(tool.title ? { title: tool.title } : {}),
+              ...(tool.description ? { description: tool.description } : {}),
+              inputSchema: tool.inputSchema,
+              annotations: tool.annotations ?? {},
+            });
+          }
+          cursor = page.nextCursor;
+        } while (cursor && tools.length < MAX_TOOLS);
+        return { type: "tools", tools: tools.slice(0, MAX_TOOLS) };
+      } catch (error) {
+        throw unreachable(server, error);
+      } finally {
+        await session.close();
+      }
+    },
+
+    tool(server: McpServerAddress, tool: string) {
+      return {
+        async call(request: McpCallRequest) {
+          const call = new LiveToolCall(server, tool, request, limits);
+          const session = await openSession(server, {
+            allowLocal: settings.allowLocal,
+            timeoutMs: settings.timeoutMs,
+            ...(request.bearer ? { bearer: request.bearer } : {}),
+            onElicit: (params) => call.elicited(params),
+          });
+          const challenge = session.challenge();
+          if (session.closed() && challenge) return { type: "unauthorized", ...(await wantedBy(server, challenge, settings.allowLocal)) };
+          return call.start(session);
+        },
+      };
+    },
+  };
+}

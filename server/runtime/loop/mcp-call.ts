@@ -1,0 +1,213 @@
+/**
+ * A call of an MCP server's tool. What the server asks for mid-call goes on the one pause:
+ * - a form (elicitation, form mode) parks the run with the server's schema; the call's session
+ *   stays open as a live handle, and the owner's answer goes back over it;
+ * - a page to open (URL mode, or `UrlElicitationRequiredError`) parks the run with the URL; once
+ *   the owner is done there the call is tried again — from the checkpoint, on any instance;
+ * - a demand for authorization (401) parks on the OAuth pause of the provider that issues the
+ *   server's tokens; with the owner's token the call is tried again.
+ */
+import { z } from "zod";
+import type { PendingCall } from "@/server/domain";
+import type { CredentialBroker, CredentialOwner } from "../access";
+import { HarborError } from "../errors";
+import {
+  formSchema,
+  HandleRegistry,
+  type McpCallOutcome,
+  type McpElicitAnswer,
+  type McpLiveCall,
+  type McpToolDefinition,
+  type Resolution,
+  type RunState,
+} from "../agent";
+import { pauseFor, type CallOutcome } from "./call-outcome";
+import type { RunLoopDeps } from "./run-loop-types";
+
+/** The key a form's live session is held under, in the call's handles. */
+export const MCP_SESSION_HANDLE = "mcp-session";
+
+/** How many pages (URL steps) one call may send its owner to before it is given up. */
+const MAX_URL_STEPS = 3;
+
+/** What a paused MCP call keeps in its checkpoint: what it waits on. */
+const McpCallState = z.discriminatedUnion("waiting", [
+  z.object({ waiting: z.literal("form"), urlSteps: z.number().int().default(0) }),
+  z.object({ waiting: z.literal("url"), elicitationId: z.string(), urlSteps: z.number().int() }),
+  z.object({ waiting: z.literal("auth"), provider: z.string(), scopes: z.array(z.string()), urlSteps: z.number().int().default(0) }),
+]);
+type McpCallState = z.infer<typeof McpCallState>;
+
+/**
+ * Calls the tool — or, resumed, hands the owner's answer to the call's live session, or tries the
+ * call again after a page or a consent — and parks again while the server asks for more.
+ */
+export async function callMcpTool(
+  state: RunState,
+  definition: McpToolDefinition,
+  call: PendingCall,
+  answer: Resolution | undefined,
+  held: ReadonlyMap<string, HandleRegistry> | undefined,
+  deps: RunLoopDeps,
+): Promise<CallOutcome> {
+  const paused = call.paused ? McpCallState.parse(call.paused.state) : undefined;
+  const owner = { tenantId: state.tenantId, userId: state.ownerId };
+  const urlSteps = paused?.urlSteps ?? 0;
+  if (paused?.waiting === "form") {
+    // The session that asked is the only one that can take the answer: lost with its process.
+    const handles = await HandleRegistry.reattach(call.paused!.handleKeys, held?.get(call.toolCallId));
+    const live = handles.get<McpLiveCall>(MCP_SESSION_HANDLE);
+    return settle(definition, call, await live.answer(formAnswerOf(answer)), urlSteps, deps);
+  }
+  const bearer = paused?.waiting === "auth" ? await tokenAfterConsent(deps.credentials, owner, paused) : undefined;
+  return callWithCredential(definition, call, owner, bearer, urlSteps, deps);
+}
+
+/** The call, with the owner's token when the server is known to need one; a refused token is refreshed once. */
+async function callWithCredential(
+  definition: McpToolDefinition,
+  call: PendingCall,
+  owner: CredentialOwner,
+  bearer: string | undefined,
+  urlSteps: number,
+  deps: RunLoopDeps,
+): Promise<CallOutcome> {
+  const send = (token: string | undefined) =>
+    definition.port.call({
+      args: call.args,
+      ...(token ? { bearer: token } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      onProgress: (progress) => void deps.append([{ type: "tool.progress", toolCallId: call.toolCallId, ...progress }]).catch(() => {}),
+    });
+  let outcome = await send(bearer);
+  if (outcome.type !== "unauthorized") return settle(definition, call, outcome, urlSteps, deps);
+  const provider = providerOf(definition, outcome, deps.credentials);
+  const broker = deps.credentials!;
+  // Refused without a token, or with one: the owner's stored token, then a refreshed one, then consent.
+  for (const refresh of bearer ? [true] : [false, true]) {
+    const token = await broker.accessToken(owner, provider, outcome.scopes, { refresh });
+    if (!token) break;
+    outcome = await send(token);
+    if (outcome.type !== "unauthorized") return settle(definition, call, outcome, urlSteps, deps);
+  }
+  return consentPause(definition, call, broker, provider, outcome.scopes, urlSteps, deps);
+}
+
+/** The configured OAuth provider that issues the server's tokens, or MCP_FAILED naming who does. */
+function providerOf(
+  definition: McpToolDefinition,
+  outcome: Extract<McpCallOutcome, { type: "unauthorized" }>,
+  broker: CredentialBroker | undefined,
+): string {
+  const provider = broker?.providerForIssuer(outcome.authorizationServers);
+  if (provider) return provider;
+  throw new HarborError(
+    "MCP_FAILED",
+    `The MCP server ${definition.mcp.server} asks for authorization by ${outcome.authorizationServers.join(", ") || "an unnamed authorization server"}, which is not one of this server's OAuth providers.`,
+    { server: definition.mcp.server },
+  );
+}
+
+/** After the owner consented: their token (a consent that left none fails the call loudly). */
+async function tokenAfterConsent(
+  broker: CredentialBroker | undefined,
+  owner: CredentialOwner,
+  paused: Extract<McpCallState, { waiting: "auth" }>,
+): Promise<string> {
+  const token = await broker?.accessToken(owner, paused.provider, paused.scopes);
+  if (!token) throw new HarborError("OAUTH_FAILED", "The consent gave no usable credential; connect again.", { provider: paused.provider });
+  return token;
+}
+
+/** What a step of the call comes to: the tool's result, or a pause for what the server asks. */
+function settle(
+  definition: McpToolDefinition,
+  call: PendingCall,
+  outcome: McpCallOutcome,
+  urlSteps: number,
+  deps: RunLoopDeps,
+): CallOutcome {
+  const asked = { mcp: { server: definition.mcp.server, tool: definition.mcp.tool } };
+  switch (outcome.type) {
+    case "result":
+      return { type: "done", output: outcome.result };
+    case "form": {
+      const handles = new HandleRegistry();
+      handles.register(MCP_SESSION_HANDLE, outcome.live, { alive: (live) => live.alive(), dispose: (live) => live.close() });
+      return pauseFor(
+        call,
+        {
+          id: deps.newId(),
+          kind: "mcp_input",
+          policy: "owner",
+          message: outcome.message,
+          detail: { ...asked, mode: "form" },
+          answer: formSchema(outcome.schema),
+          responseSchema: outcome.schema,
+        },
+        { waiting: "form", urlSteps } satisfies McpCallState,
+        handles,
+      );
+    }
+    case "url":
+      if (urlSteps >= MAX_URL_STEPS) {
+        throw new HarborError(
+          "MCP_FAILED",
+          `The MCP server ${definition.mcp.server} sent its user to ${MAX_URL_STEPS} pages for one call.`,
+          {
+            server: definition.mcp.server,
+          },
+        );
+      }
+      return pauseFor(
+        call,
+        {
+          id: deps.newId(),
+          kind: "mcp_input",
+          policy: "owner",
+          message: outcome.message,
+          detail: { ...asked, mode: "url", url: outcome.url },
+        },
+        { waiting: "url", elicitationId: outcome.elicitationId, urlSteps: urlSteps + 1 } satisfies McpCallState,
+      );
+    case "unauthorized":
+      throw new HarborError("MCP_FAILED", `The MCP server ${definition.mcp.server} refused the owner's credential.`, {
+        server: definition.mcp.server,
+      });
+  }
+}
+
+/** Parks the call until the owner connects at the provider that issues the server's tokens. */
+function consentPause(
+  definition: McpToolDefinition,
+  call: PendingCall,
+  broker: CredentialBroker,
+  provider: string,
+  scopes: string[],
+  urlSteps: number,
+  deps: RunLoopDeps,
+): CallOutcome {
+  const id = deps.newId();
+  const { authorizationUrl, providerName } = broker.consent(provider, id);
+  return pauseFor(
+    call,
+    {
+      id,
+      kind: "oauth",
+      policy: "owner",
+      message: `Connect your ${providerName} account so ${definition.mcp.server} can run ${definition.mcp.tool}.`,
+      detail: { provider, scopes, authorizationUrl, mcp: { server: definition.mcp.server, tool: definition.mcp.tool } },
+    },
+    { waiting: "auth", provider, scopes, urlSteps } satisfies McpCallState,
+  );
+}
+
+/** The answer the form's session gets: what the owner filled in, a decline, or a cancel. */
+function formAnswerOf(answer: Resolution | undefined): McpElicitAnswer {
+  if (!answer) throw new HarborError("INTERNAL", "An MCP form was resumed without an answer.");
+  if (answer.status !== "resolved") return { action: "cancel" };
+  const content = answer.payload?.content;
+  if (answer.payload?.action === "decline") return { action: "decline" };
+  if (typeof content !== "object" || content === null || Array.isArray(content)) return { action: "accept", content: {} };
+  return { action: "accept", content: content as Record<string, unknown> };
+}

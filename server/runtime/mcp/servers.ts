@@ -1,0 +1,226 @@
+/**
+ * A tenant's admins connect MCP servers (Streamable HTTP): a name, a URL checked like a webhook's
+ * (no private address unless the deployment allows local ones), and optional static headers
+ * sealed at rest and never returned. The server's tools are listed when it is connected and again
+ * whenever an admin looks; an admin may override the gate any tool's annotations give it.
+ */
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { open, seal, sealingKey } from "@/server/crypto/sealing";
+import type { Database } from "@/server/db";
+import {
+  deleteMcpServer,
+  findMcpServer,
+  insertMcpServer,
+  listMcpServers,
+  setMcpToolGate,
+  updateMcpTools,
+  type McpServerRow,
+} from "@/server/db/queries/mcp-servers";
+import type { McpGate, McpGateChoice, McpListedTool, McpToolAnnotations } from "@/server/domain";
+import { ForbiddenError, HarborError, InvalidInputError, NotFoundError } from "../errors";
+import { hasRole, type Identity } from "../access";
+import { checkWebhookUrl } from "../notify";
+import type { McpConnector, McpServerAddress } from "./connector";
+import { gateOf } from "./gates";
+
+/** MCP servers one tenant may connect, unless the settings say otherwise. */
+export const MAX_MCP_SERVERS_PER_TENANT = 20;
+const MAX_HEADERS = 20;
+const MAX_HEADER_VALUE = 4_096;
+/** Headers Harbor sets itself, or that would change what the request is. */
+const RESERVED_HEADERS = new Set([
+  "host",
+  "content-length",
+  "content-type",
+  "accept",
+  "connection",
+  "transfer-encoding",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+]);
+
+export interface McpSettings {
+  /** HARBOR_MCP_ALLOW_LOCAL: loopback and private addresses may be connected (the demo, tests). */
+  allowLocal?: boolean;
+  maxPerTenant?: number;
+}
+
+export interface McpServerView {
+  id: string;
+  name: string;
+  /** Admins only: the URL (its headers are never returned, only their names). */
+  url?: string;
+  headerNames?: string[];
+  tools?: number;
+  listedAt?: string | null;
+  createdAt?: string;
+}
+
+export interface McpToolView {
+  name: string;
+  title?: string;
+  description?: string;
+  annotations: McpToolAnnotations;
+  gate: McpGate;
+  quorum?: number;
+  /** The gate the annotations give, and whether an admin chose another. */
+  defaultGate: McpGate;
+  overridden: boolean;
+}
+
+const StoredHeaders = z.record(z.string(), z.string());
+
+function assertAdmin(identity: Identity): void {
+  if (!hasRole(identity, "admin")) throw new ForbiddenError("Only the tenant's admins manage MCP servers.");
+}
+
+/** The key MCP servers' static headers are sealed with: derived from the server secret for this alone. */
+export function mcpHeadersKey(serverSecret: string): Buffer {
+  return sealingKey(serverSecret, "harbor.mcp-headers.v1");
+}
+
+/** Where a stored server is, with its static headers opened (bound to its id, so they cannot move). */
+export function addressOf(key: Buffer, row: McpServerRow): McpServerAddress {
+  const headers = row.headersSealed ? StoredHeaders.parse(JSON.parse(open(key, row.headersSealed, row.id))) : {};
+  return { id: row.id, name: row.name, url: new URL(row.url), headers };
+}
+
+function checkHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const entries = Object.entries(headers);
+  if (entries.length > MAX_HEADERS) throw new InvalidInputError("headers", `at most ${MAX_HEADERS}`);
+  const checked: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/.test(lower)) throw new InvalidInputError(`headers.${name}`, "is not a header name");
+    if (RESERVED_HEADERS.has(lower)) throw new InvalidInputError(`headers.${name}`, "is set by Harbor itself");
+    if (value.length > MAX_HEADER_VALUE || /[\r\n\0]/.test(value)) throw new InvalidInputError(`headers.${name}`, "is not a header value");
+    checked[lower] = value;
+  }
+  return checked;
+}
+
+const toolView = (tool: McpListedTool, chosen: McpGateChoice | undefined): McpToolView => {
+  const gate = gateOf(tool, chosen);
+  return {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
+    ...(tool.description ? { description: tool.description } : {}),
+    annotations: tool.annotations,
+    gate: gate.gate,
+    ...(gate.quorum ? { quorum: gate.quorum } : {}),
+    defaultGate: gateOf(tool, undefined).gate,
+    overridden: gate.chosen,
+  };
+};
+
+export function mcpServerService(db: Database, serverSecret: string, connector: McpConnector, settings: McpSettings = {}) {
+  const key = mcpHeadersKey(serverSecret);
+  const allowLocal = settings.allowLocal ?? false;
+  const maxPerTenant = settings.maxPerTenant ?? MAX_MCP_SERVERS_PER_TENANT;
+
+  /** The server's tools now; a server that wants authorization just to list them cannot be connected. */
+  async function listTools(address: McpServerAddress): Promise<McpListedTool[]> {
+    const listing = await connector.list(address);
+    if (listing.type === "tools") return listing.tools;
+    throw new HarborError(
+      "MCP_FAILED",
+      `${address.url.host} wants authorization before it lists its tools: give it a static header with a credential (an API key), then its calls can ask each user to sign in.`,
+      { server: address.name },
+    );
+  }
+
+  async function ownServer(identity: Identity, id: string): Promise<McpServerRow> {
+    const row = await findMcpServer(db, identity.tenantId, id);
+    if (!row) throw new NotFoundError("MCP server");
+    return row;
+  }
+
+  return {
+    /** Connects a server: its tools are listed first, so one that does not answer is not saved. Audited. */
+    async create(identity: Identity, input: { name: string; url: string; headers?: Readonly<Record<string, string>> }) {
+      assertAdmin(identity);
+      if (!/^[a-z0-9-]{1,32}$/.test(input.name)) throw new InvalidInputError("name", "lowercase letters, digits and -, at most 32");
+      const url = checkWebhookUrl(input.url, allowLocal);
+      const headers = checkHeaders(input.headers ?? {});
+      const id = `mcp_${randomUUID()}`;
+      const tools = await listTools({ id, name: input.name, url, headers });
+      const created = await insertMcpServer(
+        db,
+        {
+          id,
+          tenantId: identity.tenantId,
+          name: input.name,
+          url: url.href,
+          headersSealed: Object.keys(headers).length > 0 ? seal(key, JSON.stringify(headers), id) : null,
+          catalog: { tools, gates: {}, listedAt: new Date().toISOString() },
+          createdBy: identity.userId,
+        },
+        maxPerTenant,
+      );
+      if (created === "name_taken") throw new InvalidInputError("name", "is taken by another server of this tenant");
+      if (created === "full") {
+        throw new HarborError("QUOTA_EXCEEDED", `A tenant may connect ${maxPerTenant} MCP servers: remove one first.`, {
+          quota: "mcp_servers",
+          limit: maxPerTenant,
+        });
+      }
+      return { id, tools: tools.length };
+    },
+
+    /** Admins see each server's URL, header names and tool count; members only the names. */
+    async list(identity: Identity): Promise<McpServerView[]> {
+      const rows = await listMcpServers(db, identity.tenantId);
+      if (!hasRole(identity, "admin")) return rows.map((r) => ({ id: r.id, name: r.name }));
+      return rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        url: r.url,
+        headerNames: Object.keys(addressOf(key, r).headers),
+        tools: r.catalog.tools.length,
+        listedAt: r.catalog.listedAt ?? null,
+        createdAt: r.createdAt.toISOString(),
+      }));
+    },
+
+    async delete(identity: Identity, id: string): Promise<void> {
+      assertAdmin(identity);
+      if (!(await deleteMcpServer(db, identity.tenantId, id, identity.userId))) throw new NotFoundError("MCP server");
+    },
+
+    /**
+     * The server's tools with their gates, listed again now; when the server does not answer, the
+     * tools it listed last (`stale`), so an admin can still set gates.
+     */
+    async tools(identity: Identity, id: string): Promise<{ tools: McpToolView[]; stale: boolean }> {
+      assertAdmin(identity);
+      const row = await ownServer(identity, id);
+      let tools = row.catalog.tools;
+      let stale = false;
+      try {
+        tools = await listTools(addressOf(key, row));
+        await updateMcpTools(db, identity.tenantId, id, tools, new Date());
+      } catch (error) {
+        if (!HarborError.is(error)) throw error;
+        stale = true;
+      }
+      return { tools: tools.map((t) => toolView(t, row.catalog.gates[t.name])), stale };
+    },
+
+    /** Overrides the gate of one tool (`reset`: back to its annotations' default). Audited. */
+    async setGate(identity: Identity, input: { id: string; tool: string; gate: McpGate | "default"; quorum?: number }) {
+      assertAdmin(identity);
+      const row = await ownServer(identity, input.id);
+      if (!row.catalog.tools.some((t) => t.name === input.tool)) throw new InvalidInputError("tool", "is not a tool of this server");
+      if (input.quorum !== undefined && input.gate !== "approvers") throw new InvalidInputError("quorum", "only an approvers gate takes a quorum");
+      const choice: McpGateChoice | null =
+        input.gate === "default" ? null : { gate: input.gate, ...(input.quorum && input.quorum > 1 ? { quorum: input.quorum } : {}) };
+      if (!(await setMcpToolGate(db, { tenantId: identity.tenantId, id: input.id, tool: input.tool, choice, actorId: identity.userId }))) {
+        throw new NotFoundError("MCP server");
+      }
+    },
+  };
+}
+
+export type McpServerService = ReturnType<typeof mcpServerService>;
