@@ -75,6 +75,7 @@ const settingsSchema = z.object({
   HARBOR_CALENDAR_URL: z.url().optional(),
   /** The embedded demo peers' loopback ports (0: the system picks). */
   HARBOR_IDP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  HARBOR_DEMO_MCP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   HARBOR_TRAVEL_AGENT_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   /** Lifetime of the embedded provider's access tokens (short values show refresh at work). */
   HARBOR_IDP_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86_400).default(3_600),
@@ -200,6 +201,7 @@ export type Settings = Readonly<{
   oauthTtlMs: number;
   oauthProvider: { issuer: string; clientId: string; clientSecret: string; calendarUrl: string } | undefined;
   idpPort: number;
+  demoMcpPort: number;
   idpTokenTtlSeconds: number;
   travelAgentPort: number;
   travelAgentUrl: string | undefined;
@@ -236,6 +238,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
       "Invalid Harbor settings: HARBOR_OAUTH_ISSUER, HARBOR_OAUTH_CLIENT_ID, HARBOR_OAUTH_CLIENT_SECRET and HARBOR_CALENDAR_URL go together.",
     );
   }
+  const seedDemo = s.HARBOR_SEED_DEMO ?? s.DATABASE_URL === undefined;
   return {
     databaseUrl: s.DATABASE_URL,
     dataDir: path.resolve(s.HARBOR_DATA_DIR),
@@ -243,7 +246,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     pgliteThread: s.HARBOR_PGLITE_THREAD ?? true,
     pglitePrepared: s.HARBOR_PGLITE_PREPARED ?? true,
     pgPrepared: s.HARBOR_PG_PREPARED ?? true,
-    seedDemo: s.HARBOR_SEED_DEMO ?? s.DATABASE_URL === undefined,
+    seedDemo,
     authSecret: s.AUTH_SECRET,
     streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,
     approvalTtlMs: s.HARBOR_APPROVAL_TTL_MS,
@@ -272,6 +275,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
           }
         : undefined,
     idpPort: s.HARBOR_IDP_PORT,
+    demoMcpPort: s.HARBOR_DEMO_MCP_PORT,
     idpTokenTtlSeconds: s.HARBOR_IDP_TOKEN_TTL_S,
     travelAgentPort: s.HARBOR_TRAVEL_AGENT_PORT,
     travelAgentUrl: s.HARBOR_TRAVEL_AGENT_URL,
@@ -300,7 +304,8 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     instanceTtlMs: s.HARBOR_INSTANCE_TTL_MS,
     shutdownGraceMs: s.HARBOR_SHUTDOWN_GRACE_MS,
     durableWaits: s.HARBOR_DURABLE_WAITS,
-    mcp: { allowLocal: s.HARBOR_MCP_ALLOW_LOCAL ?? false, timeoutMs: s.HARBOR_MCP_TIMEOUT_MS },
+    // The demo's own MCP server listens on loopback: a demo deployment may connect it unless told otherwise.
+    mcp: { allowLocal: s.HARBOR_MCP_ALLOW_LOCAL ?? seedDemo, timeoutMs: s.HARBOR_MCP_TIMEOUT_MS },
     webhooks: {
       allowLocal: s.HARBOR_WEBHOOKS_ALLOW_LOCAL ?? false,
       pollMs: s.HARBOR_WEBHOOK_POLL_MS,

@@ -50,6 +50,7 @@ async function boot(): Promise<Harbor> {
         serverSecret,
         redirectUri,
         idpPort: config.idpPort,
+        mcpPort: config.demoMcpPort,
         travelAgentPort: config.travelAgentPort,
         accessTokenTtlSeconds: config.idpTokenTtlSeconds,
       })
@@ -136,7 +137,11 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
   });
   // Join the other instances (reclaiming what dead ones held) before serving anyone.
   await runtime.start();
-  if (peers) log.info({ identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url }, "demo peers started");
+  if (peers)
+    log.info(
+      { identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url, calendarMcp: peers.calendarMcp.url },
+      "demo peers started",
+    );
   return { db, signals, agents, runtime, outbox: outboxService(db), oauth, peers };
 }
 

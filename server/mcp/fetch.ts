@@ -30,7 +30,10 @@ export function guardedFetch(allowLocal: boolean, onChallenge: (challenge: Chall
   const through = dispatcher(allowLocal);
   return async (url, init) => {
     // undici's own fetch takes its dispatcher; its Response is the platform's in all but name.
-    const response = (await undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: through })) as unknown as Response;
+    const response = (await undiciFetch(url, {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      dispatcher: through,
+    })) as unknown as Response;
     if (response.status === 401) onChallenge(extractWWWAuthenticateParams(response));
     return response;
   };

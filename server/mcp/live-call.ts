@@ -17,11 +17,20 @@ import {
   type ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { HarborError, type McpCallOutcome, type McpCallRequest, type McpElicitAnswer, type McpLiveCall, type McpServerAddress } from "@/server/runtime";
+import {
+  HarborError,
+  type McpCallOutcome,
+  type McpCallRequest,
+  type McpElicitAnswer,
+  type McpLiveCall,
+  type McpServerAddress,
+} from "@/server/runtime";
 import { isUnauthorized, unreachable, wantedBy, type Session } from "./session";
 
 /** The most characters of a result's text kept (and shown to the model). */
 const MAX_RESULT_CHARS = 100_000;
+/** How long a cancelled call's session stays open for its `notifications/cancelled` to get out. */
+const CANCEL_GRACE_MS = 2_000;
 /** Longer than any wait here: the SDK's own per-request clock is replaced by the two below. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
@@ -78,7 +87,11 @@ export class LiveToolCall implements McpLiveCall {
         timeout: NO_SDK_TIMEOUT,
         onprogress: (p) => {
           this.listenSilence();
-          this.request.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) });
+          this.request.onProgress?.({
+            progress: p.progress,
+            ...(p.total !== undefined ? { total: p.total } : {}),
+            ...(p.message ? { message: p.message } : {}),
+          });
         },
       })
       .then((result) => this.settle({ type: "result", result: this.resultOf(CallToolResultSchema.parse(result)) }))
@@ -90,7 +103,12 @@ export class LiveToolCall implements McpLiveCall {
   elicited(params: ElicitRequest["params"]): Promise<ElicitResult> {
     if (params.mode === "url") {
       const page = UrlElicitation.parse(params);
-      this.settle({ type: "url", message: page.message ?? "Open this page to continue.", url: page.url, elicitationId: page.elicitationId });
+      this.settle({
+        type: "url",
+        message: page.message ?? "Open this page to continue.",
+        url: page.url,
+        elicitationId: page.elicitationId,
+      });
       return Promise.resolve({ action: "cancel" });
     }
     clearTimeout(this.silence);
@@ -118,8 +136,8 @@ export class LiveToolCall implements McpLiveCall {
   close(): void {
     this.question?.({ action: "cancel" });
     this.question = undefined;
-    this.end();
     this.abort.abort();
+    this.end(CANCEL_GRACE_MS);
   }
 
   alive(): boolean {
@@ -136,11 +154,14 @@ export class LiveToolCall implements McpLiveCall {
     this.silence.unref();
   }
 
-  private end(): void {
+  /** Ends the call; `graceMs` keeps the session a moment so the cancellation it just sent reaches the server. */
+  private end(graceMs = 0): void {
     this.ended = true;
     clearTimeout(this.silence);
     clearTimeout(this.hold);
-    void this.session?.close();
+    const session = this.session;
+    if (graceMs === 0) void session?.close();
+    else setTimeout(() => void session?.close(), graceMs).unref();
   }
 
   private settle(outcome: McpCallOutcome): void {
@@ -150,15 +171,19 @@ export class LiveToolCall implements McpLiveCall {
 
   private async failed(error: unknown): Promise<void> {
     const wasEnded = this.ended;
-    this.end();
+    this.end(this.abort.signal.aborted || this.request.signal?.aborted ? CANCEL_GRACE_MS : 0);
     if (this.request.signal?.aborted) return this.next.reject(this.request.signal.reason ?? error);
     // Ended here on purpose (a page to open, an owner who never answered): nothing more to say.
     if (wasEnded) return this.next.reject(new HarborError("MCP_FAILED", `The call of ${this.tool} was let go.`));
     if (this.timedOut) {
       return this.next.reject(
-        new HarborError("MCP_TIMEOUT", `The MCP server ${this.server.name} did not answer ${this.tool} within ${this.limits.timeoutMs} ms.`, {
-          server: this.server.name,
-        }),
+        new HarborError(
+          "MCP_TIMEOUT",
+          `The MCP server ${this.server.name} did not answer ${this.tool} within ${this.limits.timeoutMs} ms.`,
+          {
+            server: this.server.name,
+          },
+        ),
       );
     }
     if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) return this.pageRequired(error);
@@ -169,9 +194,12 @@ export class LiveToolCall implements McpLiveCall {
     if (error instanceof McpError) {
       const reason = error.message.slice(0, 300);
       return this.next.reject(
-        Object.assign(new HarborError("MCP_FAILED", `The MCP server ${this.server.name} refused ${this.tool}: ${reason}`, { server: this.server.name }), {
-          cause: error,
-        }),
+        Object.assign(
+          new HarborError("MCP_FAILED", `The MCP server ${this.server.name} refused ${this.tool}: ${reason}`, { server: this.server.name }),
+          {
+            cause: error,
+          },
+        ),
       );
     }
     this.next.reject(unreachable(this.server, error));

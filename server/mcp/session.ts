@@ -81,7 +81,10 @@ export async function wantedBy(server: McpServerAddress, challenge: Challenge, a
       challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {},
       guardedFetch(allowLocal, () => {}),
     );
-    return { authorizationServers: metadata.authorization_servers ?? [], scopes: scopes.length ? scopes : (metadata.scopes_supported ?? []) };
+    return {
+      authorizationServers: metadata.authorization_servers ?? [],
+      scopes: scopes.length ? scopes : (metadata.scopes_supported ?? []),
+    };
   } catch {
     // No metadata: nobody Harbor knows issues its tokens.
     return { authorizationServers: [], scopes };

@@ -40,6 +40,8 @@ export interface RunningIdentityProvider {
   issuer: string;
   /** e.g. http://127.0.0.1:43123/calendar/today */
   calendarUrl: string;
+  /** The account a bearer token stands for when it grants `scope` (what a protected resource checks), or why not. */
+  verifyAccessToken(value: string, scope: string): Promise<IdpAccount | string>;
   /** Revokes every grant of an account (as if the user revoked Harbor's access at the provider). */
   revokeAccount(accountId: string): Promise<void>;
   close(): Promise<void>;
@@ -261,6 +263,19 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
 
   // --- the protected resource ------------------------------------------------------------------
 
+  /** The account a bearer token of Harbor's stands for, or why it is refused. */
+  async function verify(p: Provider, value: string, scope: string): Promise<IdpAccount | string> {
+    const token = await p.AccessToken.find(value);
+    // `find` honours oidc-provider's 15 s clock tolerance; a resource server owns its clock, so
+    // expiry is checked exactly.
+    if (!token || token.isExpired) return "The access token is expired, revoked or unknown.";
+    if (token.clientId !== options.client.clientId) return "The access token was not issued to Harbor.";
+    if (!token.scopes.has(scope)) return `The access token does not allow ${scope}.`;
+    if (!token.grantId || !(await p.Grant.find(token.grantId))) return "The access was revoked.";
+    const account = token.accountId ? accounts.get(token.accountId) : undefined;
+    return account ?? "The account no longer exists.";
+  }
+
   async function calendar(p: Provider, req: IncomingMessage, res: ServerResponse) {
     if (req.method !== "GET") {
       res.setHeader("Allow", "GET");
@@ -278,15 +293,8 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
       res.setHeader("WWW-Authenticate", `Bearer realm="calendar", error="invalid_token", error_description="${message}"`);
       return sendJson(res, 401, { error: "invalid_token", message });
     };
-    const token = await p.AccessToken.find(value);
-    // `find` honours oidc-provider's 15 s clock tolerance; a resource server owns its clock, so
-    // expiry is checked exactly.
-    if (!token || token.isExpired) return reject("The access token is expired, revoked or unknown.");
-    if (token.clientId !== options.client.clientId) return reject("The access token was not issued to Harbor.");
-    if (!token.scopes.has(CALENDAR_SCOPE)) return reject(`The access token does not allow ${CALENDAR_SCOPE}.`);
-    if (!token.grantId || !(await p.Grant.find(token.grantId))) return reject("The access was revoked.");
-    const account = token.accountId ? accounts.get(token.accountId) : undefined;
-    if (!account) return reject("The account no longer exists.");
+    const account = await verify(p, value, CALENDAR_SCOPE);
+    if (typeof account === "string") return reject(account);
 
     return sendJson(res, 200, {
       date: localDate(new Date()),
@@ -298,6 +306,7 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
   return {
     issuer,
     calendarUrl: `${issuer}/calendar/today`,
+    verifyAccessToken: async (value, scope) => (provider ? verify(provider, value, scope) : "The provider is not running."),
     async revokeAccount(accountId) {
       const p = provider;
       if (!p) return;

@@ -6,6 +6,7 @@
 import { createHmac } from "node:crypto";
 import { DEMO_PASSWORD, DEMO_USERS } from "@/server/db/seed";
 import { startIdentityProvider, type RunningIdentityProvider } from "./identity-provider";
+import { startMcpPeer, type RunningMcpPeer } from "./mcp-server";
 import { startTravelAgent, type RunningTravelAgent } from "./travel-agent";
 
 /** The member token the demo travel agent asks for before it shows bookings (see README). */
@@ -15,6 +16,8 @@ export const DEMO_CLIENT_ID = "harbor";
 export interface DemoPeers {
   identityProvider: RunningIdentityProvider;
   travelAgent: RunningTravelAgent;
+  /** The team calendar as an MCP server, protected by the identity provider (admins connect it). */
+  calendarMcp: RunningMcpPeer;
   /** Harbor's client at the identity provider. */
   client: { clientId: string; clientSecret: string };
   close(): Promise<void>;
@@ -30,6 +33,7 @@ export async function startDemoPeers(options: {
   redirectUri: string;
   idpPort: number;
   travelAgentPort: number;
+  mcpPort?: number;
   accessTokenTtlSeconds: number;
 }): Promise<DemoPeers> {
   const client = { clientId: DEMO_CLIENT_ID, clientSecret: demoClientSecret(options.serverSecret) };
@@ -40,18 +44,26 @@ export async function startDemoPeers(options: {
     accessTokenTtlSeconds: options.accessTokenTtlSeconds,
   });
   let travelAgent: RunningTravelAgent;
+  let calendarMcp: RunningMcpPeer;
   try {
     travelAgent = await startTravelAgent({ port: options.travelAgentPort, memberToken: DEMO_MEMBER_TOKEN });
   } catch (error) {
     await identityProvider.close();
     throw error;
   }
+  try {
+    calendarMcp = await startMcpPeer({ port: options.mcpPort ?? 0, identityProvider });
+  } catch (error) {
+    await Promise.all([identityProvider.close(), travelAgent.close()]);
+    throw error;
+  }
   return {
     identityProvider,
     travelAgent,
+    calendarMcp,
     client,
     close: async () => {
-      await Promise.all([identityProvider.close(), travelAgent.close()]);
+      await Promise.all([identityProvider.close(), travelAgent.close(), calendarMcp.close()]);
     },
   };
 }

@@ -84,15 +84,13 @@ export interface McpToolDefinition {
 export const McpFormDecline = z.strictObject({ action: z.literal("decline") });
 
 /**
- * What answers a server's form may be: its fields as its JSON Schema says (MCP forms are flat
- * objects of primitives, which zod reads exactly), or a decline.
+ * What a filled-in server's form must be: its fields as its JSON Schema says (MCP forms are flat
+ * objects of primitives, which zod reads exactly). A decline is answered apart from it.
  */
 export function formSchema(schema: Record<string, unknown>): z.ZodType {
-  let content: z.ZodType;
   try {
-    content = z.fromJSONSchema(schema);
+    return z.fromJSONSchema(schema);
   } catch {
-    content = z.record(z.string(), z.unknown());
+    return z.record(z.string(), z.unknown());
   }
-  return z.union([McpFormDecline, content]);
 }

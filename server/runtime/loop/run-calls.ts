@@ -61,7 +61,13 @@ export async function runCalls(
     if (index > 0) await deps.flush?.();
     const point = deps.safePoint ? await deps.safePoint(state, "tool") : undefined;
     if (point?.type === "cancel") return { type: "finished", state: { ...point.state, outcome: "cancelled" } };
-    const step = await takeCall(state, call, context);
+    const step = await takeCall(state, call, context).catch(async (error: unknown) => {
+      // A call the run's cancel aborted in flight (an MCP call is told so): the run ends cancelled, not failed.
+      const stop = deps.signal?.aborted && deps.safePoint ? await deps.safePoint(state, "tool") : undefined;
+      if (stop?.type === "cancel") return { type: "cancelled" as const, state: stop.state };
+      throw error;
+    });
+    if (step.type === "cancelled") return { type: "finished", state: { ...step.state, outcome: "cancelled" } };
     if (step.type === "parks") {
       return {
         type: "paused",

@@ -73,7 +73,14 @@ function definitionOf(row: McpServerRow, tool: McpListedTool, address: McpServer
     inputSchema: tool.inputSchema,
     output: McpResult,
     version: `mcp1:${createHash("sha256")
-      .update(canonicalJson({ server: row.name, tool: tool.name, input: tool.inputSchema, gate: { gate: choice.gate, quorum: choice.quorum ?? 1 } }))
+      .update(
+        canonicalJson({
+          server: row.name,
+          tool: tool.name,
+          input: tool.inputSchema,
+          gate: { gate: choice.gate, quorum: choice.quorum ?? 1 },
+        }),
+      )
       .digest("hex")}`,
     ...(approval ? { approval } : {}),
     mcp: { serverId: row.id, server: row.name, tool: tool.name },

@@ -17,8 +17,7 @@ export interface McpServerAddress {
 
 /** A server's tools, or the authorization it wants before it lists them. */
 export type McpListing =
-  | { type: "tools"; tools: McpListedTool[] }
-  | { type: "unauthorized"; authorizationServers: string[]; scopes: string[] };
+  { type: "tools"; tools: McpListedTool[] } | { type: "unauthorized"; authorizationServers: string[]; scopes: string[] };
 
 export interface McpConnector {
   /** The server's tools, listed now (every page). Fails with MCP_UNAVAILABLE or MCP_TIMEOUT. */

@@ -213,7 +213,8 @@ export function mcpServerService(db: Database, serverSecret: string, connector: 
       assertAdmin(identity);
       const row = await ownServer(identity, input.id);
       if (!row.catalog.tools.some((t) => t.name === input.tool)) throw new InvalidInputError("tool", "is not a tool of this server");
-      if (input.quorum !== undefined && input.gate !== "approvers") throw new InvalidInputError("quorum", "only an approvers gate takes a quorum");
+      if (input.quorum !== undefined && input.gate !== "approvers")
+        throw new InvalidInputError("quorum", "only an approvers gate takes a quorum");
       const choice: McpGateChoice | null =
         input.gate === "default" ? null : { gate: input.gate, ...(input.quorum && input.quorum > 1 ? { quorum: input.quorum } : {}) };
       if (!(await setMcpToolGate(db, { tenantId: identity.tenantId, id: input.id, tool: input.tool, choice, actorId: identity.userId }))) {

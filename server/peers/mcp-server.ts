@@ -1,0 +1,288 @@
+/**
+ * The demo's MCP server: the team calendar, over Streamable HTTP (the official SDK's server),
+ * protected by the demo identity provider. Deterministic — no model, no network beyond loopback —
+ * so it stands in for a third-party MCP server in the demo and in tests.
+ *
+ * Anyone may connect and list its tools; a tool call needs a bearer token the identity provider
+ * issued to Harbor with `calendar.read` (else 401 naming its protected-resource metadata). Tools:
+ * - `list_events` (read-only): today's events;
+ * - `cancel_event` (destructive): cancels one, reporting progress as it goes;
+ * - `book_room` (not destructive): asks which room and for how long (form elicitation);
+ * - `share_calendar` (not destructive): needs its user to allow sharing on a page of its own first
+ *   (`UrlElicitationRequiredError`); the retried call then shares.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { UrlElicitationRequiredError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { CALENDAR_SCOPE, type IdpAccount, type RunningIdentityProvider } from "./identity-provider";
+import { listenOnLoopback } from "./listen";
+
+export interface McpPeerOptions {
+  port?: number;
+  /** Who issues the tokens calls need; absent, calls need none and act for a guest (tests of everything but authorization). */
+  identityProvider?: Pick<RunningIdentityProvider, "issuer" | "verifyAccessToken">;
+  /** Milliseconds `cancel_event` takes between its progress reports (tests stretch it to cancel mid-call). */
+  stepMs?: number;
+}
+
+export interface RunningMcpPeer {
+  /** The MCP endpoint, e.g. http://127.0.0.1:43210/mcp */
+  url: string;
+  /** Events cancelled so far, by account (tests see what a call did). */
+  cancelled(accountId: string): string[];
+  /** `cancel_event` calls its client cancelled midway (`notifications/cancelled`). */
+  cancelledCalls(): number;
+  close(): Promise<void>;
+}
+
+const MAX_SESSIONS = 500;
+const GUEST: IdpAccount = { id: "guest", email: "guest@example.com", name: "Guest", password: "" };
+const MAX_BODY_BYTES = 256 * 1024;
+const ROOMS = ["Harbor", "Lighthouse", "Dock"] as const;
+
+interface Caller {
+  account: IdpAccount;
+}
+
+export async function startMcpPeer(options: McpPeerOptions): Promise<RunningMcpPeer> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const cancelledByAccount = new Map<string, string[]>();
+  const sharePages = new Map<string, { accountId: string; allowed: boolean }>();
+  let cancelledCalls = 0;
+  let base = "";
+
+  /** One MCP server per session: the caller is whoever the session's bearer token stands for. */
+  function sessionServer(callerOf: () => Caller | undefined): McpServer {
+    const server = new McpServer({ name: "demo-calendar", title: "Team calendar", version: "1.0.0" });
+    const caller = (): Caller => {
+      const known = callerOf();
+      if (!known) throw new Error("unauthorized");
+      return known;
+    };
+    const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
+
+    server.registerTool(
+      "list_events",
+      { title: "List today's events", description: "Lists today's events on the team calendar.", annotations: { readOnlyHint: true } },
+      () =>
+        text(
+          events(caller().account)
+            .map((e) => `${e.start}–${e.end} ${e.title}`)
+            .join("\n"),
+        ),
+    );
+
+    server.registerTool(
+      "cancel_event",
+      {
+        title: "Cancel an event",
+        description: "Cancels an event on the team calendar and tells its attendees.",
+        inputSchema: { title: z.string().min(1).max(200).describe("The event's title") },
+        annotations: { destructiveHint: true },
+      },
+      async ({ title }, extra) => {
+        const { account } = caller();
+        const token = extra._meta?.progressToken;
+        for (const [step, message] of ["Finding the event", "Telling the attendees"].entries()) {
+          if (token !== undefined) {
+            await extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken: token, progress: step + 1, total: 2, message },
+            });
+          }
+          await delay(options.stepMs ?? 50, extra.signal).catch((error: unknown) => {
+            // The client cancelled the call (`notifications/cancelled`): nothing is cancelled here.
+            cancelledCalls++;
+            throw error;
+          });
+        }
+        const list = cancelledByAccount.get(account.id) ?? [];
+        list.push(title);
+        cancelledByAccount.set(account.id, list);
+        return text(`Cancelled "${title}" and told its attendees.`);
+      },
+    );
+
+    server.registerTool(
+      "book_room",
+      {
+        title: "Book a meeting room",
+        description: "Books a meeting room for an event; asks which room and for how long.",
+        inputSchema: { event: z.string().min(1).max(200).describe("What the room is for") },
+        annotations: { destructiveHint: false },
+      },
+      async ({ event }) => {
+        caller();
+        const answer = await server.server.elicitInput({
+          mode: "form",
+          message: `Which room should "${event}" have, and for how long?`,
+          requestedSchema: {
+            type: "object",
+            properties: {
+              room: { type: "string", title: "Room", enum: [...ROOMS] },
+              minutes: { type: "integer", title: "Minutes", minimum: 15, maximum: 240 },
+            },
+            required: ["room", "minutes"],
+          },
+        });
+        if (answer.action === "decline") return text(`No room booked for "${event}": the user declined.`);
+        if (answer.action === "cancel") return text(`No room booked for "${event}": the user cancelled.`);
+        const content = z.object({ room: z.enum(ROOMS), minutes: z.number().int() }).parse(answer.content);
+        return text(`Booked ${content.room} for "${event}", ${content.minutes} minutes.`);
+      },
+    );
+
+    server.registerTool(
+      "share_calendar",
+      {
+        title: "Share the calendar",
+        description: "Shares the user's calendar with a colleague; the user allows it on the calendar's own page first.",
+        inputSchema: { with: z.string().min(1).max(200).describe("Who to share it with") },
+        annotations: { destructiveHint: false },
+      },
+      ({ with: colleague }) => {
+        const { account } = caller();
+        const allowed = [...sharePages.values()].some((p) => p.accountId === account.id && p.allowed);
+        if (allowed) return text(`Shared ${account.name}'s calendar with ${colleague}.`);
+        const elicitationId = randomUUID();
+        sharePages.set(elicitationId, { accountId: account.id, allowed: false });
+        throw new UrlElicitationRequiredError([
+          { mode: "url", elicitationId, url: `${base}/share/${elicitationId}`, message: "Allow sharing on the calendar's page first." },
+        ]);
+      },
+    );
+    return server;
+  }
+
+  async function bearerCaller(req: IncomingMessage): Promise<Caller | string | undefined> {
+    if (!options.identityProvider) return { account: GUEST };
+    const match = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(req.headers.authorization ?? "");
+    if (!match) return undefined;
+    const verified = await options.identityProvider.verifyAccessToken(match[1]!, CALENDAR_SCOPE);
+    return typeof verified === "string" ? verified : { account: verified };
+  }
+
+  const http = createServer((req, res) => {
+    void handle(req, res).catch(() => {
+      if (!res.headersSent) sendJson(res, 500, { error: "internal" });
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", base).pathname;
+    if (path.startsWith("/.well-known/oauth-protected-resource")) {
+      if (!options.identityProvider) return sendJson(res, 404, { error: "not_found" });
+      return sendJson(res, 200, {
+        resource: `${base}/mcp`,
+        authorization_servers: [options.identityProvider.issuer],
+        scopes_supported: [CALENDAR_SCOPE],
+      });
+    }
+    if (path.startsWith("/share/")) return sharePage(req, res, path.slice("/share/".length));
+    if (path !== "/mcp") return sendJson(res, 404, { error: "not_found" });
+
+    const body = req.method === "POST" ? await readJson(req) : undefined;
+    if (body === null) return sendJson(res, 400, { error: "invalid_json" });
+    const caller = await bearerCaller(req);
+    // Listing is open; calling a tool needs the user's token.
+    if (typeof caller !== "object" && callsTool(body)) {
+      const error = typeof caller === "string" ? `, error="invalid_token", error_description="${caller}"` : "";
+      res.setHeader(
+        "WWW-Authenticate",
+        `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="${CALENDAR_SCOPE}"${error}`,
+      );
+      return sendJson(res, 401, { error: "unauthorized" });
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    const known = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    if (known) return known.handleRequest(req, res, body);
+    if (sessions.size >= MAX_SESSIONS) return sendJson(res, 503, { error: "busy" });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    const sessionCaller = typeof caller === "object" ? caller : undefined;
+    const server = sessionServer(() => sessionCaller);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  function sharePage(req: IncomingMessage, res: ServerResponse, id: string): void {
+    const page = sharePages.get(id);
+    if (!page) return sendJson(res, 404, { error: "not_found" });
+    if (req.method === "POST") page.allowed = true;
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(
+      page.allowed
+        ? "<!doctype html><title>Shared</title><p>Sharing allowed. You can go back to Harbor.</p>"
+        : `<!doctype html><title>Allow sharing</title><form method="post"><p>Allow Harbor to share your calendar?</p><button>Allow</button></form>`,
+    );
+  }
+
+  base = await listenOnLoopback(http, options.port ?? 0);
+  return {
+    url: `${base}/mcp`,
+    cancelled: (accountId) => [...(cancelledByAccount.get(accountId) ?? [])],
+    cancelledCalls: () => cancelledCalls,
+    close: async () => {
+      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})));
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function events(account: IdpAccount) {
+  const firstName = account.name.trim().split(/\s+/)[0] || account.email;
+  return [
+    { start: "09:30", end: "10:00", title: "Team standup" },
+    { start: "12:00", end: "13:00", title: `Lunch with ${firstName}'s mentor` },
+    { start: "15:00", end: "15:45", title: "Quarterly planning review" },
+  ];
+}
+
+/** Whether a JSON-RPC body (one message or a batch) calls a tool. */
+function callsTool(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/call");
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return null;
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(new Error("cancelled"));
+      },
+      { once: true },
+    );
+  });
+}
