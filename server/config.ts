@@ -142,6 +142,33 @@ const settingsSchema = z.object({
     .pipe(z.array(z.enum(["approvals", "client_tools"]))),
   /** Lets tenants connect MCP servers on loopback and private addresses (the demo, tests): never on a shared deployment. */
   HARBOR_MCP_ALLOW_LOCAL: flag,
+  /**
+   * MCP servers this deployment runs as local processes (stdio), as JSON: `[{ "name", "command",
+   * "args"?, "env"?, "tenants"? }]` — offered to the tenants named, or to all. Never a tenant's to set.
+   */
+  HARBOR_MCP_STDIO_SERVERS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (!raw) return [];
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.array(
+        z.strictObject({
+          name: z.string().regex(/^[a-z0-9-]{1,32}$/),
+          command: z.string().min(1),
+          args: z.array(z.string()).default([]),
+          env: z.record(z.string(), z.string()).default({}),
+          tenants: z.array(z.string()).optional(),
+        }),
+      ),
+    ),
   /** How long an MCP server may stay silent during a call (no answer, no progress) before it fails with MCP_TIMEOUT. */
   HARBOR_MCP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Lets webhooks reach loopback addresses (127.0.0.1, ::1, localhost), over http too: tests and local trials only. */
@@ -208,7 +235,11 @@ export type Settings = Readonly<{
   model: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number; maxTokens: number; maxOutputChars: number } | undefined;
   a2aTtlMs: number;
   a2aTimeoutMs: number;
-  mcp: { allowLocal: boolean; timeoutMs: number };
+  mcp: {
+    allowLocal: boolean;
+    timeoutMs: number;
+    stdioServers: { name: string; command: string; args: string[]; env: Record<string, string>; tenants?: string[] }[];
+  };
   maxMessageChars: number;
   signIn: { failures: number; clientFailures: number; accountFailures: number; windowSeconds: number };
   forwardedForHops: number;
@@ -305,7 +336,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     shutdownGraceMs: s.HARBOR_SHUTDOWN_GRACE_MS,
     durableWaits: s.HARBOR_DURABLE_WAITS,
     // The demo's own MCP server listens on loopback: a demo deployment may connect it unless told otherwise.
-    mcp: { allowLocal: s.HARBOR_MCP_ALLOW_LOCAL ?? seedDemo, timeoutMs: s.HARBOR_MCP_TIMEOUT_MS },
+    mcp: { allowLocal: s.HARBOR_MCP_ALLOW_LOCAL ?? seedDemo, timeoutMs: s.HARBOR_MCP_TIMEOUT_MS, stdioServers: s.HARBOR_MCP_STDIO_SERVERS },
     webhooks: {
       allowLocal: s.HARBOR_WEBHOOKS_ALLOW_LOCAL ?? false,
       pollMs: s.HARBOR_WEBHOOK_POLL_MS,

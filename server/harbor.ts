@@ -132,6 +132,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     webhooks: config.webhooks,
     mcp: {
       allowLocal: config.mcp.allowLocal,
+      operatorServers: config.mcp.stdioServers,
       connector: mcpConnector({ allowLocal: config.mcp.allowLocal, timeoutMs: config.mcp.timeoutMs, holdMs: config.a2aTtlMs }),
     },
   });

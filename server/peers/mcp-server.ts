@@ -24,6 +24,8 @@ export interface McpPeerOptions {
   port?: number;
   /** Who issues the tokens calls need; absent, calls need none and act for a guest (tests of everything but authorization). */
   identityProvider?: Pick<RunningIdentityProvider, "issuer" | "verifyAccessToken">;
+  /** Called with each bearer token a request carries (tests prove the server saw the owner's token). */
+  onToken?: (token: string) => void;
   /** Milliseconds `cancel_event` takes between its progress reports (tests stretch it to cancel mid-call). */
   stepMs?: number;
 }
@@ -161,6 +163,7 @@ export async function startMcpPeer(options: McpPeerOptions): Promise<RunningMcpP
     if (!options.identityProvider) return { account: GUEST };
     const match = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(req.headers.authorization ?? "");
     if (!match) return undefined;
+    options.onToken?.(match[1]!);
     const verified = await options.identityProvider.verifyAccessToken(match[1]!, CALENDAR_SCOPE);
     return typeof verified === "string" ? verified : { account: verified };
   }

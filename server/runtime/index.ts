@@ -6,12 +6,11 @@ import { randomUUID } from "node:crypto";
 import { accountService, runAccess, threadService, type Identity } from "./access";
 import { auditService, webhookService } from "./notify";
 import { responseService } from "./runs";
-import { mcpServerService, type McpConnector } from "./mcp";
-import { HarborError } from "./errors";
 import {
   composeCluster,
   composeLifecycle,
   composeLog,
+  composeMcp,
   composeNotify,
   composePause,
   composeRuns,
@@ -20,12 +19,6 @@ import {
 } from "./wiring";
 
 export { DEFAULT_A2A_TTL_MS, DEFAULT_APPROVAL_TTL_MS, DEFAULT_OAUTH_TTL_MS, type RuntimeDeps } from "./wiring";
-
-/** Without an MCP client (a runtime built without one): connecting a server says so. */
-const NO_MCP_CLIENT: McpConnector = {
-  list: () => Promise.reject(new HarborError("MCP_UNAVAILABLE", "This server has no MCP client configured.")),
-  tool: () => ({ call: () => Promise.reject(new HarborError("MCP_UNAVAILABLE", "This server has no MCP client configured.")) }),
-};
 
 /**
  * Builds the runtime room by room, each on the rooms below it: log & journal, pause, cluster, runs,
@@ -45,7 +38,8 @@ export function createRuntime(deps: RuntimeDeps) {
     },
   );
   const cluster = composeCluster(deps, { instanceId, log, pause }, (request) => runs.runs.handleRouted(request));
-  const runs = composeRuns(deps, { instanceId, log, pause, cluster });
+  const mcp = composeMcp(deps);
+  const runs = composeRuns(deps, { instanceId, log, pause, cluster, mcp });
   const notify = composeNotify(deps, { instanceId, log, pause, cluster, runs });
   const life = composeLifecycle(deps, { instanceId, pause, cluster, runs, notify });
   const { coordinator } = pause;
@@ -74,7 +68,7 @@ export function createRuntime(deps: RuntimeDeps) {
     responses: responseService(deps.db, deps.serverSecret),
     webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks, notify.webhookWorker.registered),
     /** MCP servers a tenant's admins connect; their tools join model-driven agents' runs. */
-    mcpServers: mcpServerService(deps.db, deps.serverSecret, deps.mcp?.connector ?? NO_MCP_CLIENT, deps.mcp),
+    mcpServers: mcp.servers,
     /**
      * Joins the instances on the database — reclaiming what dead ones (or, alone, earlier processes)
      * left — and starts working on background jobs; call once at start-up, before serving.
@@ -162,5 +156,5 @@ export { AUDIT_EXPORT_MAX_DAYS, AUDIT_EXPORT_PAGE_ROWS, AuditExportFormat, Audit
 export { DECISION_LINK_PATH, type DecisionLink, type LinkDecision, type LinkState } from "./pause";
 export { outboxService, secretKeeper, type SecretKeeper } from "./access";
 export { guardedLookup } from "./notify";
-export type { McpConnector, McpListing, McpServerAddress, McpServerView, McpToolView } from "./mcp";
+export type { McpConnector, McpListing, McpServerAddress, McpServerView, McpToolView, OperatorMcpServer } from "./mcp";
 export type { McpCallOutcome, McpCallRequest, McpElicitAnswer, McpLiveCall, McpProgress, McpToolPort, McpToolResult } from "./agent";

@@ -96,6 +96,9 @@ export function toInterrupt(view: InterruptView): Interrupt {
         ...(view.tool ? { tool: view.tool } : {}),
         ...(view.detail?.authorizationUrl ? { authorizationUrl: view.detail.authorizationUrl, provider: view.detail.provider } : {}),
         ...(view.detail?.agent ? { agent: view.detail.agent } : {}),
+        // An MCP server's question: who asks, and the page to open when it is a URL step.
+        ...(view.detail?.mcp ? { mcp: view.detail.mcp } : {}),
+        ...(view.detail?.url ? { url: view.detail.url } : {}),
         ...(view.quorum ? { quorum: view.quorum } : {}),
         ...(view.deadline ? { deadline: view.deadline } : {}),
         // What the approval may also allow from now on (the tool version it binds stays on the server).

@@ -1,10 +1,11 @@
 /**
  * What a pause shows and needs beyond its message (interactions.detail, and the interrupt's
- * `detail`): an OAuth pause's provider and consent URL, a remote agent's question, a grant offer.
+ * `detail`): an OAuth pause's provider and consent URL, a remote agent's question, an MCP
+ * server's question (a form or a page), a grant offer.
  * The version is written as `v`.
  */
 import { z } from "zod";
-import { REMOTE_PROMPTS, type InteractionDetail } from "@/server/domain";
+import { MCP_INPUT_MODES, REMOTE_PROMPTS, type InteractionDetail } from "@/server/domain";
 import { storedCodec } from "./codec";
 import { grantBoundsSchema } from "./grant-bounds";
 
@@ -14,6 +15,9 @@ export const interactionDetailSchema = z.looseObject({
   authorizationUrl: z.string().optional(),
   prompt: z.enum(REMOTE_PROMPTS).optional(),
   agent: z.string().optional(),
+  mcp: z.looseObject({ server: z.string(), tool: z.string() }).optional(),
+  mode: z.enum(MCP_INPUT_MODES).optional(),
+  url: z.string().optional(),
   grant: z
     .looseObject({
       bounds: grantBoundsSchema,

@@ -8,10 +8,11 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "@/server/db";
 import { listMcpServers, type McpServerRow } from "@/server/db/queries/mcp-servers";
-import type { McpListedTool } from "@/server/domain";
+import type { McpCatalog, McpListedTool } from "@/server/domain";
 import { canonicalJson, type McpToolDefinition, type McpToolResult, type ToolRegistry } from "../agent";
 import type { McpConnector, McpServerAddress } from "./connector";
 import { approvalOf, gateOf } from "./gates";
+import type { OperatorServers } from "./operator-servers";
 
 /** How many servers' definitions a process keeps (each tenant has at most a few dozen). */
 const KEPT_SERVERS = 2_000;
@@ -36,31 +37,65 @@ export interface ConnectedToolsDeps {
   connector: McpConnector;
   /** Where a stored server is, with its headers opened. */
   addressOf(row: McpServerRow): McpServerAddress;
+  operator: OperatorServers;
+}
+
+/** One server's catalog as definitions are made from it; `stamp` changes whenever they must be made again. */
+interface ServerCatalog {
+  id: string;
+  name: string;
+  catalog: McpCatalog;
+  stamp: string;
+  address(): McpServerAddress;
 }
 
 export function connectedTools(deps: ConnectedToolsDeps): (tenantId: string) => Promise<ToolRegistry> {
   const kept = new Map<string, { stamp: string; tools: McpToolDefinition[] }>();
-  const definitionsOf = (row: McpServerRow): McpToolDefinition[] => {
-    const stamp = `${row.url}\u0000${row.headersSealed ?? ""}\u0000${JSON.stringify(row.catalog)}`;
-    const known = kept.get(row.id);
-    if (known?.stamp === stamp) return known.tools;
-    const address = deps.addressOf(row);
-    const tools = row.catalog.tools.map((tool) => definitionOf(row, tool, address, deps.connector));
+  const definitionsOf = (server: ServerCatalog): McpToolDefinition[] => {
+    const known = kept.get(server.id);
+    if (known?.stamp === server.stamp) return known.tools;
+    const address = server.address();
+    const tools = server.catalog.tools.map((tool) => definitionOf(server, tool, address, deps.connector));
     if (kept.size >= KEPT_SERVERS) kept.delete(kept.keys().next().value!);
-    kept.set(row.id, { stamp, tools });
+    kept.set(server.id, { stamp: server.stamp, tools });
     return tools;
   };
   return async (tenantId) => {
     const registry = new Map<string, McpToolDefinition>();
-    for (const row of await listMcpServers(deps.db, tenantId)) {
+    for (const server of await catalogsOf(deps, tenantId)) {
       // Two tools whose names read alike once made valid: the first listed keeps the name.
-      for (const definition of definitionsOf(row)) if (!registry.has(definition.name)) registry.set(definition.name, definition);
+      for (const definition of definitionsOf(server)) if (!registry.has(definition.name)) registry.set(definition.name, definition);
     }
     return registry;
   };
 }
 
-function definitionOf(row: McpServerRow, tool: McpListedTool, address: McpServerAddress, connector: McpConnector): McpToolDefinition {
+/** The tenant's servers (the operator's first: their names are taken for every tenant), with their catalogs. */
+async function catalogsOf(deps: ConnectedToolsDeps, tenantId: string): Promise<ServerCatalog[]> {
+  const operator = await Promise.all(
+    deps.operator.visibleTo(tenantId).map(async (server): Promise<ServerCatalog> => {
+      const { tools } = await deps.operator.tools(server);
+      const catalog = { tools, gates: {} };
+      return {
+        id: deps.operator.address(server).id,
+        name: server.name,
+        catalog,
+        stamp: JSON.stringify(tools),
+        address: () => deps.operator.address(server),
+      };
+    }),
+  );
+  const stored = (await listMcpServers(deps.db, tenantId)).map((row): ServerCatalog => ({
+    id: row.id,
+    name: row.name,
+    catalog: row.catalog,
+    stamp: `${row.url}\u0000${row.headersSealed ?? ""}\u0000${JSON.stringify(row.catalog)}`,
+    address: () => deps.addressOf(row),
+  }));
+  return [...operator, ...stored];
+}
+
+function definitionOf(row: ServerCatalog, tool: McpListedTool, address: McpServerAddress, connector: McpConnector): McpToolDefinition {
   const choice = gateOf(tool, row.catalog.gates[tool.name]);
   const approval = approvalOf(row.name, tool, choice);
   const description = tool.description ?? tool.title ?? tool.name;

@@ -5,14 +5,34 @@
 import type { McpListedTool } from "@/server/domain";
 import type { McpToolPort } from "../agent";
 
-/** Where a server is and what to send it on every request. */
+/** How a server is reached: over Streamable HTTP (a tenant's), or as a local process over stdio (the operator's). */
+export type McpTransportAddress =
+  | {
+      type: "http";
+      url: URL;
+      /** Static headers an admin configured (an API key): opened from their sealed form only here. */
+      headers: Readonly<Record<string, string>>;
+    }
+  | { type: "stdio"; command: string; args: readonly string[]; env: Readonly<Record<string, string>> };
+
+/** Where a server is and how to reach it. */
 export interface McpServerAddress {
   id: string;
   /** Its name in the tenant (tools are `<name>__<tool>`). */
   name: string;
-  url: URL;
-  /** Static headers an admin configured (an API key): opened from their sealed form only here. */
-  headers: Readonly<Record<string, string>>;
+  transport: McpTransportAddress;
+}
+
+/**
+ * A server the operator runs as a local process (settings, `HARBOR_MCP_STDIO_SERVERS`): never one a
+ * tenant configures. Offered to the tenants named (all when none are).
+ */
+export interface OperatorMcpServer {
+  name: string;
+  command: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  tenants?: readonly string[];
 }
 
 /** A server's tools, or the authorization it wants before it lists them. */

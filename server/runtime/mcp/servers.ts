@@ -21,7 +21,8 @@ import type { McpGate, McpGateChoice, McpListedTool, McpToolAnnotations } from "
 import { ForbiddenError, HarborError, InvalidInputError, NotFoundError } from "../errors";
 import { hasRole, type Identity } from "../access";
 import { checkWebhookUrl } from "../notify";
-import type { McpConnector, McpServerAddress } from "./connector";
+import type { McpConnector, McpServerAddress, OperatorMcpServer } from "./connector";
+import type { OperatorServers } from "./operator-servers";
 import { gateOf } from "./gates";
 
 /** MCP servers one tenant may connect, unless the settings say otherwise. */
@@ -45,11 +46,15 @@ export interface McpSettings {
   /** HARBOR_MCP_ALLOW_LOCAL: loopback and private addresses may be connected (the demo, tests). */
   allowLocal?: boolean;
   maxPerTenant?: number;
+  /** HARBOR_MCP_STDIO_SERVERS: the operator's own servers, run as local processes. */
+  operatorServers?: readonly OperatorMcpServer[];
 }
 
 export interface McpServerView {
   id: string;
   name: string;
+  /** `tenant`: an admin connected it; `operator`: the deployment runs it (not removable, gates from its annotations). */
+  source: "tenant" | "operator";
   /** Admins only: the URL (its headers are never returned, only their names). */
   url?: string;
   headerNames?: string[];
@@ -84,8 +89,10 @@ export function mcpHeadersKey(serverSecret: string): Buffer {
 /** Where a stored server is, with its static headers opened (bound to its id, so they cannot move). */
 export function addressOf(key: Buffer, row: McpServerRow): McpServerAddress {
   const headers = row.headersSealed ? StoredHeaders.parse(JSON.parse(open(key, row.headersSealed, row.id))) : {};
-  return { id: row.id, name: row.name, url: new URL(row.url), headers };
+  return { id: row.id, name: row.name, transport: { type: "http", url: new URL(row.url), headers } };
 }
+
+const headerNamesOf = (address: McpServerAddress) => (address.transport.type === "http" ? Object.keys(address.transport.headers) : []);
 
 function checkHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
   const entries = Object.entries(headers);
@@ -115,7 +122,13 @@ const toolView = (tool: McpListedTool, chosen: McpGateChoice | undefined): McpTo
   };
 };
 
-export function mcpServerService(db: Database, serverSecret: string, connector: McpConnector, settings: McpSettings = {}) {
+export function mcpServerService(
+  db: Database,
+  serverSecret: string,
+  connector: McpConnector,
+  operator: OperatorServers,
+  settings: McpSettings = {},
+) {
   const key = mcpHeadersKey(serverSecret);
   const allowLocal = settings.allowLocal ?? false;
   const maxPerTenant = settings.maxPerTenant ?? MAX_MCP_SERVERS_PER_TENANT;
@@ -126,7 +139,7 @@ export function mcpServerService(db: Database, serverSecret: string, connector: 
     if (listing.type === "tools") return listing.tools;
     throw new HarborError(
       "MCP_FAILED",
-      `${address.url.host} wants authorization before it lists its tools: give it a static header with a credential (an API key), then its calls can ask each user to sign in.`,
+      `${address.name} wants authorization before it lists its tools: give it a static header with a credential (an API key), then its calls can ask each user to sign in.`,
       { server: address.name },
     );
   }
@@ -142,10 +155,13 @@ export function mcpServerService(db: Database, serverSecret: string, connector: 
     async create(identity: Identity, input: { name: string; url: string; headers?: Readonly<Record<string, string>> }) {
       assertAdmin(identity);
       if (!/^[a-z0-9-]{1,32}$/.test(input.name)) throw new InvalidInputError("name", "lowercase letters, digits and -, at most 32");
+      if (operator.visibleTo(identity.tenantId).some((s) => s.name === input.name)) {
+        throw new InvalidInputError("name", "is taken by a server this deployment runs");
+      }
       const url = checkWebhookUrl(input.url, allowLocal);
       const headers = checkHeaders(input.headers ?? {});
       const id = `mcp_${randomUUID()}`;
-      const tools = await listTools({ id, name: input.name, url, headers });
+      const tools = await listTools({ id, name: input.name, transport: { type: "http", url, headers } });
       const created = await insertMcpServer(
         db,
         {
@@ -172,20 +188,19 @@ export function mcpServerService(db: Database, serverSecret: string, connector: 
     /** Admins see each server's URL, header names and tool count; members only the names. */
     async list(identity: Identity): Promise<McpServerView[]> {
       const rows = await listMcpServers(db, identity.tenantId);
-      if (!hasRole(identity, "admin")) return rows.map((r) => ({ id: r.id, name: r.name }));
-      return rows.map((r) => ({
-        id: r.id,
-        name: r.name,
-        url: r.url,
-        headerNames: Object.keys(addressOf(key, r).headers),
-        tools: r.catalog.tools.length,
-        listedAt: r.catalog.listedAt ?? null,
-        createdAt: r.createdAt.toISOString(),
-      }));
+      const operators = operator.visibleTo(identity.tenantId);
+      if (!hasRole(identity, "admin")) {
+        return [
+          ...operators.map((s) => ({ id: operator.address(s).id, name: s.name, source: "operator" as const })),
+          ...rows.map((r) => ({ id: r.id, name: r.name, source: "tenant" as const })),
+        ];
+      }
+      return [...(await Promise.all(operators.map((s) => operatorView(s)))), ...rows.map((r) => tenantView(r))];
     },
 
     async delete(identity: Identity, id: string): Promise<void> {
       assertAdmin(identity);
+      if (operator.find(identity.tenantId, id)) throw new ForbiddenError("This server is run by the deployment: its operator removes it.");
       if (!(await deleteMcpServer(db, identity.tenantId, id, identity.userId))) throw new NotFoundError("MCP server");
     },
 
@@ -195,6 +210,11 @@ export function mcpServerService(db: Database, serverSecret: string, connector: 
      */
     async tools(identity: Identity, id: string): Promise<{ tools: McpToolView[]; stale: boolean }> {
       assertAdmin(identity);
+      const run = operator.find(identity.tenantId, id);
+      if (run) {
+        const { tools, listedAt } = await operator.tools(run);
+        return { tools: tools.map((t) => toolView(t, undefined)), stale: listedAt === null };
+      }
       const row = await ownServer(identity, id);
       let tools = row.catalog.tools;
       let stale = false;
@@ -208,9 +228,12 @@ export function mcpServerService(db: Database, serverSecret: string, connector: 
       return { tools: tools.map((t) => toolView(t, row.catalog.gates[t.name])), stale };
     },
 
-    /** Overrides the gate of one tool (`reset`: back to its annotations' default). Audited. */
+    /** Overrides the gate of one tool (`default`: back to its annotations' gate). Audited. */
     async setGate(identity: Identity, input: { id: string; tool: string; gate: McpGate | "default"; quorum?: number }) {
       assertAdmin(identity);
+      if (operator.find(identity.tenantId, input.id)) {
+        throw new ForbiddenError("This server is run by the deployment: its tools keep the gates their annotations give.");
+      }
       const row = await ownServer(identity, input.id);
       if (!row.catalog.tools.some((t) => t.name === input.tool)) throw new InvalidInputError("tool", "is not a tool of this server");
       if (input.quorum !== undefined && input.gate !== "approvers")
@@ -222,6 +245,30 @@ export function mcpServerService(db: Database, serverSecret: string, connector: 
       }
     },
   };
+
+  async function operatorView(server: OperatorMcpServer): Promise<McpServerView> {
+    const { tools, listedAt } = await operator.tools(server);
+    return {
+      id: operator.address(server).id,
+      name: server.name,
+      source: "operator",
+      tools: tools.length,
+      listedAt: listedAt?.toISOString() ?? null,
+    };
+  }
+
+  function tenantView(r: McpServerRow): McpServerView {
+    return {
+      id: r.id,
+      name: r.name,
+      source: "tenant",
+      url: r.url,
+      headerNames: headerNamesOf(addressOf(key, r)),
+      tools: r.catalog.tools.length,
+      listedAt: r.catalog.listedAt ?? null,
+      createdAt: r.createdAt.toISOString(),
+    };
+  }
 }
 
 export type McpServerService = ReturnType<typeof mcpServerService>;

@@ -62,7 +62,10 @@ export interface RuntimeDeps {
   queueRecheckMs?: number;
   /** Outgoing webhooks: local addresses allowed (tests), poll interval, POST timeout, retry schedule. */
   webhooks?: WebhookSettings;
-  /** MCP servers tenants connect: the client that reaches them, local addresses allowed (demo, tests), a cap per tenant. */
+  /**
+   * MCP servers tenants connect: the client that reaches them, local addresses allowed (demo,
+   * tests), a cap per tenant, and the operator's own servers (stdio processes).
+   */
   mcp?: McpSettings & { connector: McpConnector };
   /** Where users reach Harbor (`HARBOR_PUBLIC_URL`): decision links are absolute URLs under it; absent, none are minted. */
   publicUrl?: string;

@@ -4,21 +4,18 @@
  * cluster rooms, and takes queued runs from the cluster's queue when another instance signals.
  */
 import { signalQueued } from "@/server/db/notifications";
-import { addressOf, connectedTools, mcpHeadersKey, type McpConnector } from "../mcp";
 import { grantService } from "../policies";
 import { createJobRunner, Mailboxes, runService, Scheduler } from "../runs";
 import type { RuntimeDeps } from "./deps";
 import type { ClusterRoom } from "./cluster";
 import type { LogRoom } from "./log";
+import type { McpRoom } from "./mcp";
 import type { PauseRoom } from "./pause";
 
-/** A tenant's MCP tools, read from its servers' stored catalogs, reached through `connector`. */
-function connectedToolsOf(deps: RuntimeDeps, connector: McpConnector) {
-  const key = mcpHeadersKey(deps.serverSecret);
-  return connectedTools({ db: deps.db, connector, addressOf: (row) => addressOf(key, row) });
-}
-
-export function composeRuns(deps: RuntimeDeps, below: { instanceId: string; log: LogRoom; pause: PauseRoom; cluster: ClusterRoom }) {
+export function composeRuns(
+  deps: RuntimeDeps,
+  below: { instanceId: string; log: LogRoom; pause: PauseRoom; cluster: ClusterRoom; mcp: McpRoom },
+) {
   const { instanceId } = below;
   const { bus, store } = below.log;
   const { instances, signals, route } = below.cluster;
@@ -52,7 +49,7 @@ export function composeRuns(deps: RuntimeDeps, below: { instanceId: string; log:
     maxTenantStorageBytes: deps.maxTenantStorageBytes || undefined,
     route,
     signalQueued: signals ? () => signalQueued(deps.db, instanceId) : undefined,
-    connectedTools: deps.mcp && connectedToolsOf(deps, deps.mcp.connector),
+    connectedTools: below.mcp.connectedTools,
   });
   signals?.onQueued(() => void runs.takeFromQueue(true));
   // Queued signals sent while the listening connection was down are lost: look as if told.
