@@ -133,6 +133,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     mcp: {
       allowLocal: config.mcp.allowLocal,
       operatorServers: config.mcp.stdioServers,
+      suggested: peers ? [{ name: "calendar", url: peers.calendarMcp.url, title: "The demo's team calendar" }] : [],
       connector: mcpConnector({ allowLocal: config.mcp.allowLocal, timeoutMs: config.mcp.timeoutMs, holdMs: config.a2aTtlMs }),
     },
   });

@@ -10,6 +10,9 @@ const serversRouter = createTRPCRouter({
   /** Admins: each server's URL, header names and tool count. Members: names only. */
   list: protectedProcedure.query(({ ctx }) => ctx.harbor.runtime.mcpServers.list(ctx.identity)),
 
+  /** Servers this deployment offers to connect in one click (the demo's calendar), not yet connected. */
+  suggestions: adminProcedure.query(({ ctx }) => ctx.harbor.runtime.mcpServers.suggestions(ctx.identity)),
+
   /** Connects a server (its tools are listed first); header values are sealed and never returned. */
   create: adminProcedure
     .input(

@@ -13,5 +13,6 @@ export {
   type McpServerService,
   type McpServerView,
   type McpSettings,
+  type McpSuggestion,
   type McpToolView,
 } from "./servers";

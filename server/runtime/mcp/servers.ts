@@ -48,6 +48,15 @@ export interface McpSettings {
   maxPerTenant?: number;
   /** HARBOR_MCP_STDIO_SERVERS: the operator's own servers, run as local processes. */
   operatorServers?: readonly OperatorMcpServer[];
+  /** Servers offered to admins as one click to connect (the demo's calendar). */
+  suggested?: readonly McpSuggestion[];
+}
+
+/** A server an admin may connect with one click. */
+export interface McpSuggestion {
+  name: string;
+  url: string;
+  title: string;
 }
 
 export interface McpServerView {
@@ -196,6 +205,13 @@ export function mcpServerService(
         ];
       }
       return [...(await Promise.all(operators.map((s) => operatorView(s)))), ...rows.map((r) => tenantView(r))];
+    },
+
+    /** The suggested servers the tenant has not connected yet (by URL). */
+    async suggestions(identity: Identity): Promise<McpSuggestion[]> {
+      assertAdmin(identity);
+      const connected = new Set((await listMcpServers(db, identity.tenantId)).map((r) => r.url));
+      return (settings.suggested ?? []).filter((s) => !connected.has(new URL(s.url).href));
     },
 
     async delete(identity: Identity, id: string): Promise<void> {
