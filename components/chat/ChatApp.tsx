@@ -9,6 +9,7 @@ import { ClientToolHost, useClientTools } from "@/components/interactions/Client
 import { ExternalWaitStatus } from "@/components/interactions/ExternalWaitStatus";
 import { OAuthCard } from "@/components/interactions/OAuthCard";
 import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
+import { McpQuestionCard, mcpPayload } from "@/components/interactions/McpQuestionCard";
 import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
 import { ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { useToolCatalog } from "@/components/interactions/tools";
@@ -357,6 +358,28 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                         busy={run.running}
                         onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
                         onConsent={() => void gates.refresh()}
+                      />
+                      {results.has(call.id) ? <ToolCallNote call={call} result={results.get(call.id)} where="server" /> : null}
+                    </Fragment>
+                  ) : gates.byToolCall.get(call.id)?.kind === "mcp_input" ? (
+                    <Fragment key={call.id}>
+                      {gates.gateByToolCall.has(call.id) ? (
+                        <ApprovalCard
+                          call={call}
+                          interaction={gates.gateByToolCall.get(call.id)}
+                          viewerId={viewerId}
+                          busy={run.running}
+                          onDecide={() => undefined}
+                          onWithdraw={() => undefined}
+                        />
+                      ) : null}
+                      <McpQuestionCard
+                        interaction={gates.byToolCall.get(call.id)!}
+                        busy={run.running}
+                        onAnswer={(answer) =>
+                          void gates.answerAlone(call.id, { status: "resolved", payload: mcpPayload(answer) }, { privately: true })
+                        }
+                        onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" }, { privately: true })}
                       />
                       {results.has(call.id) ? <ToolCallNote call={call} result={results.get(call.id)} where="server" /> : null}
                     </Fragment>

@@ -28,8 +28,14 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
 
   const byToolCall = useMemo(() => {
     const map = new Map<string, InteractionView>();
-    // Oldest first, so a newer interaction for the same call (none today) would win.
+    // Oldest first, so a newer interaction for the same call wins (an MCP call's question after its gate).
     for (const i of [...interactions].reverse()) if (i.toolCallId) map.set(i.toolCallId, i);
+    return map;
+  }, [interactions]);
+  /** A call's approval gate, kept in view when the call later asked something else (an MCP server's question, a consent). */
+  const gateByToolCall = useMemo(() => {
+    const map = new Map<string, InteractionView>();
+    for (const i of interactions) if (i.toolCallId && i.kind === "approval" && !map.has(i.toolCallId)) map.set(i.toolCallId, i);
     return map;
   }, [interactions]);
   const pending = useMemo(() => interactions.filter((i) => i.status === "pending"), [interactions]);
@@ -165,6 +171,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
 
   return {
     byToolCall,
+    gateByToolCall,
     pending,
     /** New messages wait while a request that holds the thread is open; background work (an external wait) does not. */
     blocking: pending.some((i) => kindRules(i.kind).holdsThread),

@@ -19,6 +19,7 @@ const BY_KIND: Partial<Record<Kind, Partial<Record<Status, string>>>> = {
   private_input: { pending: "Waiting for you", resolved: "Sent" },
   oauth: { pending: "Waiting to connect", resolved: "Connected" },
   a2a: { pending: "Waiting for your answer", resolved: "Answered" },
+  mcp_input: { pending: "Waiting for you", resolved: "Answered" },
   operator: { pending: "Paused", resolved: "Resumed" },
 };
 
