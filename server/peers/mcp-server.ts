@@ -15,10 +15,9 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { UrlElicitationRequiredError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import { CALENDAR_SCOPE, type IdpAccount, type RunningIdentityProvider } from "./identity-provider";
 import { listenOnLoopback } from "./listen";
+import { registerCalendarTools, type CalendarState } from "./mcp-calendar-tools";
 
 export interface McpPeerOptions {
   port?: number;
@@ -43,7 +42,6 @@ export interface RunningMcpPeer {
 const MAX_SESSIONS = 500;
 const GUEST: IdpAccount = { id: "guest", email: "guest@example.com", name: "Guest", password: "" };
 const MAX_BODY_BYTES = 256 * 1024;
-const ROOMS = ["Harbor", "Lighthouse", "Dock"] as const;
 
 interface Caller {
   account: IdpAccount;
@@ -51,113 +49,14 @@ interface Caller {
 
 export async function startMcpPeer(options: McpPeerOptions): Promise<RunningMcpPeer> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const cancelledByAccount = new Map<string, string[]>();
-  const sharePages = new Map<string, { accountId: string; allowed: boolean }>();
-  let cancelledCalls = 0;
   let base = "";
-
-  /** One MCP server per session: the caller is whoever the session's bearer token stands for. */
-  function sessionServer(callerOf: () => Caller | undefined): McpServer {
-    const server = new McpServer({ name: "demo-calendar", title: "Team calendar", version: "1.0.0" });
-    const caller = (): Caller => {
-      const known = callerOf();
-      if (!known) throw new Error("unauthorized");
-      return known;
-    };
-    const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
-
-    server.registerTool(
-      "list_events",
-      { title: "List today's events", description: "Lists today's events on the team calendar.", annotations: { readOnlyHint: true } },
-      () =>
-        text(
-          events(caller().account)
-            .map((e) => `${e.start}–${e.end} ${e.title}`)
-            .join("\n"),
-        ),
-    );
-
-    server.registerTool(
-      "cancel_event",
-      {
-        title: "Cancel an event",
-        description: "Cancels an event on the team calendar and tells its attendees.",
-        inputSchema: { title: z.string().min(1).max(200).describe("The event's title") },
-        annotations: { destructiveHint: true },
-      },
-      async ({ title }, extra) => {
-        const { account } = caller();
-        const token = extra._meta?.progressToken;
-        for (const [step, message] of ["Finding the event", "Telling the attendees"].entries()) {
-          if (token !== undefined) {
-            await extra.sendNotification({
-              method: "notifications/progress",
-              params: { progressToken: token, progress: step + 1, total: 2, message },
-            });
-          }
-          await delay(options.stepMs ?? 50, extra.signal).catch((error: unknown) => {
-            // The client cancelled the call (`notifications/cancelled`): nothing is cancelled here.
-            cancelledCalls++;
-            throw error;
-          });
-        }
-        const list = cancelledByAccount.get(account.id) ?? [];
-        list.push(title);
-        cancelledByAccount.set(account.id, list);
-        return text(`Cancelled "${title}" and told its attendees.`);
-      },
-    );
-
-    server.registerTool(
-      "book_room",
-      {
-        title: "Book a meeting room",
-        description: "Books a meeting room for an event; asks which room and for how long.",
-        inputSchema: { event: z.string().min(1).max(200).describe("What the room is for") },
-        annotations: { destructiveHint: false },
-      },
-      async ({ event }) => {
-        caller();
-        const answer = await server.server.elicitInput({
-          mode: "form",
-          message: `Which room should "${event}" have, and for how long?`,
-          requestedSchema: {
-            type: "object",
-            properties: {
-              room: { type: "string", title: "Room", enum: [...ROOMS] },
-              minutes: { type: "integer", title: "Minutes", minimum: 15, maximum: 240 },
-            },
-            required: ["room", "minutes"],
-          },
-        });
-        if (answer.action === "decline") return text(`No room booked for "${event}": the user declined.`);
-        if (answer.action === "cancel") return text(`No room booked for "${event}": the user cancelled.`);
-        const content = z.object({ room: z.enum(ROOMS), minutes: z.number().int() }).parse(answer.content);
-        return text(`Booked ${content.room} for "${event}", ${content.minutes} minutes.`);
-      },
-    );
-
-    server.registerTool(
-      "share_calendar",
-      {
-        title: "Share the calendar",
-        description: "Shares the user's calendar with a colleague; the user allows it on the calendar's own page first.",
-        inputSchema: { with: z.string().min(1).max(200).describe("Who to share it with") },
-        annotations: { destructiveHint: false },
-      },
-      ({ with: colleague }) => {
-        const { account } = caller();
-        const allowed = [...sharePages.values()].some((p) => p.accountId === account.id && p.allowed);
-        if (allowed) return text(`Shared ${account.name}'s calendar with ${colleague}.`);
-        const elicitationId = randomUUID();
-        sharePages.set(elicitationId, { accountId: account.id, allowed: false });
-        throw new UrlElicitationRequiredError([
-          { mode: "url", elicitationId, url: `${base}/share/${elicitationId}`, message: "Allow sharing on the calendar's page first." },
-        ]);
-      },
-    );
-    return server;
-  }
+  const state: CalendarState = {
+    base: () => base,
+    stepMs: options.stepMs ?? 50,
+    cancelledByAccount: new Map(),
+    sharePages: new Map(),
+    cancelledCalls: 0,
+  };
 
   async function bearerCaller(req: IncomingMessage): Promise<Caller | string | undefined> {
     if (!options.identityProvider) return { account: GUEST };
@@ -185,7 +84,7 @@ export async function startMcpPeer(options: McpPeerOptions): Promise<RunningMcpP
         scopes_supported: [CALENDAR_SCOPE],
       });
     }
-    if (path.startsWith("/share/")) return sharePage(req, res, path.slice("/share/".length));
+    if (path.startsWith("/share/")) return sharePage(state, req, res, path.slice("/share/".length));
     if (path !== "/mcp") return sendJson(res, 404, { error: "not_found" });
 
     const body = req.method === "POST" ? await readJson(req) : undefined;
@@ -200,40 +99,14 @@ export async function startMcpPeer(options: McpPeerOptions): Promise<RunningMcpP
       );
       return sendJson(res, 401, { error: "unauthorized" });
     }
-    const sessionId = req.headers["mcp-session-id"];
-    const known = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-    if (known) return known.handleRequest(req, res, body);
-    if (sessions.size >= MAX_SESSIONS) return sendJson(res, 503, { error: "busy" });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    const sessionCaller = typeof caller === "object" ? caller : undefined;
-    const server = sessionServer(() => sessionCaller);
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-  }
-
-  function sharePage(req: IncomingMessage, res: ServerResponse, id: string): void {
-    const page = sharePages.get(id);
-    if (!page) return sendJson(res, 404, { error: "not_found" });
-    if (req.method === "POST") page.allowed = true;
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(
-      page.allowed
-        ? "<!doctype html><title>Shared</title><p>Sharing allowed. You can go back to Harbor.</p>"
-        : `<!doctype html><title>Allow sharing</title><form method="post"><p>Allow Harbor to share your calendar?</p><button>Allow</button></form>`,
-    );
+    await sessionFor(req, sessions, state, typeof caller === "object" ? caller : undefined, res, body);
   }
 
   base = await listenOnLoopback(http, options.port ?? 0);
   return {
     url: `${base}/mcp`,
-    cancelled: (accountId) => [...(cancelledByAccount.get(accountId) ?? [])],
-    cancelledCalls: () => cancelledCalls,
+    cancelled: (accountId) => [...(state.cancelledByAccount.get(accountId) ?? [])],
+    cancelledCalls: () => state.cancelledCalls,
     close: async () => {
       await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})));
       await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -241,13 +114,47 @@ export async function startMcpPeer(options: McpPeerOptions): Promise<RunningMcpP
   };
 }
 
-function events(account: IdpAccount) {
-  const firstName = account.name.trim().split(/\s+/)[0] || account.email;
-  return [
-    { start: "09:30", end: "10:00", title: "Team standup" },
-    { start: "12:00", end: "13:00", title: `Lunch with ${firstName}'s mentor` },
-    { start: "15:00", end: "15:45", title: "Quarterly planning review" },
-  ];
+/** Hands a request to its session's transport, or opens a session (one MCP server each) for it. */
+async function sessionFor(
+  req: IncomingMessage,
+  sessions: Map<string, StreamableHTTPServerTransport>,
+  state: CalendarState,
+  caller: Caller | undefined,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const sessionId = req.headers["mcp-session-id"];
+  const known = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+  if (known) return known.handleRequest(req, res, body);
+  if (sessions.size >= MAX_SESSIONS) return sendJson(res, 503, { error: "busy" });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: randomUUID,
+    onsessioninitialized: (id) => void sessions.set(id, transport),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) sessions.delete(transport.sessionId);
+  };
+  // The session acts for whoever its first request's token stands for (Harbor opens one per call).
+  const server = new McpServer({ name: "demo-calendar", title: "Team calendar", version: "1.0.0" });
+  registerCalendarTools(server, state, () => {
+    if (!caller) throw new Error("unauthorized");
+    return caller.account;
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+/** The calendar's own page for a sharing step: Allow marks it done. */
+function sharePage(state: CalendarState, req: IncomingMessage, res: ServerResponse, id: string): void {
+  const page = state.sharePages.get(id);
+  if (!page) return sendJson(res, 404, { error: "not_found" });
+  if (req.method === "POST") page.allowed = true;
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+  res.end(
+    page.allowed
+      ? "<!doctype html><title>Shared</title><p>Sharing allowed. You can go back to Harbor.</p>"
+      : `<!doctype html><title>Allow sharing</title><form method="post"><p>Allow Harbor to share your calendar?</p><button>Allow</button></form>`,
+  );
 }
 
 /** Whether a JSON-RPC body (one message or a batch) calls a tool. */
@@ -274,18 +181,4 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(new Error("cancelled"));
-      },
-      { once: true },
-    );
-  });
 }

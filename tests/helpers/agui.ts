@@ -159,6 +159,10 @@ export interface WireInterrupt {
       provider?: string;
       /** A remote agent's name. */
       agent?: string;
+      kind?: string;
+      /** An MCP server's question: who asks, and the page to open for a URL step. */
+      mcp?: { server: string; tool: string };
+      url?: string;
     };
     harnest?: { privateInput?: boolean };
   };

@@ -131,6 +131,17 @@ const toolView = (tool: McpListedTool, chosen: McpGateChoice | undefined): McpTo
   };
 };
 
+/** What every operation on a tenant's servers shares. */
+interface ServersContext {
+  db: Database;
+  key: Buffer;
+  connector: McpConnector;
+  operator: OperatorServers;
+  allowLocal: boolean;
+  maxPerTenant: number;
+  suggested: readonly McpSuggestion[];
+}
+
 export function mcpServerService(
   db: Database,
   serverSecret: string,
@@ -138,152 +149,176 @@ export function mcpServerService(
   operator: OperatorServers,
   settings: McpSettings = {},
 ) {
-  const key = mcpHeadersKey(serverSecret);
-  const allowLocal = settings.allowLocal ?? false;
-  const maxPerTenant = settings.maxPerTenant ?? MAX_MCP_SERVERS_PER_TENANT;
-
-  /** The server's tools now; a server that wants authorization just to list them cannot be connected. */
-  async function listTools(address: McpServerAddress): Promise<McpListedTool[]> {
-    const listing = await connector.list(address);
-    if (listing.type === "tools") return listing.tools;
-    throw new HarborError(
-      "MCP_FAILED",
-      `${address.name} wants authorization before it lists its tools: give it a static header with a credential (an API key), then its calls can ask each user to sign in.`,
-      { server: address.name },
-    );
-  }
-
-  async function ownServer(identity: Identity, id: string): Promise<McpServerRow> {
-    const row = await findMcpServer(db, identity.tenantId, id);
-    if (!row) throw new NotFoundError("MCP server");
-    return row;
-  }
-
+  const ctx: ServersContext = {
+    db,
+    key: mcpHeadersKey(serverSecret),
+    connector,
+    operator,
+    allowLocal: settings.allowLocal ?? false,
+    maxPerTenant: settings.maxPerTenant ?? MAX_MCP_SERVERS_PER_TENANT,
+    suggested: settings.suggested ?? [],
+  };
   return {
     /** Connects a server: its tools are listed first, so one that does not answer is not saved. Audited. */
-    async create(identity: Identity, input: { name: string; url: string; headers?: Readonly<Record<string, string>> }) {
-      assertAdmin(identity);
-      if (!/^[a-z0-9-]{1,32}$/.test(input.name)) throw new InvalidInputError("name", "lowercase letters, digits and -, at most 32");
-      if (operator.visibleTo(identity.tenantId).some((s) => s.name === input.name)) {
-        throw new InvalidInputError("name", "is taken by a server this deployment runs");
-      }
-      const url = checkWebhookUrl(input.url, allowLocal);
-      const headers = checkHeaders(input.headers ?? {});
-      const id = `mcp_${randomUUID()}`;
-      const tools = await listTools({ id, name: input.name, transport: { type: "http", url, headers } });
-      const created = await insertMcpServer(
-        db,
-        {
-          id,
-          tenantId: identity.tenantId,
-          name: input.name,
-          url: url.href,
-          headersSealed: Object.keys(headers).length > 0 ? seal(key, JSON.stringify(headers), id) : null,
-          catalog: { tools, gates: {}, listedAt: new Date().toISOString() },
-          createdBy: identity.userId,
-        },
-        maxPerTenant,
-      );
-      if (created === "name_taken") throw new InvalidInputError("name", "is taken by another server of this tenant");
-      if (created === "full") {
-        throw new HarborError("QUOTA_EXCEEDED", `A tenant may connect ${maxPerTenant} MCP servers: remove one first.`, {
-          quota: "mcp_servers",
-          limit: maxPerTenant,
-        });
-      }
-      return { id, tools: tools.length };
-    },
-
+    create: (identity: Identity, input: NewServer) => createServer(ctx, identity, input),
     /** Admins see each server's URL, header names and tool count; members only the names. */
-    async list(identity: Identity): Promise<McpServerView[]> {
-      const rows = await listMcpServers(db, identity.tenantId);
-      const operators = operator.visibleTo(identity.tenantId);
-      if (!hasRole(identity, "admin")) {
-        return [
-          ...operators.map((s) => ({ id: operator.address(s).id, name: s.name, source: "operator" as const })),
-          ...rows.map((r) => ({ id: r.id, name: r.name, source: "tenant" as const })),
-        ];
-      }
-      return [...(await Promise.all(operators.map((s) => operatorView(s)))), ...rows.map((r) => tenantView(r))];
-    },
-
+    list: (identity: Identity) => listServers(ctx, identity),
     /** The suggested servers the tenant has not connected yet (by URL). */
-    async suggestions(identity: Identity): Promise<McpSuggestion[]> {
-      assertAdmin(identity);
-      const connected = new Set((await listMcpServers(db, identity.tenantId)).map((r) => r.url));
-      return (settings.suggested ?? []).filter((s) => !connected.has(new URL(s.url).href));
-    },
-
-    async delete(identity: Identity, id: string): Promise<void> {
-      assertAdmin(identity);
-      if (operator.find(identity.tenantId, id)) throw new ForbiddenError("This server is run by the deployment: its operator removes it.");
-      if (!(await deleteMcpServer(db, identity.tenantId, id, identity.userId))) throw new NotFoundError("MCP server");
-    },
-
+    suggestions: (identity: Identity) => suggestionsFor(ctx, identity),
+    /** Removes a tenant's server (not the operator's). Audited. */
+    delete: (identity: Identity, id: string) => deleteServer(ctx, identity, id),
     /**
      * The server's tools with their gates, listed again now; when the server does not answer, the
      * tools it listed last (`stale`), so an admin can still set gates.
      */
-    async tools(identity: Identity, id: string): Promise<{ tools: McpToolView[]; stale: boolean }> {
-      assertAdmin(identity);
-      const run = operator.find(identity.tenantId, id);
-      if (run) {
-        const { tools, listedAt } = await operator.tools(run);
-        return { tools: tools.map((t) => toolView(t, undefined)), stale: listedAt === null };
-      }
-      const row = await ownServer(identity, id);
-      let tools = row.catalog.tools;
-      let stale = false;
-      try {
-        tools = await listTools(addressOf(key, row));
-        await updateMcpTools(db, identity.tenantId, id, tools, new Date());
-      } catch (error) {
-        if (!HarborError.is(error)) throw error;
-        stale = true;
-      }
-      return { tools: tools.map((t) => toolView(t, row.catalog.gates[t.name])), stale };
-    },
-
+    tools: (identity: Identity, id: string) => toolsOf(ctx, identity, id),
     /** Overrides the gate of one tool (`default`: back to its annotations' gate). Audited. */
-    async setGate(identity: Identity, input: { id: string; tool: string; gate: McpGate | "default"; quorum?: number }) {
-      assertAdmin(identity);
-      if (operator.find(identity.tenantId, input.id)) {
-        throw new ForbiddenError("This server is run by the deployment: its tools keep the gates their annotations give.");
-      }
-      const row = await ownServer(identity, input.id);
-      if (!row.catalog.tools.some((t) => t.name === input.tool)) throw new InvalidInputError("tool", "is not a tool of this server");
-      if (input.quorum !== undefined && input.gate !== "approvers")
-        throw new InvalidInputError("quorum", "only an approvers gate takes a quorum");
-      const choice: McpGateChoice | null =
-        input.gate === "default" ? null : { gate: input.gate, ...(input.quorum && input.quorum > 1 ? { quorum: input.quorum } : {}) };
-      if (!(await setMcpToolGate(db, { tenantId: identity.tenantId, id: input.id, tool: input.tool, choice, actorId: identity.userId }))) {
-        throw new NotFoundError("MCP server");
-      }
-    },
+    setGate: (identity: Identity, input: GateChange) => setGate(ctx, identity, input),
   };
+}
 
-  async function operatorView(server: OperatorMcpServer): Promise<McpServerView> {
-    const { tools, listedAt } = await operator.tools(server);
-    return {
-      id: operator.address(server).id,
-      name: server.name,
-      source: "operator",
-      tools: tools.length,
-      listedAt: listedAt?.toISOString() ?? null,
-    };
+interface NewServer {
+  name: string;
+  url: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+interface GateChange {
+  id: string;
+  tool: string;
+  gate: McpGate | "default";
+  quorum?: number;
+}
+
+/** The server's tools now; a server that wants authorization just to list them cannot be connected. */
+async function listTools(ctx: ServersContext, address: McpServerAddress): Promise<McpListedTool[]> {
+  const listing = await ctx.connector.list(address);
+  if (listing.type === "tools") return listing.tools;
+  throw new HarborError(
+    "MCP_FAILED",
+    `${address.name} wants authorization before it lists its tools: give it a static header with a credential (an API key), then its calls can ask each user to sign in.`,
+    { server: address.name },
+  );
+}
+
+async function ownServer(ctx: ServersContext, identity: Identity, id: string): Promise<McpServerRow> {
+  const row = await findMcpServer(ctx.db, identity.tenantId, id);
+  if (!row) throw new NotFoundError("MCP server");
+  return row;
+}
+
+async function createServer(ctx: ServersContext, identity: Identity, input: NewServer) {
+  assertAdmin(identity);
+  if (!/^[a-z0-9-]{1,32}$/.test(input.name)) throw new InvalidInputError("name", "lowercase letters, digits and -, at most 32");
+  if (ctx.operator.visibleTo(identity.tenantId).some((s) => s.name === input.name)) {
+    throw new InvalidInputError("name", "is taken by a server this deployment runs");
   }
+  const url = checkWebhookUrl(input.url, ctx.allowLocal);
+  const headers = checkHeaders(input.headers ?? {});
+  const id = `mcp_${randomUUID()}`;
+  const tools = await listTools(ctx, { id, name: input.name, transport: { type: "http", url, headers } });
+  const created = await insertMcpServer(
+    ctx.db,
+    {
+      id,
+      tenantId: identity.tenantId,
+      name: input.name,
+      url: url.href,
+      headersSealed: Object.keys(headers).length > 0 ? seal(ctx.key, JSON.stringify(headers), id) : null,
+      catalog: { tools, gates: {}, listedAt: new Date().toISOString() },
+      createdBy: identity.userId,
+    },
+    ctx.maxPerTenant,
+  );
+  if (created === "name_taken") throw new InvalidInputError("name", "is taken by another server of this tenant");
+  if (created === "full") {
+    throw new HarborError("QUOTA_EXCEEDED", `A tenant may connect ${ctx.maxPerTenant} MCP servers: remove one first.`, {
+      quota: "mcp_servers",
+      limit: ctx.maxPerTenant,
+    });
+  }
+  return { id, tools: tools.length };
+}
 
-  function tenantView(r: McpServerRow): McpServerView {
-    return {
-      id: r.id,
-      name: r.name,
-      source: "tenant",
-      url: r.url,
-      headerNames: headerNamesOf(addressOf(key, r)),
-      tools: r.catalog.tools.length,
-      listedAt: r.catalog.listedAt ?? null,
-      createdAt: r.createdAt.toISOString(),
-    };
+async function listServers(ctx: ServersContext, identity: Identity): Promise<McpServerView[]> {
+  const rows = await listMcpServers(ctx.db, identity.tenantId);
+  const operators = ctx.operator.visibleTo(identity.tenantId);
+  if (!hasRole(identity, "admin")) {
+    return [
+      ...operators.map((s) => ({ id: ctx.operator.address(s).id, name: s.name, source: "operator" as const })),
+      ...rows.map((r) => ({ id: r.id, name: r.name, source: "tenant" as const })),
+    ];
+  }
+  const operatorViews = await Promise.all(
+    operators.map(async (server): Promise<McpServerView> => {
+      const { tools, listedAt } = await ctx.operator.tools(server);
+      return {
+        id: ctx.operator.address(server).id,
+        name: server.name,
+        source: "operator",
+        tools: tools.length,
+        listedAt: listedAt?.toISOString() ?? null,
+      };
+    }),
+  );
+  const tenantViews = rows.map((r): McpServerView => ({
+    id: r.id,
+    name: r.name,
+    source: "tenant",
+    url: r.url,
+    headerNames: headerNamesOf(addressOf(ctx.key, r)),
+    tools: r.catalog.tools.length,
+    listedAt: r.catalog.listedAt ?? null,
+    createdAt: r.createdAt.toISOString(),
+  }));
+  return [...operatorViews, ...tenantViews];
+}
+
+async function suggestionsFor(ctx: ServersContext, identity: Identity): Promise<McpSuggestion[]> {
+  assertAdmin(identity);
+  const connected = new Set((await listMcpServers(ctx.db, identity.tenantId)).map((r) => r.url));
+  return ctx.suggested.filter((s) => !connected.has(new URL(s.url).href));
+}
+
+async function deleteServer(ctx: ServersContext, identity: Identity, id: string): Promise<void> {
+  assertAdmin(identity);
+  if (ctx.operator.find(identity.tenantId, id)) throw new ForbiddenError("This server is run by the deployment: its operator removes it.");
+  if (!(await deleteMcpServer(ctx.db, identity.tenantId, id, identity.userId))) throw new NotFoundError("MCP server");
+}
+
+async function toolsOf(ctx: ServersContext, identity: Identity, id: string): Promise<{ tools: McpToolView[]; stale: boolean }> {
+  assertAdmin(identity);
+  const run = ctx.operator.find(identity.tenantId, id);
+  if (run) {
+    const { tools, listedAt } = await ctx.operator.tools(run);
+    return { tools: tools.map((t) => toolView(t, undefined)), stale: listedAt === null };
+  }
+  const row = await ownServer(ctx, identity, id);
+  let tools = row.catalog.tools;
+  let stale = false;
+  try {
+    tools = await listTools(ctx, addressOf(ctx.key, row));
+    await updateMcpTools(ctx.db, identity.tenantId, id, tools, new Date());
+  } catch (error) {
+    if (!HarborError.is(error)) throw error;
+    stale = true;
+  }
+  return { tools: tools.map((t) => toolView(t, row.catalog.gates[t.name])), stale };
+}
+
+async function setGate(ctx: ServersContext, identity: Identity, input: GateChange): Promise<void> {
+  assertAdmin(identity);
+  if (ctx.operator.find(identity.tenantId, input.id)) {
+    throw new ForbiddenError("This server is run by the deployment: its tools keep the gates their annotations give.");
+  }
+  const row = await ownServer(ctx, identity, input.id);
+  if (!row.catalog.tools.some((t) => t.name === input.tool)) throw new InvalidInputError("tool", "is not a tool of this server");
+  if (input.quorum !== undefined && input.gate !== "approvers")
+    throw new InvalidInputError("quorum", "only an approvers gate takes a quorum");
+  const choice: McpGateChoice | null =
+    input.gate === "default" ? null : { gate: input.gate, ...(input.quorum && input.quorum > 1 ? { quorum: input.quorum } : {}) };
+  if (!(await setMcpToolGate(ctx.db, { tenantId: identity.tenantId, id: input.id, tool: input.tool, choice, actorId: identity.userId }))) {
+    throw new NotFoundError("MCP server");
   }
 }
 

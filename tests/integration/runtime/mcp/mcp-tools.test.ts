@@ -84,7 +84,7 @@ describe.each(testBackends())("MCP tools on $name", (backend) => {
     expect(await runtime.mcpServers.list(CAROL)).toEqual([
       expect.objectContaining({ id: serverId, name: "calendar", url: peer.url, headerNames: ["x-api-key"], tools: 4 }),
     ]);
-    expect(await runtime.mcpServers.list(ALICE)).toEqual([{ id: serverId, name: "calendar" }]);
+    expect(await runtime.mcpServers.list(ALICE)).toEqual([{ id: serverId, name: "calendar", source: "tenant" }]);
     await expect(runtime.mcpServers.tools(ALICE, serverId)).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
