@@ -394,19 +394,23 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                       onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
                     />
                   ) : !(tools.gated(call.name) ?? gates.byToolCall.has(call.id)) ? (
-                    <ToolCallNote key={call.id} call={call} result={results.get(call.id)} where="server" />
+                    <ToolCallNote key={call.id} call={call} result={results.get(call.id)} where="server" progress={run.progress[call.id]} />
                   ) : (
-                    <ApprovalCard
-                      key={call.id}
-                      call={call}
-                      interaction={gates.byToolCall.get(call.id)}
-                      result={results.get(call.id)}
-                      viewerId={viewerId}
-                      chosen={gates.chosen(call.id)}
-                      busy={run.running}
-                      onDecide={(approved, reason, grant) => gates.decide(call.id, approved, reason, grant)}
-                      onWithdraw={() => gates.withdraw(call.id)}
-                    />
+                    <Fragment key={call.id}>
+                      <ApprovalCard
+                        call={call}
+                        interaction={gates.byToolCall.get(call.id)}
+                        result={results.get(call.id)}
+                        viewerId={viewerId}
+                        chosen={gates.chosen(call.id)}
+                        busy={run.running}
+                        onDecide={(approved, reason, grant) => gates.decide(call.id, approved, reason, grant)}
+                        onWithdraw={() => gates.withdraw(call.id)}
+                      />
+                      {run.progress[call.id] && !results.has(call.id) ? (
+                        <ToolCallNote call={call} where="server" progress={run.progress[call.id]} />
+                      ) : null}
+                    </Fragment>
                   ),
                 )}
               </Fragment>

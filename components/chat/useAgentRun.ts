@@ -16,7 +16,35 @@ export interface AgentRunState {
   /** While the run waits for its turn: how many runs are ahead of it. */
   queuedAhead: number | null;
   error: RunFailure | null;
+  /** How far each tool call in flight has come, as its tool reports (an MCP server's progress). */
+  progress: Record<string, ToolProgress>;
 }
+
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What `CUSTOM tool.progress` carries. */
+const ProgressEvent = z.object({
+  toolCallId: z.string(),
+  progress: z.number(),
+  total: z.number().optional(),
+  message: z.string().optional(),
+});
+
+const withProgress = (s: AgentRunState, event: z.infer<typeof ProgressEvent>): AgentRunState => ({
+  ...s,
+  progress: {
+    ...s.progress,
+    [event.toolCallId]: {
+      progress: event.progress,
+      ...(event.total !== undefined ? { total: event.total } : {}),
+      ...(event.message ? { message: event.message } : {}),
+    },
+  },
+});
 
 export interface RunFailure {
   message: string;
@@ -81,6 +109,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     running: false,
     queuedAhead: null,
     error: null,
+    progress: {},
   });
   // The conversation as last committed, for callbacks that build the next request from it. A
   // snapshot also writes it at once, because a browser tool's follow-up run starts from it before
@@ -162,6 +191,11 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
               if (event.name === WIRE_EVENTS.clientTool) {
                 const request = BrowserRequest.safeParse(event.value);
                 if (request.success) browserRequests.push(request.data);
+                return;
+              }
+              if (event.name === WIRE_EVENTS.toolProgress) {
+                const progress = ProgressEvent.safeParse(event.value);
+                if (progress.success) setState((s) => withProgress(s, progress.data));
                 return;
               }
               const notice = runNotice(event.name, event.value);
@@ -268,11 +302,12 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
           return { ...s, running: false, streaming: null, queuedAhead: null };
         case "run.failed":
           return { ...s, running: false, streaming: null, queuedAhead: null, error: { message: event.message, code: event.code } };
+        case "tool.progress":
+          return withProgress(s, event);
         // What another person's decision continues with shows in the snapshot and text that follow.
         case "run.started":
         case "run.handed_off":
         case "tool.call":
-        case "tool.progress":
         case "pause.requested":
         case "client_tool.requested":
         case "external_wait.started":

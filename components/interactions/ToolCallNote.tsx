@@ -1,12 +1,30 @@
 import type { ChatToolCall } from "@/components/chat/types";
 import { CheckIcon, GlobeIcon, LoaderCircleIcon, WrenchIcon } from "lucide-react";
+import type { ToolProgress } from "@/components/chat/useAgentRun";
 import { argEntries, useToolCatalog } from "./tools";
+
+/** "2 of 3 · Sorting the results…": the tool's own words for where it is. */
+function workingOn(progress: ToolProgress): string {
+  const step = progress.total !== undefined ? `${progress.progress} of ${progress.total}` : `${progress.progress}`;
+  return progress.message ? `${step} · ${progress.message}…` : `${step}…`;
+}
 
 /**
  * A tool call that needs nothing from the user: a browser tool (running, then what it answered),
  * or a server or remote call (working, then done — its answer is the concierge's next message).
  */
-export function ToolCallNote({ call, result, where = "browser" }: { call: ChatToolCall; result?: string; where?: "browser" | "server" }) {
+export function ToolCallNote({
+  call,
+  result,
+  where = "browser",
+  progress,
+}: {
+  call: ChatToolCall;
+  result?: string;
+  where?: "browser" | "server";
+  /** How far the call has come, as its tool reports while it works. */
+  progress?: ToolProgress;
+}) {
   const tools = useToolCatalog();
   const output = result === undefined ? null : parseObject(result);
   const answered = output && argEntries(output);
@@ -32,7 +50,9 @@ export function ToolCallNote({ call, result, where = "browser" }: { call: ChatTo
             ? rejected
               ? "cancelled"
               : "done"
-            : "working…"}
+            : progress
+              ? workingOn(progress)
+              : "working…"}
       </span>
       {answered && !rejected ? (
         <CheckIcon className="size-3.5 shrink-0 text-success-fg" aria-hidden="true" />
