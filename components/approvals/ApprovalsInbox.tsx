@@ -549,8 +549,9 @@ function Detail({
         </MetaItem>
         <MetaItem label="Requested">{when(interaction.createdAt)}</MetaItem>
         <MetaItem label="Reason" testId="detail-reason">
-          {REASON_LABELS[interaction.pauseReason]}
+          {interaction.kind === "mcp_input" ? "MCP server" : REASON_LABELS[interaction.pauseReason]}
           {interaction.detail?.agent ? ` · ${interaction.detail.agent}` : ""}
+          {interaction.detail?.mcp ? ` · ${interaction.detail.mcp.server}` : ""}
         </MetaItem>
         <MetaItem label="Who decides">
           {interaction.kind === "oauth"
