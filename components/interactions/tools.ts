@@ -21,8 +21,8 @@ export interface ToolCatalog {
  */
 export function useToolCatalog(agentId?: string): ToolCatalog {
   const trpc = useTRPC();
-  // The registry changes only with a deployment.
-  const agents = useQuery(trpc.agents.list.queryOptions(undefined, { staleTime: Infinity }));
+  // The agents change with a deployment; their MCP tools when an admin connects a server.
+  const agents = useQuery(trpc.agents.list.queryOptions(undefined, { staleTime: 60_000 }));
   return useMemo(() => {
     const byName = new Map<string, ToolSummary>();
     const ordered = [...(agents.data ?? [])].sort((a, b) => Number(b.id === agentId) - Number(a.id === agentId));

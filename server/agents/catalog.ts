@@ -3,7 +3,7 @@
  * planner, a schema or a handler. The UI renders tools from this, so a new agent needs no UI change.
  */
 import type { ResolverPolicy, ToolKind } from "@/server/domain";
-import type { AgentRegistry, ToolDefinition } from "@/server/runtime";
+import type { AgentRegistry, ToolDefinition, ToolRegistry } from "@/server/runtime";
 
 export interface ToolSummary {
   name: string;
@@ -30,7 +30,7 @@ function titleFromName(name: string): string {
 
 function summarizeTool(tool: ToolDefinition): ToolSummary {
   const kind = tool.kind ?? "server";
-  const approval = tool.kind === undefined || tool.kind === "server" ? tool.approval?.policy : undefined;
+  const approval = tool.kind === undefined || tool.kind === "server" || tool.kind === "mcp" ? tool.approval?.policy : undefined;
   return {
     name: tool.name,
     title: tool.title ?? titleFromName(tool.name),
@@ -40,11 +40,14 @@ function summarizeTool(tool: ToolDefinition): ToolSummary {
   };
 }
 
-export function summarizeAgents(agents: AgentRegistry): AgentSummary[] {
+/** The agents, each with its own tools and — when it takes them — the tenant's MCP tools (`connected`). */
+export function summarizeAgents(agents: AgentRegistry, connected: ToolRegistry = new Map()): AgentSummary[] {
   return [...agents.values()].map((agent) => ({
     id: agent.id,
     name: agent.name,
     ...(agent.description ? { description: agent.description } : {}),
-    tools: [...agent.tools.values()].map(summarizeTool),
+    tools: [...agent.tools.values(), ...(agent.connectedTools ? [...connected.values()].filter((t) => !agent.tools.has(t.name)) : [])].map(
+      summarizeTool,
+    ),
   }));
 }

@@ -69,6 +69,8 @@ export function createRuntime(deps: RuntimeDeps) {
     webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks, notify.webhookWorker.registered),
     /** MCP servers a tenant's admins connect; their tools join model-driven agents' runs. */
     mcpServers: mcp.servers,
+    /** The MCP tools the caller's tenant offers to model-driven agents (none without an MCP client). */
+    connectedTools: async (identity: Identity) => (mcp.connectedTools ? mcp.connectedTools(identity.tenantId) : new Map()),
     /**
      * Joins the instances on the database — reclaiming what dead ones (or, alone, earlier processes)
      * left — and starts working on background jobs; call once at start-up, before serving.
