@@ -105,6 +105,9 @@ export function Console() {
               <Link href="/console/webhooks" className="text-primary underline underline-offset-2 hover:no-underline">
                 Webhooks
               </Link>
+              <Link href="/console/mcp" className="text-primary underline underline-offset-2 hover:no-underline">
+                MCP servers
+              </Link>
               <Link href="/console/audit" className="text-primary underline underline-offset-2 hover:no-underline">
                 Export audit
               </Link>

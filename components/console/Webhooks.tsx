@@ -73,6 +73,9 @@ export function Webhooks() {
               <Link href="/console" className="text-primary underline underline-offset-2 hover:no-underline">
                 Runs
               </Link>
+              <Link href="/console/mcp" className="text-primary underline underline-offset-2 hover:no-underline">
+                MCP servers
+              </Link>
               <Link href="/console/audit" className="text-primary underline underline-offset-2 hover:no-underline">
                 Export audit
               </Link>

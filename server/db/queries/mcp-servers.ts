@@ -3,7 +3,7 @@
  * change an admin makes is audited in the statement that makes it (the URL's host, never its path,
  * and never a header's value).
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { McpCatalog, McpGateChoice } from "@/server/domain";
 import type { Executor } from "../client";
@@ -74,19 +74,18 @@ export async function listMcpServers(db: Executor, tenantId: string): Promise<Mc
 }
 
 export async function findMcpServer(db: Executor, tenantId: string, id: string): Promise<McpServerRow | undefined> {
-  const [row] = await db
-    .select(columns)
-    .from(mcpServers)
-    .where(and(eq(mcpServers.tenantId, tenantId), eq(mcpServers.id, id)))
-    .limit(1);
-  return row;
+  return findWhere(db, tenantId, eq(mcpServers.id, id));
 }
 
 async function findMcpServerByName(db: Executor, tenantId: string, name: string): Promise<McpServerRow | undefined> {
+  return findWhere(db, tenantId, eq(mcpServers.name, name));
+}
+
+async function findWhere(db: Executor, tenantId: string, which: SQL): Promise<McpServerRow | undefined> {
   const [row] = await db
     .select(columns)
     .from(mcpServers)
-    .where(and(eq(mcpServers.tenantId, tenantId), eq(mcpServers.name, name)))
+    .where(and(eq(mcpServers.tenantId, tenantId), which))
     .limit(1);
   return row;
 }

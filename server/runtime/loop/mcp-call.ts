@@ -8,7 +8,7 @@
  *   server's tokens; with the owner's token the call is tried again.
  */
 import { z } from "zod";
-import type { PendingCall } from "@/server/domain";
+import type { InteractionDetail, PendingCall } from "@/server/domain";
 import type { CredentialBroker, CredentialOwner } from "../access";
 import { HarborError } from "../errors";
 import {
@@ -18,6 +18,7 @@ import {
   type McpElicitAnswer,
   type McpLiveCall,
   type McpToolDefinition,
+  type PauseRequest,
   type Resolution,
   type RunState,
 } from "../agent";
@@ -127,29 +128,25 @@ function settle(
   urlSteps: number,
   deps: RunLoopDeps,
 ): CallOutcome {
-  const asked = { mcp: { server: definition.mcp.server, tool: definition.mcp.tool } };
+  // The server's question, to the run's owner (a pause of reason a2a: a remote service demands input).
+  const askOwner = (message: string, detail: InteractionDetail, more: Pick<PauseRequest, "answer" | "responseSchema"> = {}) => ({
+    id: deps.newId(),
+    kind: "mcp_input" as const,
+    policy: "owner" as const,
+    message,
+    detail: { mcp: { server: definition.mcp.server, tool: definition.mcp.tool }, ...detail },
+    ...more,
+  });
   switch (outcome.type) {
     case "result":
       return { type: "done", output: outcome.result };
     case "form": {
       const handles = new HandleRegistry();
       handles.register(MCP_SESSION_HANDLE, outcome.live, { alive: (live) => live.alive(), dispose: (live) => live.close() });
-      return pauseFor(
-        call,
-        {
-          id: deps.newId(),
-          kind: "mcp_input",
-          policy: "owner",
-          message: outcome.message,
-          detail: { ...asked, mode: "form" },
-          answer: formSchema(outcome.schema),
-          responseSchema: outcome.schema,
-        },
-        { waiting: "form", urlSteps } satisfies McpCallState,
-        handles,
-      );
+      const request = askOwner(outcome.message, { mode: "form" }, { answer: formSchema(outcome.schema), responseSchema: outcome.schema });
+      return pauseFor(call, request, { waiting: "form", urlSteps } satisfies McpCallState, handles);
     }
-    case "url":
+    case "url": {
       if (urlSteps >= MAX_URL_STEPS) {
         throw new HarborError(
           "MCP_FAILED",
@@ -159,17 +156,9 @@ function settle(
           },
         );
       }
-      return pauseFor(
-        call,
-        {
-          id: deps.newId(),
-          kind: "mcp_input",
-          policy: "owner",
-          message: outcome.message,
-          detail: { ...asked, mode: "url", url: outcome.url },
-        },
-        { waiting: "url", elicitationId: outcome.elicitationId, urlSteps: urlSteps + 1 } satisfies McpCallState,
-      );
+      const state: McpCallState = { waiting: "url", elicitationId: outcome.elicitationId, urlSteps: urlSteps + 1 };
+      return pauseFor(call, askOwner(outcome.message, { mode: "url", url: outcome.url }), state);
+    }
     case "unauthorized":
       throw new HarborError("MCP_FAILED", `The MCP server ${definition.mcp.server} refused the owner's credential.`, {
         server: definition.mcp.server,
