@@ -16,7 +16,8 @@ export interface CalendarState {
   base(): string;
   stepMs: number;
   cancelledByAccount: Map<string, string[]>;
-  sharePages: Map<string, { accountId: string; allowed: boolean }>;
+  /** Pages that allow sharing one account's calendar with one colleague, by elicitation id. */
+  sharePages: Map<string, { accountId: string; colleague: string; allowed: boolean }>;
   cancelledCalls: number;
 }
 
@@ -116,10 +117,10 @@ function shareCalendar(server: McpServer, state: CalendarState, caller: () => Id
     },
     ({ with: colleague }) => {
       const account = caller();
-      const allowed = [...state.sharePages.values()].some((p) => p.accountId === account.id && p.allowed);
+      const allowed = [...state.sharePages.values()].some((p) => p.accountId === account.id && p.colleague === colleague && p.allowed);
       if (allowed) return text(`Shared ${account.name}'s calendar with ${colleague}.`);
       const elicitationId = randomUUID();
-      state.sharePages.set(elicitationId, { accountId: account.id, allowed: false });
+      state.sharePages.set(elicitationId, { accountId: account.id, colleague, allowed: false });
       throw new UrlElicitationRequiredError([
         {
           mode: "url",
