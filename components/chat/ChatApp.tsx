@@ -25,7 +25,8 @@ import { Markdown } from "./Markdown";
 import { suggestionsFor, type AgentSummary } from "./suggestions";
 import { ThreadList, useThreadInfo, useThreadTitle } from "./ThreadList";
 import { useGates } from "./useGates";
-import type { ChatMessage } from "./types";
+import type { ChatMessage, ChatToolCall } from "./types";
+import type { InteractionView } from "@/components/trpc/types";
 import { useAgentRun } from "./useAgentRun";
 
 /** The agent a conversation talks to when nothing else is known: the concierge needs no model. */
@@ -352,6 +353,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                     />
                   ) : gates.byToolCall.get(call.id)?.kind === "oauth" ? (
                     <Fragment key={call.id}>
+                      <DecidedGate call={call} gate={gates.gateByToolCall.get(call.id)} result={results.get(call.id)} viewerId={viewerId} />
                       <OAuthCard
                         interaction={gates.byToolCall.get(call.id)!}
                         toolName={call.name}
@@ -359,20 +361,13 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                         onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
                         onConsent={() => void gates.refresh()}
                       />
-                      {results.has(call.id) ? <ToolCallNote call={call} result={results.get(call.id)} where="server" /> : null}
+                      {results.has(call.id) && !gates.gateByToolCall.has(call.id) ? (
+                        <ToolCallNote call={call} result={results.get(call.id)} where="server" />
+                      ) : null}
                     </Fragment>
                   ) : gates.byToolCall.get(call.id)?.kind === "mcp_input" ? (
                     <Fragment key={call.id}>
-                      {gates.gateByToolCall.has(call.id) ? (
-                        <ApprovalCard
-                          call={call}
-                          interaction={gates.gateByToolCall.get(call.id)}
-                          viewerId={viewerId}
-                          busy={run.running}
-                          onDecide={() => undefined}
-                          onWithdraw={() => undefined}
-                        />
-                      ) : null}
+                      <DecidedGate call={call} gate={gates.gateByToolCall.get(call.id)} result={results.get(call.id)} viewerId={viewerId} />
                       <McpQuestionCard
                         interaction={gates.byToolCall.get(call.id)!}
                         busy={run.running}
@@ -381,7 +376,9 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                         }
                         onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" }, { privately: true })}
                       />
-                      {results.has(call.id) ? <ToolCallNote call={call} result={results.get(call.id)} where="server" /> : null}
+                      {results.has(call.id) && !gates.gateByToolCall.has(call.id) ? (
+                        <ToolCallNote call={call} result={results.get(call.id)} where="server" />
+                      ) : null}
                     </Fragment>
                   ) : gates.byToolCall.get(call.id)?.kind === "a2a" ? (
                     <RemoteQuestionCard
@@ -616,5 +613,31 @@ function SystemNote({ content, live }: { content: string; live?: boolean }) {
     >
       {content}
     </p>
+  );
+}
+
+/** A call's approval, decided, kept in view above what the call asked next (an MCP server's question, a consent). */
+function DecidedGate({
+  call,
+  gate,
+  result,
+  viewerId,
+}: {
+  call: ChatToolCall;
+  gate: InteractionView | undefined;
+  result: string | undefined;
+  viewerId: string;
+}) {
+  if (!gate) return null;
+  return (
+    <ApprovalCard
+      call={call}
+      interaction={gate}
+      result={result}
+      viewerId={viewerId}
+      busy={false}
+      onDecide={() => undefined}
+      onWithdraw={() => undefined}
+    />
   );
 }

@@ -122,7 +122,7 @@ describe("MCP tools in the chat, in Chromium", () => {
       await bob.context().close();
 
       await connectIfAsked(alice, size);
-      await expect.poll(() => lastReply(alice), PATIENCE).toContain(`Cancelled \\"${event}\\"`);
+      await expect.poll(() => lastReply(alice), PATIENCE).toContain(`Cancelled "${event}"`);
 
       await say(alice, "book a room for planning");
       const ownGate = alice.getByTestId("approval-card").last();
