@@ -25,6 +25,7 @@ import { seedDemo } from "../server/db/seed";
 import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
 import { measureThreadStorage } from "./thread-storage";
 import { chatTurnGoal, printPauseTargets, type Engine, type PauseCost } from "./pause-targets";
+import { measureMcp } from "./mcp";
 import { measureModelStream, type StreamResult } from "./model-stream";
 import { startModelServer } from "../tests/helpers/model-server";
 import { measureScheduler, measureSteeringLatency, type SchedulerThroughput, type SteeringLatency } from "./steering";
@@ -489,6 +490,8 @@ async function main() {
   if (process.env.BENCH_ONLY === "one-plan") return onePlanComparison(POSTGRES_URL, SECONDS);
   // `BENCH_ONLY=pglite-thread npm run bench`: only the embedded database in the server's thread vs its own.
   if (process.env.BENCH_ONLY === "pglite-thread") return pgliteThreadComparison(SECONDS);
+  // `BENCH_ONLY=mcp npm run bench`: only an MCP tool in a model's turn, direct vs through Harbor.
+  if (process.env.BENCH_ONLY === "mcp") return mcpTurns();
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
   const pauseCostOnly = process.env.BENCH_ONLY === "pause-cost";
@@ -522,8 +525,23 @@ async function main() {
   for (const engine of engines) printSteering(engine, results.get(engine)!);
   await eventsFeed(engines);
   await modelStream();
+  await mcpTurns();
   if (engines.includes("postgres")) await scaleOut();
   pauseTargets();
+}
+
+/** An MCP tool in a model's turn: the same work directly (model, SDK call, model) and through Harbor. */
+async function mcpTurns(): Promise<void> {
+  const results = await measureMcp(SECONDS);
+  console.log("\nMCP tools (PGlite): a model turn calling a read-only tool, and one whose server asks a form question");
+  console.log("case        path      in flight   turns/s    p50 ms    p99 ms  failures   Harbor/direct (turns/s)");
+  for (const r of results) {
+    const direct = results.find((d) => d.path === "direct" && d.case === r.case && d.inFlight === r.inFlight)!;
+    const ratio = r.path === "Harbor" ? (r.turnsPerSecond / direct.turnsPerSecond).toFixed(2) : "";
+    console.log(
+      `${r.case.padEnd(11)} ${r.path.padEnd(8)} ${String(r.inFlight).padStart(10)} ${fmt(r.turnsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)} ${String(r.failures).padStart(9)}   ${ratio}`,
+    );
+  }
 }
 
 /** `runs.events` on a 50,000-event run against a 10-event one, on each engine. */

@@ -5,7 +5,7 @@
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Agent, fetch as undiciFetch } from "undici";
+import { Agent } from "undici";
 import { guardedLookup } from "@/server/runtime";
 
 /** What a server's 401 said it wants. */
@@ -29,11 +29,8 @@ function dispatcher(allowLocal: boolean): Agent {
 export function guardedFetch(allowLocal: boolean, onChallenge: (challenge: Challenge) => void): FetchLike {
   const through = dispatcher(allowLocal);
   return async (url, init) => {
-    // undici's own fetch takes its dispatcher; its Response is the platform's in all but name.
-    const response = (await undiciFetch(url, {
-      ...(init as Parameters<typeof undiciFetch>[1]),
-      dispatcher: through,
-    })) as unknown as Response;
+    // Node's fetch is undici's: it takes a dispatcher of the same major version.
+    const response = await fetch(url, { ...init, dispatcher: through } as RequestInit);
     if (response.status === 401) onChallenge(extractWWWAuthenticateParams(response));
     return response;
   };

@@ -81,6 +81,8 @@ export async function openSession(server: McpServerAddress, options: SessionOpti
     client,
     close: async () => {
       closed = true;
+      // Ends the session at the server too (HTTP DELETE), so servers do not keep one per call.
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await transport.terminateSession().catch(() => {});
       await client.close().catch(() => {});
     },
     closed: () => closed,

@@ -23,7 +23,7 @@ const lastUser = (request: ChatRequest) => [...request.messages].reverse().find(
 /** The scripted model: a tool call for what alice asks, then the tool's answer in its own words. */
 function calendarModel(request: ChatRequest): ScriptedTurn {
   const last = request.messages.at(-1);
-  if (last?.role === "tool") return { text: `Done: ${last.content ?? ""}` };
+  if (last?.role === "tool") return { text: `Done: ${(JSON.parse(last.content ?? "{}") as { text?: string }).text ?? last.content}` };
   const asked = lastUser(request);
   const cancel = /cancel (?:the )?(.+)/i.exec(asked);
   if (cancel) return { toolCalls: [{ name: "calendar__cancel_event", args: { title: cancel[1] } }] };

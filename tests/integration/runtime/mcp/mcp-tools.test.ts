@@ -115,6 +115,14 @@ describe.each(testBackends())("MCP tools on $name", (backend) => {
     await expect(runtime.mcpServers.create(CAROL, { name: "Bad Name", url: peer.url })).rejects.toMatchObject({ code: "INVALID_INPUT" });
   });
 
+  it("refuses, at connect time, a name that resolves to an address it may not reach", async () => {
+    const strict = mcpConnector({ allowLocal: false, timeoutMs: 2_000, holdMs: 1_000 });
+    const url = new URL(peer.url.replace("127.0.0.1", "localhost"));
+    await expect(strict.list({ id: "x", name: "sneaky", transport: { type: "http", url, headers: {} } })).rejects.toMatchObject({
+      code: "MCP_UNAVAILABLE",
+    });
+  });
+
   it("runs a read-only tool at once and hands its answer to the model", async () => {
     callsOnce("calendar__list_events", {});
     const events = await run(ALICE, "mcp-read", "what is on today?");
