@@ -1,11 +1,20 @@
 /**
  * Harbor's MCP client, with the official SDK: lists a server's tools and calls them, each on a
  * session of its own (so one call's questions and cancellation touch no other call).
+ *
+ * The SDK is loaded the first time a server is reached, not when Harbor starts: a deployment
+ * that connects no MCP server never carries it (measured: loading it at start-up added some
+ * 30–60 MB to the peak of reading a 50,000-event run, `tests/protocol/memory.test.ts`).
  */
 import type { McpListedTool } from "@/server/domain";
 import type { McpCallRequest, McpConnector, McpListing, McpServerAddress } from "@/server/runtime";
-import { LiveToolCall, type CallLimits } from "./live-call";
-import { openSession, unreachable, wantedBy } from "./session";
+import type * as LiveCallModule from "./live-call";
+import type { CallLimits } from "./live-call";
+import type * as SessionModule from "./session";
+
+/** The SDK-backed parts, loaded once, on first use. */
+let client: Promise<[typeof SessionModule, typeof LiveCallModule]> | undefined;
+const sdk = () => (client ??= Promise.all([import("./session"), import("./live-call")]));
 
 export interface McpClientSettings {
   /** HARBOR_MCP_ALLOW_LOCAL: loopback and private addresses may be reached. */
@@ -23,6 +32,7 @@ export function mcpConnector(settings: McpClientSettings): McpConnector {
   const limits: CallLimits = settings;
   return {
     async list(server): Promise<McpListing> {
+      const [{ openSession, unreachable, wantedBy }] = await sdk();
       const session = await openSession(server, { allowLocal: settings.allowLocal, timeoutMs: settings.timeoutMs });
       const challenge = session.challenge();
       if (session.closed() && challenge) return { type: "unauthorized", ...(await wantedBy(server, challenge, settings.allowLocal)) };
@@ -53,6 +63,7 @@ export function mcpConnector(settings: McpClientSettings): McpConnector {
     tool(server: McpServerAddress, tool: string) {
       return {
         async call(request: McpCallRequest) {
+          const [{ openSession, wantedBy }, { LiveToolCall }] = await sdk();
           const call = new LiveToolCall(server, tool, request, limits);
           const session = await openSession(server, {
             allowLocal: settings.allowLocal,

@@ -11,13 +11,11 @@
  * - `share_calendar` (not destructive): needs its user to allow sharing on a page of its own first
  *   (`UrlElicitationRequiredError`); the retried call then shares.
  */
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CALENDAR_SCOPE, type IdpAccount, type RunningIdentityProvider } from "./identity-provider";
 import { listenOnLoopback } from "./listen";
-import { registerCalendarTools, type CalendarState } from "./mcp-calendar-tools";
+import type { CalendarState } from "./mcp-calendar-tools";
 
 export interface McpPeerOptions {
   port?: number;
@@ -39,11 +37,10 @@ export interface RunningMcpPeer {
   close(): Promise<void>;
 }
 
-const MAX_SESSIONS = 500;
 const GUEST: IdpAccount = { id: "guest", email: "guest@example.com", name: "Guest", password: "" };
 const MAX_BODY_BYTES = 256 * 1024;
 
-interface Caller {
+export interface Caller {
   account: IdpAccount;
 }
 
@@ -99,6 +96,8 @@ export async function startMcpPeer(options: McpPeerOptions): Promise<RunningMcpP
       );
       return sendJson(res, 401, { error: "unauthorized" });
     }
+    // The SDK is loaded with the first MCP request, not when the demo starts (see server/mcp/connector.ts).
+    const { sessionFor } = await import("./mcp-sessions");
     await sessionFor(req, sessions, state, typeof caller === "object" ? caller : undefined, res, body);
   }
 
@@ -112,36 +111,6 @@ export async function startMcpPeer(options: McpPeerOptions): Promise<RunningMcpP
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-/** Hands a request to its session's transport, or opens a session (one MCP server each) for it. */
-async function sessionFor(
-  req: IncomingMessage,
-  sessions: Map<string, StreamableHTTPServerTransport>,
-  state: CalendarState,
-  caller: Caller | undefined,
-  res: ServerResponse,
-  body: unknown,
-): Promise<void> {
-  const sessionId = req.headers["mcp-session-id"];
-  const known = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-  if (known) return known.handleRequest(req, res, body);
-  if (sessions.size >= MAX_SESSIONS) return sendJson(res, 503, { error: "busy" });
-  const transport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: randomUUID,
-    onsessioninitialized: (id) => void sessions.set(id, transport),
-  });
-  transport.onclose = () => {
-    if (transport.sessionId) sessions.delete(transport.sessionId);
-  };
-  // The session acts for whoever its first request's token stands for (Harbor opens one per call).
-  const server = new McpServer({ name: "demo-calendar", title: "Team calendar", version: "1.0.0" });
-  registerCalendarTools(server, state, () => {
-    if (!caller) throw new Error("unauthorized");
-    return caller.account;
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body);
 }
 
 /** The calendar's own page for a sharing step: Allow marks it done. */

@@ -17,8 +17,28 @@ function describe(violations: Result[]): string {
     .join("\n");
 }
 
-/** Runs axe on the page as it is now; throws, naming each node, if anything serious or critical is found. */
+/**
+ * Lets what is moving come to rest (a toast sliding in is half transparent, and its contrast with
+ * it): every finite animation or transition ends, or two seconds pass. Endless ones (a pulsing
+ * dot) are left running.
+ */
+async function settled(page: Page): Promise<void> {
+  await page.evaluate(() =>
+    Promise.race([
+      Promise.all(
+        document
+          .getAnimations()
+          .filter((a) => a.effect?.getComputedTiming().iterations !== Infinity)
+          .map((a) => a.finished.catch(() => undefined)),
+      ),
+      new Promise((resolve) => setTimeout(resolve, 2_000)),
+    ]),
+  );
+}
+
+/** Runs axe on the page once it is at rest; throws, naming each node, if anything serious or critical is found. */
 export async function expectAccessible(page: Page, where: string): Promise<Result[]> {
+  await settled(page);
   const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
   const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   if (blocking.length > 0) throw new Error(`axe found serious or critical violations on ${where}:\n${describe(blocking)}`);

@@ -40,6 +40,9 @@ describe("the curl walkthrough in docs/protocol.md", () => {
         "cancelled",
         "the travel agent asks: Which city?",
         "the travel agent booked the trip",
+        "list_events: none, cancel_event: approvers, book_room: owner, share_calendar: owner",
+        "owner",
+        "FORBIDDEN",
       ]) {
         expect(lines, result.stdout).toContain(expected);
       }

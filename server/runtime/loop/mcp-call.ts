@@ -17,6 +17,7 @@ import {
   type McpCallOutcome,
   type McpElicitAnswer,
   type McpLiveCall,
+  type McpProgress,
   type McpToolDefinition,
   type PauseRequest,
   type Resolution,
@@ -27,6 +28,37 @@ import type { RunLoopDeps } from "./run-loop-types";
 
 /** The key a form's live session is held under, in the call's handles. */
 export const MCP_SESSION_HANDLE = "mcp-session";
+
+/** What a server's 401 said it wants, by the tool's port (kept while its server's catalog is unchanged). */
+const knownAuthorization = new WeakMap<McpToolDefinition["port"], { provider: string; scopes: string[] }>();
+
+/** A call's progress is recorded at most this often (the last report of a burst waits for the next). */
+const PROGRESS_EVERY_MS = 500;
+const MAX_PROGRESS_MESSAGE = 200;
+
+/**
+ * Records a call's progress in the run's log, at most every PROGRESS_EVERY_MS and always the last
+ * step: a server that reports thousands of times a second costs one write per half second. Progress
+ * is advice: a write that fails loses only that report.
+ */
+function progressRecorder(call: PendingCall, deps: RunLoopDeps): (progress: McpProgress) => void {
+  let last = 0;
+  return (progress) => {
+    const now = Date.now();
+    const final = progress.total !== undefined && progress.progress >= progress.total;
+    if (!final && now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    const message = progress.message?.slice(0, MAX_PROGRESS_MESSAGE);
+    const event = {
+      type: "tool.progress" as const,
+      toolCallId: call.toolCallId,
+      progress: progress.progress,
+      ...(progress.total !== undefined ? { total: progress.total } : {}),
+      ...(message ? { message } : {}),
+    };
+    deps.append([event]).catch(() => undefined);
+  };
+}
 
 /** How many pages (URL steps) one call may send its owner to before it is given up. */
 const MAX_URL_STEPS = 3;
@@ -73,19 +105,24 @@ async function callWithCredential(
   urlSteps: number,
   deps: RunLoopDeps,
 ): Promise<CallOutcome> {
+  const onProgress = progressRecorder(call, deps);
   const send = (token: string | undefined) =>
     definition.port.call({
       args: call.args,
       ...(token ? { bearer: token } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),
-      onProgress: (progress) => void deps.append([{ type: "tool.progress", toolCallId: call.toolCallId, ...progress }]).catch(() => {}),
+      onProgress,
     });
-  let outcome = await send(bearer);
+  // A server known to want a token gets the owner's at once, when they have one: no refused call first.
+  const known = knownAuthorization.get(definition.port);
+  const first = bearer ?? (known ? ((await deps.credentials?.accessToken(owner, known.provider, known.scopes)) ?? undefined) : undefined);
+  let outcome = await send(first);
   if (outcome.type !== "unauthorized") return settle(definition, call, outcome, urlSteps, deps);
   const provider = providerOf(definition, outcome, deps.credentials);
+  knownAuthorization.set(definition.port, { provider, scopes: outcome.scopes });
   const broker = deps.credentials!;
   // Refused without a token, or with one: the owner's stored token, then a refreshed one, then consent.
-  for (const refresh of bearer ? [true] : [false, true]) {
+  for (const refresh of first ? [true] : [false, true]) {
     const token = await broker.accessToken(owner, provider, outcome.scopes, { refresh });
     if (!token) break;
     outcome = await send(token);
