@@ -41,7 +41,8 @@ export function McpServers() {
     if (phoneDetail && window.matchMedia("(max-width: 1023px)").matches) detailPane.current?.focus();
   }, [phoneDetail]);
 
-  const servers = list.data ?? [];
+  // This page is for admins, who see each server whole (members get names only).
+  const servers = (list.data ?? []).filter((s): s is McpServer => "id" in s);
   // Wide screens show the first server's tools until another is picked.
   const current = servers.find((s) => s.id === selected) ?? servers[0] ?? null;
   const open = (id: string) => {

@@ -16,8 +16,9 @@ import { useToast } from "@/components/ui/Toaster";
 import type { McpGate } from "@/server/domain";
 import { when } from "./Webhooks";
 
-export type McpServer = RouterOutputs["mcp"]["servers"]["list"][number];
-type Tool = RouterOutputs["mcp"]["servers"]["tools"]["tools"][number];
+/** A server as admins see it (members get names only). */
+export type McpServer = Extract<RouterOutputs["mcp"]["servers"]["list"][number], { id: string }>;
+type Tool = RouterOutputs["mcp"]["servers"]["tools"][number];
 
 const GATES: Record<McpGate, { label: string; hint: string }> = {
   none: { label: "Runs at once", hint: "The assistant calls it without asking anyone." },
@@ -126,7 +127,7 @@ function McpTools({ server }: { server: McpServer }) {
         </h3>
         {tools.data ? (
           <span className="text-xs text-muted-foreground">
-            {tools.data.tools.length} tool{tools.data.tools.length === 1 ? "" : "s"}
+            {tools.data.length} tool{tools.data.length === 1 ? "" : "s"}
           </span>
         ) : null}
       </div>
@@ -140,7 +141,7 @@ function McpTools({ server }: { server: McpServer }) {
         <ErrorAlert>Could not list the tools: {tools.error.message}</ErrorAlert>
       ) : (
         <>
-          {tools.data.stale ? (
+          {tools.data.some((t) => t.stale) ? (
             <p
               role="alert"
               className="flex items-start gap-2 rounded-lg border border-warning-border bg-warning-bg px-3 py-2 text-sm text-warning-fg"
@@ -150,13 +151,13 @@ function McpTools({ server }: { server: McpServer }) {
               The server did not answer; these are the tools it listed last.
             </p>
           ) : null}
-          {tools.data.tools.length === 0 ? (
+          {tools.data.length === 0 ? (
             <Card>
               <EmptyState icon={WrenchIcon} title="This server offers no tools." />
             </Card>
           ) : (
             <ul className="grid gap-2" data-testid="mcp-tools">
-              {tools.data.tools.map((tool) => (
+              {tools.data.map((tool) => (
                 <ToolItem key={tool.name} server={server} tool={tool} />
               ))}
             </ul>
@@ -210,16 +211,11 @@ function ToolItem({ server, tool }: { server: McpServer; tool: Tool }) {
         const gate = input.gate === "default" ? tool.defaultGate : input.gate;
         // What the server now holds, without asking it to list its tools again.
         queryClient.setQueryData(trpc.mcp.servers.tools.queryKey({ id: server.id }), (old) =>
-          old
-            ? {
-                ...old,
-                tools: old.tools.map((t) =>
-                  t.name === tool.name
-                    ? { ...t, gate, quorum: input.quorum && input.quorum > 1 ? input.quorum : undefined, overridden: !reset }
-                    : t,
-                ),
-              }
-            : old,
+          old?.map((t) =>
+            t.name === tool.name
+              ? { ...t, gate, quorum: input.quorum && input.quorum > 1 ? input.quorum : undefined, overridden: !reset }
+              : t,
+          ),
         );
         const q = input.quorum && input.quorum > 1 ? ` (${input.quorum} approvals)` : "";
         toast({

@@ -139,7 +139,7 @@ describe("the MCP servers page in Chromium", () => {
       await select.selectOption("owner");
       await expect.poll(() => listEvents.getAttribute("data-gate"), PATIENCE).toBe("owner");
       await expect.poll(() => carol.getByTestId("toast").first().textContent(), PATIENCE).toContain("Gate changed");
-      const stored = async () => (await query<{ tools: ToolView[] }>(carol, "mcp.servers.tools", { id: serverId })).tools;
+      const stored = () => query<ToolView[]>(carol, "mcp.servers.tools", { id: serverId });
       expect((await stored()).find((t) => t.name === "list_events")).toMatchObject({ gate: "owner", overridden: true });
       await check(carol, "gate-changed-desktop-light");
 

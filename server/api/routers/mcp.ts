@@ -34,7 +34,7 @@ const serversRouter = createTRPCRouter({
     return { deleted: true as const };
   }),
 
-  /** The server's tools, listed again now, each with its gate (`stale`: the server did not answer; the last list). */
+  /** The server's tools, listed again now, each with its gate (marked `stale`: the server did not answer; its last list). */
   tools: adminProcedure
     .input(z.strictObject({ id }))
     .query(({ ctx, input }) => ctx.harbor.runtime.mcpServers.tools(ctx.identity, input.id)),

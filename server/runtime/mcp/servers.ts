@@ -59,9 +59,14 @@ export interface McpSuggestion {
   title: string;
 }
 
-export interface McpServerView {
-  id: string;
+/** A server as members see it: its name. */
+export interface McpServerName {
   name: string;
+}
+
+/** A server as its tenant's admins see it. */
+export interface McpServerView extends McpServerName {
+  id: string;
   /** `tenant`: an admin connected it; `operator`: the deployment runs it (not removable, gates from its annotations). */
   source: "tenant" | "operator";
   /** Admins only: the URL (its headers are never returned, only their names). */
@@ -82,6 +87,8 @@ export interface McpToolView {
   /** The gate the annotations give, and whether an admin chose another. */
   defaultGate: McpGate;
   overridden: boolean;
+  /** Present when the server did not answer just now: this is what it listed last. */
+  stale?: true;
 }
 
 const StoredHeaders = z.record(z.string(), z.string());
@@ -169,7 +176,7 @@ export function mcpServerService(
     delete: (identity: Identity, id: string) => deleteServer(ctx, identity, id),
     /**
      * The server's tools with their gates, listed again now; when the server does not answer, the
-     * tools it listed last (`stale`), so an admin can still set gates.
+     * tools it listed last (each marked `stale`), so an admin can still set gates.
      */
     tools: (identity: Identity, id: string) => toolsOf(ctx, identity, id),
     /** Overrides the gate of one tool (`default`: back to its annotations' gate). Audited. */
@@ -240,15 +247,11 @@ async function createServer(ctx: ServersContext, identity: Identity, input: NewS
   return { id, tools: tools.length };
 }
 
-async function listServers(ctx: ServersContext, identity: Identity): Promise<McpServerView[]> {
+async function listServers(ctx: ServersContext, identity: Identity): Promise<McpServerView[] | McpServerName[]> {
   const rows = await listMcpServers(ctx.db, identity.tenantId);
   const operators = ctx.operator.visibleTo(identity.tenantId);
-  if (!hasRole(identity, "admin")) {
-    return [
-      ...operators.map((s) => ({ id: ctx.operator.address(s).id, name: s.name, source: "operator" as const })),
-      ...rows.map((r) => ({ id: r.id, name: r.name, source: "tenant" as const })),
-    ];
-  }
+  // Members learn which servers their assistant may use: the names, nothing of where they are.
+  if (!hasRole(identity, "admin")) return [...operators.map((s) => ({ name: s.name })), ...rows.map((r) => ({ name: r.name }))];
   const operatorViews = await Promise.all(
     operators.map(async (server): Promise<McpServerView> => {
       const { tools, listedAt } = await ctx.operator.tools(server);
@@ -286,12 +289,12 @@ async function deleteServer(ctx: ServersContext, identity: Identity, id: string)
   if (!(await deleteMcpServer(ctx.db, identity.tenantId, id, identity.userId))) throw new NotFoundError("MCP server");
 }
 
-async function toolsOf(ctx: ServersContext, identity: Identity, id: string): Promise<{ tools: McpToolView[]; stale: boolean }> {
+async function toolsOf(ctx: ServersContext, identity: Identity, id: string): Promise<McpToolView[]> {
   assertAdmin(identity);
   const run = ctx.operator.find(identity.tenantId, id);
   if (run) {
     const { tools, listedAt } = await ctx.operator.tools(run);
-    return { tools: tools.map((t) => toolView(t, undefined)), stale: listedAt === null };
+    return tools.map((t) => ({ ...toolView(t, undefined), ...(listedAt === null ? { stale: true as const } : {}) }));
   }
   const row = await ownServer(ctx, identity, id);
   let tools = row.catalog.tools;
@@ -303,7 +306,7 @@ async function toolsOf(ctx: ServersContext, identity: Identity, id: string): Pro
     if (!HarborError.is(error)) throw error;
     stale = true;
   }
-  return { tools: tools.map((t) => toolView(t, row.catalog.gates[t.name])), stale };
+  return tools.map((t) => ({ ...toolView(t, row.catalog.gates[t.name]), ...(stale ? { stale: true as const } : {}) }));
 }
 
 async function setGate(ctx: ServersContext, identity: Identity, input: GateChange): Promise<void> {

@@ -55,7 +55,7 @@ describe.each(testBackends())("an operator's MCP server over stdio, on $name", (
     const [local] = await runtime.mcpServers.list(CAROL);
     expect(local).toMatchObject({ id: "stdio:local", name: "local", source: "operator", tools: 3 });
     expect(await runtime.mcpServers.list(MALLORY)).toEqual([]);
-    const { tools } = await runtime.mcpServers.tools(CAROL, "stdio:local");
+    const tools = await runtime.mcpServers.tools(CAROL, "stdio:local");
     expect(Object.fromEntries(tools.map((t) => [t.name, t.gate]))).toEqual({ echo: "none", environment: "none", greet: "owner" });
     await expect(runtime.mcpServers.delete(CAROL, "stdio:local")).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(runtime.mcpServers.setGate(CAROL, { id: "stdio:local", tool: "echo", gate: "owner" })).rejects.toMatchObject({
