@@ -25,8 +25,13 @@ export interface McpClientSettings {
   holdMs: number;
 }
 
-/** The most tools one server may list (pages are read until then). */
+/** The most tools one server may list (pages are read until then), and what is kept of each. */
 const MAX_TOOLS = 200;
+const MAX_NAME = 128;
+const MAX_TITLE = 200;
+const MAX_DESCRIPTION = 2_000;
+/** A tool whose input schema is longer than this (as JSON) is left out. */
+const MAX_SCHEMA_CHARS = 32_000;
 
 export function mcpConnector(settings: McpClientSettings): McpConnector {
   const limits: CallLimits = settings;
@@ -42,10 +47,12 @@ export function mcpConnector(settings: McpClientSettings): McpConnector {
         do {
           const page = await session.client.listTools(cursor ? { cursor } : {}, { timeout: settings.timeoutMs });
           for (const tool of page.tools) {
+            // What is stored per tenant is bounded: a server cannot fill the database with its catalog.
+            if (tool.name.length > MAX_NAME || JSON.stringify(tool.inputSchema).length > MAX_SCHEMA_CHARS) continue;
             tools.push({
               name: tool.name,
-              ...(tool.title ? { title: tool.title } : {}),
-              ...(tool.description ? { description: tool.description } : {}),
+              ...(tool.title ? { title: tool.title.slice(0, MAX_TITLE) } : {}),
+              ...(tool.description ? { description: tool.description.slice(0, MAX_DESCRIPTION) } : {}),
               inputSchema: tool.inputSchema,
               annotations: tool.annotations ?? {},
             });
