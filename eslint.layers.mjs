@@ -44,8 +44,9 @@ const SERVER_ALLOWS = {
   a2a: ["runtime-face", ...LEAVES],
   mcp: ["runtime-face", ...LEAVES],
   peers: ["db", ...LEAVES],
-  harbor: ["runtime-face", "db", "auth", "agents", "oauth", "a2a", "mcp", "peers", ...LEAVES],
-  lifecycle: ["harbor", ...LEAVES],
+  ops: ["runtime-face", "db", ...LEAVES],
+  harbor: ["runtime-face", "db", "auth", "agents", "oauth", "a2a", "mcp", "peers", "ops", ...LEAVES],
+  lifecycle: ["harbor", "ops", ...LEAVES],
 };
 
 /** The server's single-file parts (server/<name>.ts); the other parts are folders. */
@@ -112,7 +113,7 @@ export const layers = {
             from: { element: { type: "app" } },
             allow: [
               { to: { element: { type: "components" } } },
-              ...to(["runtime-face", "api", "auth", "edge", "transport", "oauth", "harbor", ...LEAVES]),
+              ...to(["runtime-face", "api", "auth", "edge", "transport", "oauth", "harbor", "ops", ...LEAVES]),
             ],
           },
           { from: { element: { type: "components" } }, allow: to(["domain", "api"]) },

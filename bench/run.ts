@@ -26,6 +26,7 @@ import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap
 import { measureThreadStorage } from "./thread-storage";
 import { chatTurnGoal, printPauseTargets, type Engine, type PauseCost } from "./pause-targets";
 import { measureMcp } from "./mcp";
+import { measureHealthUnderLoad, printHealthUnderLoad } from "./health";
 import { measureModelStream, type StreamResult } from "./model-stream";
 import { startModelServer } from "../tests/helpers/model-server";
 import { measureScheduler, measureSteeringLatency, type SchedulerThroughput, type SteeringLatency } from "./steering";
@@ -492,6 +493,8 @@ async function main() {
   if (process.env.BENCH_ONLY === "pglite-thread") return pgliteThreadComparison(SECONDS);
   // `BENCH_ONLY=mcp npm run bench`: only an MCP tool in a model's turn, direct vs through Harbor.
   if (process.env.BENCH_ONLY === "mcp") return mcpTurns();
+  // `BENCH_ONLY=health npm run bench`: only health checks under a 200-chat burst.
+  if (process.env.BENCH_ONLY === "health") return healthUnderLoad();
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
   const pauseCostOnly = process.env.BENCH_ONLY === "pause-cost";
@@ -526,6 +529,7 @@ async function main() {
   await eventsFeed(engines);
   await modelStream();
   await mcpTurns();
+  await healthUnderLoad();
   if (engines.includes("postgres")) await scaleOut();
   pauseTargets();
 }
@@ -542,6 +546,14 @@ async function mcpTurns(): Promise<void> {
       `${r.case.padEnd(11)} ${r.path.padEnd(8)} ${String(r.inFlight).padStart(10)} ${fmt(r.turnsPerSecond)} ${fmt(r.p50)} ${fmt(r.p99)} ${String(r.failures).padStart(9)}   ${ratio}`,
     );
   }
+}
+
+/** Health checks timed from outside while 200 chats arrive at once, against the idle server, on each engine. */
+async function healthUnderLoad(): Promise<void> {
+  const engines: Engine[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
+  const results = [];
+  for (const engine of engines) results.push(...(await measureHealthUnderLoad(engine, POSTGRES_URL)));
+  printHealthUnderLoad(results);
 }
 
 /** `runs.events` on a 50,000-event run against a 10-event one, on each engine. */

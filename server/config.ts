@@ -38,6 +38,13 @@ const settingsSchema = z.object({
   HARBOR_MAX_ACTIVE_RUNS: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How many of one user's runs execute at once; the others wait without holding back anyone else's. */
   HARBOR_MAX_ACTIVE_RUNS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(10),
+  /**
+   * Load shedding: past this event-loop delay (the worst of the last second, in ms) an instance
+   * refuses new runs with 503 OVERLOADED and Retry-After instead of stalling everything it serves. 0: never.
+   */
+  HARBOR_SHED_EVENT_LOOP_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  /** Load shedding: past this many runs waiting here for a slot, new runs are refused the same way. 0: never. */
+  HARBOR_SHED_QUEUED_RUNS: z.coerce.number().int().min(0).max(1_000_000).default(5_000),
   /** The most messages one conversation holds; a new message beyond it gets THREAD_FULL (start a new one). */
   HARBOR_MAX_THREAD_MESSAGES: z.coerce.number().int().min(10).max(100_000).default(1_000),
   /** The largest shared state (AG-UI `state`) a conversation may hold, in bytes of JSON; a larger one is INVALID_INPUT. */
@@ -217,6 +224,8 @@ export type Settings = Readonly<{
   stepMs: number;
   maxActiveRuns: number;
   maxActiveRunsPerUser: number;
+  /** Past these, new runs are refused with OVERLOADED (0: that limit is off). */
+  loadLimits: { maxEventLoopDelayMs: number; maxQueuedRuns: number };
   maxSubscriptionsPerUser: number;
   maxThreadMessages: number;
   maxStateBytes: number;
@@ -287,6 +296,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     stepMs: s.HARBOR_STEP_MS,
     maxActiveRuns: s.HARBOR_MAX_ACTIVE_RUNS,
     maxActiveRunsPerUser: s.HARBOR_MAX_ACTIVE_RUNS_PER_USER,
+    loadLimits: { maxEventLoopDelayMs: s.HARBOR_SHED_EVENT_LOOP_MS, maxQueuedRuns: s.HARBOR_SHED_QUEUED_RUNS },
     maxSubscriptionsPerUser: s.HARBOR_MAX_SUBSCRIPTIONS_PER_USER,
     maxThreadMessages: s.HARBOR_MAX_THREAD_MESSAGES,
     maxStateBytes: s.HARBOR_MAX_STATE_BYTES,

@@ -15,6 +15,8 @@ import { instanceId } from "@/server/instance-id";
 import { log } from "@/server/log";
 import { oauthBroker, type OAuthBroker, type OAuthProvider } from "@/server/oauth/broker";
 import { oauthClient } from "@/server/oauth/client";
+import type { HealthSource } from "@/server/ops/health";
+import { readinessProbe, type ReadinessProbe } from "@/server/ops/readiness";
 import { startDemoPeers, type DemoPeers } from "@/server/peers";
 import { createRuntime, outboxService, type AgentRegistry, type Runtime } from "@/server/runtime";
 
@@ -28,10 +30,13 @@ export interface Harbor {
   outbox: ReturnType<typeof outboxService>;
   oauth: OAuthBroker;
   peers: DemoPeers | undefined;
+  /** Whether this instance can serve, as the last probe saw it (`/api/health/ready`). */
+  readiness: ReadinessProbe;
 }
 
 const KEY = Symbol.for("harbor.instance");
-type Holder = { [KEY]?: Promise<Harbor> };
+const STARTED = Symbol.for("harbor.started");
+type Holder = { [KEY]?: Promise<Harbor>; [STARTED]?: Harbor };
 
 /** Where users reach this server: OAuth providers send them back here. */
 function publicUrl(): string {
@@ -115,6 +120,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     jobLeaseMs: config.jobLeaseMs,
     maxActiveRuns: config.maxActiveRuns,
     maxActiveRunsPerUser: config.maxActiveRunsPerUser,
+    loadLimits: config.loadLimits,
     maxSubscriptionsPerUser: config.maxSubscriptionsPerUser,
     maxThreadMessages: config.maxThreadMessages,
     maxStateBytes: config.maxStateBytes,
@@ -144,7 +150,8 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
       { identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url, calendarMcp: peers.calendarMcp.url },
       "demo peers started",
     );
-  return { db, signals, agents, runtime, outbox: outboxService(db), oauth, peers };
+  const readiness = readinessProbe(handle, (error) => log.error({ err: error }, "the database does not answer the readiness probe"));
+  return { db, signals, agents, runtime, outbox: outboxService(db), oauth, peers, readiness };
 }
 
 export function harbor(): Promise<Harbor> {
@@ -152,11 +159,22 @@ export function harbor(): Promise<Harbor> {
   if (!holder[KEY]) {
     const booting = boot();
     holder[KEY] = booting;
-    booting.catch(() => {
-      if (holder[KEY] === booting) delete holder[KEY];
-    });
+    booting.then(
+      (started) => (holder[STARTED] = started),
+      () => {
+        if (holder[KEY] === booting) delete holder[KEY];
+      },
+    );
   }
   return holder[KEY];
+}
+
+/** What health checks read, without waiting: undefined while Harbor is still starting (or failed to). */
+export function healthSource(): HealthSource | undefined {
+  const started = (globalThis as Holder)[STARTED];
+  if (!started) return undefined;
+  const { runtime, readiness } = started;
+  return { instanceId: runtime.instanceId, readiness, stopping: runtime.stopping, load: runtime.load };
 }
 
 /**
@@ -168,8 +186,9 @@ export function harbor(): Promise<Harbor> {
 export async function shutdown(graceMs = settings().shutdownGraceMs): Promise<void> {
   const holder = globalThis as Holder;
   if (!holder[KEY]) return;
-  const { runtime, peers, signals } = await holder[KEY];
+  const { runtime, peers, signals, readiness } = await holder[KEY];
   await runtime.stop(graceMs);
+  readiness.stop();
   await signals?.close();
   await peers?.close();
   await (await databaseHandle()).close();

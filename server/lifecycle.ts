@@ -5,10 +5,13 @@
  * finish, close the database, exit.
  */
 import "server-only";
-import { harbor, shutdown } from "./harbor";
+import { answerHealthFirst } from "@/server/ops/answer-first";
+import { harbor, healthSource, shutdown } from "./harbor";
 import { log } from "./log";
 
 export async function start(): Promise<void> {
+  // `next start` sets PORT before it loads this module; health checks on it skip Next's router.
+  if (process.env.PORT) answerHealthFirst(Number(process.env.PORT), healthSource);
   try {
     await harbor();
   } catch (error) {

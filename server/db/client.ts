@@ -13,16 +13,24 @@ import pg from "pg";
 import * as schema from "./schema";
 import { log } from "@/server/log";
 import { acquireDataDirLock } from "./lockfile";
-import { ThreadedPglite } from "./pglite-worker";
+import { ThreadedPglite, type ThreadState } from "./pglite-worker";
 import { PLAN_CACHE_MODE, usePreparedStatements } from "./pglite-prepared.mjs";
 import { namePreparedStatements } from "./pg-prepared";
 
 /** PGlite on its own thread, typed as the PGlite Drizzle drives (it answers the calls Drizzle makes). */
-async function startThreaded(options: { dataDir?: string; loadDataDir?: Blob; prepared: boolean; onePlan: boolean }): Promise<PGlite> {
+async function startThreaded(options: {
+  dataDir?: string;
+  loadDataDir?: Blob;
+  prepared: boolean;
+  onePlan: boolean;
+}): Promise<ThreadedPglite> {
   const threaded = new ThreadedPglite(options);
   await threaded.ready;
-  return threaded as unknown as PGlite;
+  return threaded;
 }
+
+/** The threaded client, typed as the PGlite Drizzle drives (it answers the calls Drizzle makes). */
+const asPglite = (client: ThreadedPglite | PGlite): PGlite => client as unknown as PGlite;
 
 export type Schema = typeof schema;
 /** The driver-independent Drizzle database both engines implement. */
@@ -37,6 +45,8 @@ export interface DatabaseHandle {
   readonly url?: string;
   /** PostgreSQL's connection pool, for libraries that speak `pg` themselves (the sign-in throttle's store). */
   readonly pool?: pg.Pool;
+  /** Whether the engine can answer: the embedded database's thread is up (PostgreSQL: the pool is open). */
+  engineState(): ThreadState;
   close(): Promise<void>;
 }
 
@@ -97,7 +107,19 @@ async function openPostgres(options: Extract<OpenOptions, { engine: "postgres" }
     throw error;
   }
   if (prepared) namePreparedStatements(pool);
-  return { db: drizzlePg(pool, { schema, ...statementLogger(onStatement) }), engine: "postgres", url, pool, close: () => pool.end() };
+  let ended = false;
+  return {
+    db: drizzlePg(pool, { schema, ...statementLogger(onStatement) }),
+    engine: "postgres",
+    url,
+    pool,
+    // Whether PostgreSQL answers is the readiness probe's to find out: the pool reconnects by itself.
+    engineState: () => (ended ? "dead" : "up"),
+    close: () => {
+      ended = true;
+      return pool.end();
+    },
+  };
 }
 
 async function openPglite(options: Extract<OpenOptions, { engine: "pglite" }>): Promise<DatabaseHandle> {
@@ -105,10 +127,11 @@ async function openPglite(options: Extract<OpenOptions, { engine: "pglite" }>): 
   const release = options.dataDir ? acquireDataDirLock(options.dataDir) : () => {};
   try {
     const pgDir = options.dataDir ? path.join(options.dataDir, "pglite") : undefined;
-    const client = options.thread
+    const threaded = options.thread
       ? await startThreaded({ dataDir: pgDir, loadDataDir: options.loadDataDir, prepared, onePlan })
-      : await PGlite.create({ dataDir: pgDir, loadDataDir: options.loadDataDir });
-    if (!options.thread && prepared) usePreparedStatements(client, onePlan);
+      : undefined;
+    const client = threaded ? asPglite(threaded) : await PGlite.create({ dataDir: pgDir, loadDataDir: options.loadDataDir });
+    if (!threaded && prepared) usePreparedStatements(client, onePlan);
     try {
       await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     } catch (error) {
@@ -118,6 +141,7 @@ async function openPglite(options: Extract<OpenOptions, { engine: "pglite" }>): 
     return {
       db: drizzlePglite(client, { schema, ...statementLogger(options.onStatement) }),
       engine: "pglite",
+      engineState: () => (threaded ? threaded.state() : client.closed ? "dead" : "up"),
       close: async () => {
         await client.close();
         release();

@@ -30,37 +30,88 @@ class ThreadDatabaseError extends Error {
   }
 }
 
+/** How many times a thread that died is started again within RESTART_WINDOW_MS before the database is given up. */
+const MAX_RESTARTS = 3;
+const RESTART_WINDOW_MS = 60_000;
+
+type ThreadOptions = { dataDir?: string; loadDataDir?: Blob; prepared: boolean; onePlan: boolean };
+
+/** Whether the database's thread answers: up, being started again after it died, or given up. */
+export type ThreadState = "up" | "restarting" | "dead";
+
 export class ThreadedPglite {
-  private readonly worker: Worker;
+  protected worker!: Worker;
   private next = 1;
   private transactions = 0;
   private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  /** The first start; later starts (after the thread died) replace `starting`. */
   readonly ready: Promise<void>;
+  private starting: Promise<void>;
+  private dead: Error | undefined;
+  private closing = false;
+  /** The current thread said it is ready, and has not died since. */
+  private up = false;
+  private restarts: number[] = [];
 
-  constructor(options: { dataDir?: string; loadDataDir?: Blob; prepared: boolean; onePlan: boolean }) {
-    this.worker = new Worker(path.join(process.cwd(), "server/db/pglite-thread.mjs"), { workerData: options });
-    this.ready = new Promise((resolve, reject) => {
-      const first = (message: { ready?: boolean }) => {
-        if (message.ready) {
-          this.worker.off("message", first);
-          this.worker.on("message", (reply: Reply) => this.settle(reply));
-          resolve();
-        }
-      };
-      this.worker.on("message", first);
-      this.worker.once("error", reject);
-    });
-    // A thread that died answers nothing more: every waiting and later query fails loudly instead of hanging.
-    const fail = (error: Error) => {
-      this.dead ??= error;
-      for (const pending of this.waiting.values()) pending.reject(error);
-      this.waiting.clear();
-    };
-    this.worker.on("error", fail);
-    this.worker.on("exit", (code) => fail(new Error(`the embedded database's thread exited (${code})`)));
+  constructor(private readonly options: ThreadOptions) {
+    this.ready = this.starting = this.spawn();
   }
 
-  private dead: Error | undefined;
+  /** Up, restarting after its thread died, or dead (it died too often, or holds an in-memory database that a restart would lose). */
+  state(): ThreadState {
+    if (this.dead) return "dead";
+    return this.up ? "up" : "restarting";
+  }
+
+  private spawn(): Promise<void> {
+    const worker = new Worker(path.join(process.cwd(), "server/db/pglite-thread.mjs"), { workerData: this.options });
+    this.worker = worker;
+    const started = new Promise<void>((resolve, reject) => {
+      const first = (message: { ready?: boolean }) => {
+        if (!message.ready) return;
+        worker.off("message", first);
+        worker.on("message", (reply: Reply) => this.settle(reply));
+        this.up = true;
+        resolve();
+      };
+      worker.on("message", first);
+      worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`the embedded database's thread exited while starting (${code})`)));
+    });
+    // A thread that died answers nothing more: what waited on it fails loudly instead of hanging.
+    worker.on("error", (error) => this.died(worker, error));
+    worker.on("exit", (code) => this.died(worker, new Error(`the embedded database's thread exited (${code})`)));
+    return started;
+  }
+
+  /**
+   * The thread died (a crash in the database engine, an out-of-memory abort): its queries and open
+   * transactions fail, and a thread is started again on the same folder — PostgreSQL's recovery
+   * replays what was committed. In memory there is nothing to recover, and a thread that keeps
+   * dying is given up: the process then reports it is not ready.
+   */
+  private died(worker: Worker, error: Error): void {
+    if (worker !== this.worker) return;
+    const wasUp = this.up;
+    this.up = false;
+    for (const pending of this.waiting.values()) pending.reject(error);
+    this.waiting.clear();
+    if (this.closing || this.dead) return;
+    // A thread that never started is not started again: its start's own error is the answer.
+    if (!wasUp) {
+      this.dead = error;
+      return;
+    }
+    const now = Date.now();
+    this.restarts = [...this.restarts.filter((at) => now - at < RESTART_WINDOW_MS), now];
+    if (!this.options.dataDir || this.restarts.length > MAX_RESTARTS) {
+      this.dead = error;
+      return;
+    }
+    const restarting = this.spawn();
+    this.starting = restarting;
+    restarting.catch((failure: unknown) => (this.dead ??= failure instanceof Error ? failure : error));
+  }
 
   private settle(reply: Reply) {
     const pending = this.waiting.get(reply.id);
@@ -71,8 +122,11 @@ export class ThreadedPglite {
     else pending.resolve(reply.result);
   }
 
-  private call<T>(message: Record<string, unknown>): Promise<T> {
-    if (this.dead) return Promise.reject(this.dead);
+  private async call<T>(message: Record<string, unknown>): Promise<T> {
+    if (this.dead) throw this.dead;
+    // A thread being started again is waited for; one that died and failed to start fails the call.
+    await this.starting;
+    if (this.dead) throw this.dead;
     const id = this.next++;
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -109,6 +163,8 @@ export class ThreadedPglite {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    if (this.dead) return;
     await this.call({ type: "close" });
     await this.worker.terminate();
   }

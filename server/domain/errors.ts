@@ -46,6 +46,11 @@ export const ERROR_CODES = [
    * nothing more. Nothing was done: send the request again (another instance takes it).
    */
   "INSTANCE_STOPPING",
+  /**
+   * The instance reached is past its load limits and took nothing (`details.retryAfterS`; HTTP 503 with
+   * `Retry-After`): send the request again then, or to another instance. Only new runs are refused so.
+   */
+  "OVERLOADED",
   /** A paused tool's live handle could not be re-attached on resume; `details.key` names it. */
   "ERR_TOOL_CONTEXT_LOST",
   /** A tool's `ctx.state` holds something that is not plain JSON; `details.path` names it. */

@@ -29,6 +29,7 @@ const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = 
   INTERACTION_LOST: { http: 412, trpc: "PRECONDITION_FAILED" },
   INSTANCE_LOST: { http: 503, trpc: "SERVICE_UNAVAILABLE" },
   INSTANCE_STOPPING: { http: 503, trpc: "SERVICE_UNAVAILABLE" },
+  OVERLOADED: { http: 503, trpc: "SERVICE_UNAVAILABLE" },
   PRIVATE_RESUME_HAS_TRANSCRIPT: { http: 400, trpc: "BAD_REQUEST" },
   ERR_TOOL_CONTEXT_LOST: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   ERR_TOOL_STATE_NOT_SERIALIZABLE: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
@@ -65,6 +66,12 @@ export function toTRPCError(error: HarborError): TRPCError {
 export function errorResponse(error: HarborError, headers: HeadersInit = {}): Response {
   return Response.json(
     { error: { code: error.code, message: error.message, ...error.details } },
-    { status: httpStatusOf(error.code), headers },
+    { status: httpStatusOf(error.code), headers: { ...retryAfterOf(error), ...Object.fromEntries(new Headers(headers)) } },
   );
+}
+
+/** A refusal that says when to try again (`details.retryAfterS`) says it the HTTP way too. */
+function retryAfterOf(error: HarborError): Record<string, string> {
+  const seconds = error.details.retryAfterS;
+  return typeof seconds === "number" ? { "retry-after": String(seconds) } : {};
 }

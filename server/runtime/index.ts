@@ -100,6 +100,10 @@ export function createRuntime(deps: RuntimeDeps) {
      * embedded database), runs in flight get `graceMs`, and the rest ends as it would.
      */
     stop: life.stop,
+    /** Whether a clean stop began (readiness says no from then on). */
+    stopping: life.stopping,
+    /** How loaded this process is — the event loop's delay, runs executing, queued, entering — and whether it sheds new runs. */
+    load: runs.runs.load,
     /** Stops background work (the expiry sweep, taking new jobs and queued runs, heartbeats). */
     close: life.close,
   };
@@ -123,7 +127,7 @@ export type { InterruptView, LoggedEvent, RunEvent } from "./log";
 export type { AgentDefinition, AgentRegistry, ModelPart, PlannedCall, Planner, PlannerContext, PlannerDecision } from "./agent";
 export { modelIdOf } from "./agent";
 export type { RunState, TranscriptMessage } from "./agent";
-export type { AbandonedRun, IncomingMessage, RefusedRun, StartRunRequest, StartedRun } from "./runs";
+export type { AbandonedRun, IncomingMessage, LoadReading, RefusedRun, StartRunRequest, StartedRun } from "./runs";
 export type { ResolutionInput } from "./pause";
 export { SteeringInstruction } from "./runs";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./pause";

@@ -10,6 +10,7 @@ import { EventSchemas } from "@ag-ui/core/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInput, postRun, userMessage } from "../helpers/agui";
 import { createToken, readSse, signInAll, trpcQuery, trpcSubscribe, type Auth } from "../helpers/http";
+import { probeHealth } from "../helpers/health-probe";
 import { OWN_ENGINES, startOwnServer, type OwnServer } from "../helpers/own-server";
 
 const CHATS = 200;
@@ -19,12 +20,11 @@ const MAX_ACTIVE_RUNS = 40;
 const COUNT_TO = 5;
 const STEP_MS = 150;
 /**
- * How long /api/health may take while the burst is served. On 2 shared cores the first seconds of
- * 200 simultaneous chats saturate the process, and every request (health too) waits its turn: a
- * few seconds at worst; after the burst it answers at once again.
+ * How long /api/health and /api/health/ready may take while the burst is served: what a balancer
+ * with a short timeout accepts. They answer from memory, and the instance sheds new runs (503
+ * OVERLOADED, Retry-After) rather than let its event loop fall that far behind.
  */
-const HEALTH_TIMEOUT_MS = 15_000;
-const HEALTH_AFTER_MS = 1_000;
+const HEALTH_BOUND_MS = 1_000;
 
 interface Chat {
   threadId: string;
@@ -115,31 +115,27 @@ describe.each(OWN_ENGINES)("200 chats and 20 followers at once on $name", ({ nam
       };
     });
 
-    // Health, sampled all along: every answer 200, none slow.
-    let loading = true;
-    const health: number[] = [];
-    const unhealthy: string[] = [];
-    const sampling = (async () => {
-      while (loading) {
-        const t = Date.now();
-        try {
-          const res = await fetch(`${server.url}/api/health`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
-          await res.arrayBuffer();
-          if (res.status !== 200) unhealthy.push(`HTTP ${res.status}`);
-        } catch (error) {
-          unhealthy.push(String(error));
-        }
-        health.push(Date.now() - t);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
+    // Health and readiness, probed all along from a process of their own: every answer 200, none slow.
+    const probe = await probeHealth(server.url, ["/api/health", "/api/health/ready"]);
 
+    // A chat the instance shed (503 OVERLOADED) is sent again after its Retry-After, as a client would.
+    let shed = 0;
     const streams = Promise.all(
       chats.map(async (chat) => {
-        const res = await postRun(server.url, chat.auth, runInput(chat.threadId, [userMessage(chat.message)]));
-        expect(res.status, `${chat.user}: ${chat.message}`).toBe(200);
-        const frames = await readSse(res);
-        return frames.map((f) => JSON.parse(f.data) as { type: string });
+        for (;;) {
+          const res = await postRun(server.url, chat.auth, runInput(chat.threadId, [userMessage(chat.message)]));
+          if (res.status === 503) {
+            const body = (await res.json()) as { error: { code: string } };
+            expect(body.error.code).toBe("OVERLOADED");
+            expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+            shed++;
+            await new Promise((r) => setTimeout(r, 250));
+            continue;
+          }
+          expect(res.status, `${chat.user}: ${chat.message}`).toBe(200);
+          const frames = await readSse(res);
+          return frames.map((f) => JSON.parse(f.data) as { type: string });
+        }
       }),
     );
 
@@ -163,8 +159,7 @@ describe.each(OWN_ENGINES)("200 chats and 20 followers at once on $name", ({ nam
 
     const [results, followed] = await Promise.all([streams, followers]);
     const streamedMs = Date.now() - started;
-    loading = false;
-    await sampling;
+    const checks = await probe.stop();
 
     for (const [i, events] of results.entries()) {
       const what = `${chats[i]!.user} "${chats[i]!.message}"`;
@@ -200,17 +195,16 @@ describe.each(OWN_ENGINES)("200 chats and 20 followers at once on $name", ({ nam
     }
 
     const events = runsChecked.reduce((n, r) => n + r.events.length, 0);
-    const sorted = [...health].sort((a, b) => a - b);
+    const sorted = checks.map((c) => c.ms).sort((a, b) => a - b);
     const quantile = (values: number[], q: number) => values[Math.min(values.length - 1, Math.floor(values.length * q))];
     console.log(
       `load on ${name}: ${CHATS} chats + ${FOLLOWERS} followers streamed in ${streamedMs} ms, ${events} events checked; ` +
-        `/api/health ${health.length} samples, p50 ${quantile(sorted, 0.5)} ms, p95 ${quantile(sorted, 0.95)} ms, max ${sorted.at(-1)} ms`,
+        `${shed} shed and sent again; /api/health and /ready ${checks.length} checks, ` +
+        `p50 ${quantile(sorted, 0.5)} ms, p99 ${quantile(sorted, 0.99)} ms, max ${sorted.at(-1)} ms`,
     );
-    expect(unhealthy).toEqual([]);
-    expect(health.length).toBeGreaterThan(0);
-    const after = Date.now();
-    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
-    expect(Date.now() - after).toBeLessThan(HEALTH_AFTER_MS);
+    expect(checks.filter((c) => c.status !== 200)).toEqual([]);
+    expect(checks.length).toBeGreaterThan(0);
+    expect(sorted.at(-1)).toBeLessThan(HEALTH_BOUND_MS);
   }, 120_000);
 
   /**

@@ -11,7 +11,7 @@ export class RunsInFlight {
    * Requests that may start or continue a run here, while they get there (see `admit`); and whether
    * this instance still takes them (a stopping one, once it handed its work over, does not).
    */
-  private readonly entering = new Set<Promise<unknown>>();
+  private readonly enteringWork = new Set<Promise<unknown>>();
   private closed = false;
 
   constructor(private readonly log: Pick<Logger, "error">) {}
@@ -29,12 +29,17 @@ export class RunsInFlight {
       );
     }
     const entered = work();
-    this.entering.add(entered);
+    this.enteringWork.add(entered);
     try {
       return await entered;
     } finally {
-      this.entering.delete(entered);
+      this.enteringWork.delete(entered);
     }
+  }
+
+  /** Requests on their way to start or continue a run here. */
+  get entering(): number {
+    return this.enteringWork.size;
   }
 
   track(execution: Promise<void>): void {
@@ -55,8 +60,8 @@ export class RunsInFlight {
    * continue one, and `alsoWaitFor` (asked anew each round: a look at the cluster's queue).
    */
   async idle(alsoWaitFor: () => Promise<void> | undefined): Promise<void> {
-    while (this.active.size > 0 || alsoWaitFor() || this.entering.size > 0) {
-      await Promise.allSettled([...this.active, alsoWaitFor(), ...this.entering]);
+    while (this.active.size > 0 || alsoWaitFor() || this.enteringWork.size > 0) {
+      await Promise.allSettled([...this.active, alsoWaitFor(), ...this.enteringWork]);
     }
   }
 }

@@ -6,3 +6,4 @@ export { type AbandonedRun, type IncomingMessage, type RefusedRun, runService, t
 export { createJobRunner, responseService } from "./jobs";
 export { Mailboxes, SteeringInstruction } from "./steering";
 export { Scheduler } from "./scheduler";
+export type { LoadLimits, LoadReading } from "./load";

@@ -11,6 +11,7 @@ import type { Coordinator } from "../pause";
 import type { GrantService } from "../policies";
 import type { Driver } from "./drive";
 import type { RunsInFlight } from "./in-flight";
+import type { LoadGauge, LoadLimits } from "./load";
 import type { Scheduler } from "./scheduler";
 import type { steeringService } from "./steer";
 import type { Mailboxes } from "./steering";
@@ -46,6 +47,8 @@ export interface RunsDeps {
   route?: RouteDeps;
   /** Tells the other instances a run waits in the cluster's queue (absent: this process is alone). */
   signalQueued?: () => Promise<void>;
+  /** Past these, new runs are refused with OVERLOADED (see load.ts); absent: never. */
+  loadLimits?: LoadLimits;
   /** How long a freed slot trusts an empty look at the cluster's queue when no queued signal came (default 1 s). */
   queueRecheckMs?: number;
 }
@@ -54,6 +57,8 @@ export interface RunsContext {
   deps: RunsDeps;
   driver: Driver;
   inFlight: RunsInFlight;
+  /** How loaded this process is: new runs are shed past its limits. */
+  load: LoadGauge;
   /** A new run's first statement: writes the thread, its messages and the run, or nothing (see start-run.ts). */
   beginRun: (input: BeginRunInput) => Promise<BegunThread | undefined>;
   /** Steering of live runs; its `interruptThread` serves double-texting (see start-run.ts). */

@@ -18,6 +18,7 @@ import type { ResolutionInput, ResolveVia } from "../pause";
 import { continueAfterWork, remoteWaitsClosed } from "./continue-run";
 import { createDriver } from "./drive";
 import { RunsInFlight } from "./in-flight";
+import { LoadGauge } from "./load";
 import { QueueTaker } from "./queue-taker";
 import { handleRouted, resolveInteractions } from "./resolve-answers";
 import type { StartRunRequest } from "./run-requests";
@@ -43,10 +44,16 @@ export function runService(deps: RunsDeps) {
     cancelUnheld: async (runId, by) => driver.cancelUnheld(new RunJournal(runId, deps.store, deps.bus, await lastSeq(deps.db, runId)), by),
     resolveInteractions: (...args) => resolveInteractions(ctx, ...args),
   });
+  const inFlight = new RunsInFlight(deps.log);
+  const load = new LoadGauge(deps.loadLimits ?? { maxEventLoopDelayMs: 0, maxQueuedRuns: 0 }, () => ({
+    ...deps.scheduler.counts(),
+    enteringRuns: inFlight.entering,
+  }));
   const ctx: RunsContext = {
     deps,
     driver,
-    inFlight: new RunsInFlight(deps.log),
+    inFlight,
+    load,
     // Concurrent new runs share their first statement (see group-commit.ts); two on one thread never
     // share one, so each is admitted as if alone.
     beginRun: batched((inputs: readonly BeginRunInput[]) => beginRuns(deps.db, inputs), {
@@ -78,6 +85,8 @@ export function runService(deps: RunsDeps) {
      * already did is waited for by `idle`.
      */
     close: () => ctx.inFlight.close(),
+    /** How loaded this process is, and whether it sheds new runs. */
+    load: () => load.read(),
     /**
      * Resolves once every run executing in this process has finished, any look at the cluster's
      * queue, and any request on its way to start or continue one (tests, shutdown).

@@ -87,6 +87,11 @@ export class Scheduler {
     if (index !== -1) this.waiting.splice(index, 1);
   }
 
+  /** How many runs execute here, and how many wait for a slot. */
+  counts(): { activeRuns: number; queuedRuns: number } {
+    return { activeRuns: this.active.size, queuedRuns: this.waiting.length };
+  }
+
   /** A queued run's new priority; false when it is not waiting here (running, or elsewhere). */
   reprioritize(runId: string, priority: number): boolean {
     const entry = this.waiting.find((w) => w.runId === runId);

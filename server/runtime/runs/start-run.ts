@@ -64,6 +64,8 @@ async function startOn(ctx: RunsContext, identity: Identity, request: StartRunRe
   if (request.resume && request.resume.length > 0) return resumeRun(ctx, identity, request);
   const delivered = reader && (await browserResults(ctx.deps, reader, request));
   if (delivered) return "refused" in delivered ? delivered : resumeRun(ctx, identity, { ...request, resume: delivered.resume });
+  // Only new work is shed: answers and browser results above finish what was taken already.
+  ctx.load.admitNewRun();
   return startNew(ctx, identity, agent, request, attempt);
 }
 

@@ -9,6 +9,7 @@ import type { CredentialBroker } from "../access";
 import type { AgentRegistry } from "../agent";
 import type { WebhookSettings } from "../notify";
 import type { McpConnector, McpSettings } from "../mcp";
+import type { LoadLimits } from "../runs";
 
 export interface RuntimeDeps {
   db: Database;
@@ -58,6 +59,8 @@ export interface RuntimeDeps {
   durableWaits?: readonly ("approval" | "client_tool")[];
   /** What the other instances on the database say (PostgreSQL); absent when this process is alone. */
   signals?: ClusterSignals;
+  /** Past these, this process refuses new runs with OVERLOADED (503, Retry-After); absent: it never does. */
+  loadLimits?: LoadLimits;
   /** How long a freed slot trusts an empty look at the cluster's queue when no queued signal came (default 1 s). */
   queueRecheckMs?: number;
   /** Outgoing webhooks: local addresses allowed (tests), poll interval, POST timeout, retry schedule. */

@@ -28,6 +28,8 @@ interface Life {
   sweep: NodeJS.Timeout;
   storageMeasureMs: number;
   measuring: NodeJS.Timeout | undefined;
+  /** A clean stop began: this instance hands its work over and should be sent nothing new. */
+  stopping: boolean;
 }
 
 /** Runs the expiry sweep every `sweepIntervalMs` from now on, as long as the process lives. */
@@ -70,6 +72,7 @@ async function idle(life: Life): Promise<void> {
 
 /** The steps of a clean stop, in order (see `stop` in index.ts). */
 async function stop(life: Life, graceMs: number): Promise<void> {
+  life.stopping = true;
   const { runs, jobs } = life.runs;
   const { instances, signals, router } = life.cluster;
   runs.stopTaking();
@@ -118,11 +121,13 @@ export function composeLifecycle(
     sweep: startSweep(deps, rooms.pause),
     storageMeasureMs: deps.storageMeasureMs ?? 300_000,
     measuring: undefined,
+    stopping: false,
   };
   return {
     start: () => start(life),
     idle: () => idle(life),
     stop: (graceMs: number) => stop(life, graceMs),
     close: () => close(life),
+    stopping: () => life.stopping,
   };
 }
