@@ -23,12 +23,13 @@ const ROOMS_BELOW = {
 };
 
 /** Leaves any server code may use: the vocabulary, the settings, the logger, the process id. */
-const LEAVES = ["domain", "config", "log", "instance-id", "crypto"];
+const LEAVES = ["domain", "config", "log", "instance-id", "crypto", "telemetry"];
 
 /** What each part of the server may import (besides itself and the leaves). */
 const SERVER_ALLOWS = {
   domain: [],
   crypto: [],
+  telemetry: ["domain"],
   config: ["domain"],
   log: ["domain", "config"],
   "instance-id": [],

@@ -1,8 +1,9 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // PGlite loads its WASM and data files from its own package folder: bundling it breaks the first open.
-  // pino and pg are Node-only libraries that gain nothing from bundling.
-  serverExternalPackages: ["@electric-sql/pglite", "pino", "pg", "oidc-provider", "@a2a-js/sdk", "express"],
+  // pino and pg are Node-only libraries that gain nothing from bundling; prom-client keeps one
+  // registry per process only when every route loads the same copy.
+  serverExternalPackages: ["@electric-sql/pglite", "pino", "pg", "oidc-provider", "@a2a-js/sdk", "express", "prom-client"],
   poweredByHeader: false,
   reactStrictMode: true,
   // Every page and answer: nothing may frame Harbor (its Approve buttons), no MIME sniffing, no

@@ -16,6 +16,7 @@ import { log } from "@/server/log";
 import { oauthBroker, type OAuthBroker, type OAuthProvider } from "@/server/oauth/broker";
 import { oauthClient } from "@/server/oauth/client";
 import type { HealthSource } from "@/server/ops/health";
+import { exposeMetrics } from "@/server/ops/metrics";
 import { readinessProbe, type ReadinessProbe } from "@/server/ops/readiness";
 import { startDemoPeers, type DemoPeers } from "@/server/peers";
 import { createRuntime, outboxService, type AgentRegistry, type Runtime } from "@/server/runtime";
@@ -150,6 +151,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
       { identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url, calendarMcp: peers.calendarMcp.url },
       "demo peers started",
     );
+  exposeMetrics({ db, load: runtime.load });
   const readiness = readinessProbe(handle, (error) => log.error({ err: error }, "the database does not answer the readiness probe"));
   return { db, signals, agents, runtime, outbox: outboxService(db), oauth, peers, readiness };
 }

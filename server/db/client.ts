@@ -16,6 +16,7 @@ import { acquireDataDirLock } from "./lockfile";
 import { ThreadedPglite, type ThreadState } from "./pglite-worker";
 import { PLAN_CACHE_MODE, usePreparedStatements } from "./pglite-prepared.mjs";
 import { namePreparedStatements } from "./pg-prepared";
+import { timePostgresStatements } from "./statement-timing";
 
 /** PGlite on its own thread, typed as the PGlite Drizzle drives (it answers the calls Drizzle makes). */
 async function startThreaded(options: {
@@ -107,6 +108,7 @@ async function openPostgres(options: Extract<OpenOptions, { engine: "postgres" }
     throw error;
   }
   if (prepared) namePreparedStatements(pool);
+  timePostgresStatements(pool);
   let ended = false;
   return {
     db: drizzlePg(pool, { schema, ...statementLogger(onStatement) }),

@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { timedPgliteQuery } from "./statement-timing";
 
 interface QueryOptions {
   rowMode?: "array" | "object";
@@ -134,16 +135,16 @@ export class ThreadedPglite {
     });
   }
 
-  private send(sql: string, params: unknown[] | undefined, options: QueryOptions | undefined, tx?: number): Promise<Results> {
-    return this.call<Results>({
+  private readonly send = timedPgliteQuery((sql: string, params: unknown[] | undefined, options: QueryOptions | undefined, tx?: number) =>
+    this.call<Results>({
       type: "query",
       sql,
       params: params ?? [],
       rowMode: options?.rowMode ?? "object",
       identityOids: Object.keys(options?.parsers ?? {}).map(Number),
       tx,
-    });
-  }
+    }),
+  );
 
   query(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results> {
     return this.send(sql, params, options);

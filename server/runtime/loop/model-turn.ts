@@ -4,6 +4,7 @@
  * fast model costs few writes and events and a slow one shows each word at once — and its tool
  * calls are collected for the loop.
  */
+import { telemetry } from "@/server/telemetry";
 import type { TokenCount } from "@/server/domain";
 import { HarborError } from "../errors";
 import type { RunEvent } from "../log";
@@ -49,6 +50,7 @@ export async function streamModelTurn(
           calls.push({ id: part.id, name: part.name, args: part.args });
           break;
         case "usage":
+          telemetry.modelTokens(state.tenantId, part.inputTokens, part.outputTokens);
           usage = {
             inputTokens: (usage?.inputTokens ?? 0) + part.inputTokens,
             outputTokens: (usage?.outputTokens ?? 0) + part.outputTokens,

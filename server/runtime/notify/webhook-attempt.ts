@@ -4,6 +4,7 @@
  * retried after the next wait of the schedule (with ±20 % jitter) until the schedule is used up,
  * then the delivery is `failed`. What cannot succeed on any attempt is `failed` at once.
  */
+import { telemetry } from "@/server/telemetry";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { recordAttempt, type ClaimedDelivery } from "@/server/db/queries/webhooks";
@@ -79,6 +80,7 @@ export async function attemptDelivery(ctx: AttemptContext, delivery: ClaimedDeli
     status,
     retryInMs: wait,
   });
+  telemetry.webhookAttempt(status === "delivered" ? "delivered" : status === "failed" ? "failed" : "retry");
   if (!recorded) log.warn("a webhook delivery's lease ran out before its attempt was recorded");
   else if (status === "failed") log.warn({ error }, "webhook delivery given up");
   else if (status === "pending") log.info({ error, retryInMs: wait }, "webhook delivery will be retried");

@@ -1,5 +1,6 @@
 /** Rule 3, once: the claim decides, and the runs it completes are handed back to be driven on. */
 import { findInteractions, type ClaimResult, type InteractionRow } from "@/server/db/queries/interactions";
+import { telemetry } from "@/server/telemetry";
 import { HarborError } from "../../errors";
 import { credentialToCheck, verifiedOnly } from "../../access";
 import type { Resolution } from "../../agent";
@@ -37,6 +38,13 @@ export async function claimGates(
     const now = await findInteractions(ctx.deps.db, ids);
     for (const row of now) assertOpen(row);
     throw new HarborError("EXPIRED", "This request expired before it was answered.");
+  }
+  const now = Date.now();
+  for (const [i, claim] of claims.entries()) {
+    const row = ordered[i]!;
+    // The words of `pause.resumed`: an approval is approved or rejected, any other wait resolved.
+    const decision = claim.status === "resolved" && row.kind === "approval" ? "approved" : claim.status;
+    telemetry.pauseDecided(row.kind, decision, now - row.createdAt.getTime());
   }
   notify(
     ctx,

@@ -3,6 +3,7 @@
  * goes through these steps, in this order, and nowhere else. All or none: a step that refuses
  * leaves nothing changed (an overdue or lost wait is closed, as it would be anyway).
  */
+import { telemetry } from "@/server/telemetry";
 import type { Identity } from "../../access";
 import type { CoordinatorContext } from "../context";
 import type { ReadyRun, ResolutionInput, ResolveOptions } from "../types";
@@ -37,6 +38,7 @@ export async function resolve(
   entries: readonly ResolutionInput[],
   options: ResolveOptions,
 ): Promise<ReadyRun[]> {
+  const arrived = performance.now();
   const request = answering(identity, entries, options);
   const loaded = await loadGates(ctx, request);
   const ordered = findAnswered(request, loaded);
@@ -47,5 +49,9 @@ export async function resolve(
   await verifyResumeTokens(ctx, request, ordered);
   if (!(await voteOnQuorum(ctx, request, ordered, claims))) return [];
   const won = await claimGates(ctx, request, ordered, claims);
-  return handBack(ctx, request, ordered, claims, holderOf, won);
+  const ready = handBack(ctx, request, ordered, claims, holderOf, won);
+  // From the decision's arrival to its runs handed back to go on: what the system adds to a person's wait.
+  const ms = performance.now() - arrived;
+  for (const row of ordered) telemetry.decisionApplied(row.kind, ms);
+  return ready;
 }
