@@ -1,9 +1,25 @@
+import { API_POLICY, SECURITY_HEADERS } from "./server/ops/security-headers.mjs";
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // PGlite loads its WASM and data files from its own package folder: bundling it breaks the first open.
-  // pino and pg are Node-only libraries that gain nothing from bundling; prom-client keeps one
-  // registry per process only when every route loads the same copy.
-  serverExternalPackages: ["@electric-sql/pglite", "pino", "pg", "oidc-provider", "@a2a-js/sdk", "express", "prom-client"],
+  // pino and pg are Node-only libraries that gain nothing from bundling; prom-client and
+  // OpenTelemetry keep one registry / provider per process only when every route loads the same copy.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pino",
+    "pg",
+    "oidc-provider",
+    "@a2a-js/sdk",
+    "express",
+    "prom-client",
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/core",
+  ],
   poweredByHeader: false,
   reactStrictMode: true,
   // Every page and answer: nothing may frame Harbor (its Approve buttons), no MIME sniffing, no
@@ -34,19 +50,5 @@ const API_PAGE_POLICY = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join("; ");
-
-/**
- * The rest of the API (JSON, SSE, CSV) renders nothing, so it allows nothing. Kept free of colons on purpose: Next.js
- * compiles a header value that holds one (the pages' `data:` sources) as a path pattern on every
- * request it applies to — a few per cent of a chat turn's time, spent on a constant.
- */
-const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
-
-const SECURITY_HEADERS = [
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
-  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=()" },
-];
 
 export default nextConfig;

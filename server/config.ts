@@ -45,6 +45,8 @@ const settingsSchema = z.object({
   HARBOR_SHED_EVENT_LOOP_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** Load shedding: past this many runs waiting here for a slot, new runs are refused the same way. 0: never. */
   HARBOR_SHED_QUEUED_RUNS: z.coerce.number().int().min(0).max(1_000_000).default(5_000),
+  /** Traces may carry what models answered (`gen_ai.output.messages`); off by default. Private values never. */
+  HARBOR_OTEL_CAPTURE_CONTENT: flag,
   /** The bearer token that reads Prometheus metrics at /api/metrics (absent: metrics are off). */
   HARBOR_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
   /** The most messages one conversation holds; a new message beyond it gets THREAD_FULL (start a new one). */
@@ -227,6 +229,7 @@ export type Settings = Readonly<{
   maxActiveRuns: number;
   maxActiveRunsPerUser: number;
   metricsToken: string | undefined;
+  otelCaptureContent: boolean;
   /** Past these, new runs are refused with OVERLOADED (0: that limit is off). */
   loadLimits: { maxEventLoopDelayMs: number; maxQueuedRuns: number };
   maxSubscriptionsPerUser: number;
@@ -300,6 +303,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     maxActiveRuns: s.HARBOR_MAX_ACTIVE_RUNS,
     maxActiveRunsPerUser: s.HARBOR_MAX_ACTIVE_RUNS_PER_USER,
     metricsToken: s.HARBOR_METRICS_TOKEN,
+    otelCaptureContent: s.HARBOR_OTEL_CAPTURE_CONTENT ?? false,
     loadLimits: { maxEventLoopDelayMs: s.HARBOR_SHED_EVENT_LOOP_MS, maxQueuedRuns: s.HARBOR_SHED_QUEUED_RUNS },
     maxSubscriptionsPerUser: s.HARBOR_MAX_SUBSCRIPTIONS_PER_USER,
     maxThreadMessages: s.HARBOR_MAX_THREAD_MESSAGES,

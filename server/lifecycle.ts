@@ -5,14 +5,19 @@
  * finish, close the database, exit.
  */
 import "server-only";
+import { settings } from "@/server/config";
+import { instanceId } from "@/server/instance-id";
 import { answerHealthFirst } from "@/server/ops/answer-first";
+import { startTracing, type Tracing } from "@/server/telemetry";
 import { harbor, healthSource, shutdown } from "./harbor";
 import { log } from "./log";
 
 export async function start(): Promise<void> {
   // `next start` sets PORT before it loads this module; health checks on it skip Next's router.
   if (process.env.PORT) answerHealthFirst(Number(process.env.PORT), healthSource);
+  let tracing: Tracing | undefined;
   try {
+    tracing = await startTracing({ instanceId: instanceId(), captureContent: settings().otelCaptureContent });
     await harbor();
   } catch (error) {
     log.fatal({ err: error }, `Harbor cannot start: ${error instanceof Error ? error.message : String(error)}`);
@@ -20,13 +25,15 @@ export async function start(): Promise<void> {
   }
   const stop = (signal: NodeJS.Signals) => {
     log.info({ signal }, "shutting down");
-    shutdown().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    shutdown()
+      .then(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);

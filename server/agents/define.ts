@@ -121,6 +121,7 @@ export function agentRegistry(specs: readonly AgentSpec[], model?: ModelSettings
       afterWork: spec.planner ? "report" : "continue",
       // A model can use whatever tools the tenant connected (MCP servers); a planner of one's own knows only its own.
       connectedTools: !spec.planner,
+      ...(!spec.planner && model ? { model: { name: model.model, provider: "openai" } } : {}),
     });
   }
   return agents;

@@ -207,6 +207,8 @@ export const runs = pgTable(
     /** Tokens a model spent on the run (prompt and completion), as of its last write. */
     inputTokens: integer("input_tokens").notNull().default(0),
     outputTokens: integer("output_tokens").notNull().default(0),
+    /** The W3C `traceparent` of the run's first stretch, when tracing was on: later stretches, on any instance, join its trace. */
+    traceParent: text("trace_parent"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),

@@ -10,6 +10,7 @@
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { API_POLICY, SECURITY_HEADERS } from "./security-headers.mjs";
 import { livenessAnswer, readinessAnswer, type HealthAnswer, type HealthSource } from "./health";
 
 const CHANNEL = "http.server.request.start";
@@ -19,9 +20,15 @@ const ANSWERS: Record<string, (source: HealthSource | undefined) => HealthAnswer
   "/api/health/ready": readinessAnswer,
 };
 
+/** What Next.js would add to an API answer (next.config.mjs), added here too. */
+const API_HEADERS = {
+  ...Object.fromEntries(SECURITY_HEADERS.map(({ key, value }) => [key.toLowerCase(), value])),
+  "content-security-policy": API_POLICY,
+};
+
 function respond(res: ServerResponse, answer: HealthAnswer): void {
   const body = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { "content-type": "application/json", "cache-control": "no-store", ...answer.headers });
+  res.writeHead(answer.status, { ...API_HEADERS, "content-type": "application/json", "cache-control": "no-store", ...answer.headers });
   res.end(body);
 }
 

@@ -29,3 +29,7 @@ export const telemetry = {
     metrics().statementSeconds.observe({ engine }, ms / 1000);
   },
 };
+
+export * from "./tracing";
+export type { Span } from "@opentelemetry/api";
+export { startTracing, type Tracing } from "./register";

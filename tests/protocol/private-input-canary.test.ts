@@ -1,7 +1,8 @@
 /**
  * The canary: a unique secret goes through the private form, and every place Harbor keeps or says
  * anything — the database's files, the server's output, every SSE stream and snapshot, the audit
- * log, the run's timeline — is searched for it. It must appear nowhere in clear.
+ * log, the run's timeline, the traces it exports (content capture on) — is searched for it. It must
+ * appear nowhere in clear.
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -11,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { open, sealingKey } from "@/server/crypto/sealing";
 import { AGUI_CLIENTS, interruptsOf, postRun, runInput, runTurn, userMessage } from "../helpers/agui";
 import { readSse, signIn, trpcQuery, trpcSubscribe } from "../helpers/http";
+import { startOtlpReceiver, tracingEnv } from "../helpers/otlp-receiver";
 import { startServer, type RunningServer } from "../helpers/server";
 
 const client = AGUI_CLIENTS[0]!;
@@ -30,8 +32,9 @@ function filesUnder(dir: string): string[] {
 }
 
 describe("a private value", () => {
-  it("appears nowhere in clear: not in the database, the logs, the streams, the snapshots, the audit log or the timeline", async () => {
-    server = await startServer({ LOG_LEVEL: "debug" }, "canary");
+  it("appears nowhere in clear: not in the database, the logs, the streams, the snapshots, the audit log, the timeline or the traces", async () => {
+    const receiver = await startOtlpReceiver();
+    server = await startServer({ LOG_LEVEL: "debug", ...tracingEnv(receiver), HARBOR_OTEL_CAPTURE_CONTENT: "1" }, "canary");
     const canary = `canary-${randomUUID()}`;
     const cookie = await signIn(server.url, "alice@acme.test");
     const auth = { cookie };
@@ -91,6 +94,10 @@ describe("a private value", () => {
 
     await server.stop();
     expect(fs.readFileSync(server.logFile, "utf8")).not.toContain(canary);
+    // The server sent what it traced before it stopped: the form's run is there, the value is not.
+    expect(receiver.spans.some((s) => s.attributes["harbor.run.id"] === (form!.metadata?.harbor as { runId: string }).runId)).toBe(true);
+    for (const body of receiver.raw) expect(body).not.toContain(canary);
+    await receiver.close();
     const needle = Buffer.from(canary);
     const holding = filesUnder(server.dataDir).filter((file) => fs.readFileSync(file).includes(needle));
     expect(holding).toEqual([]);

@@ -76,6 +76,8 @@ export interface AgentDefinition {
    * model summarizes what the work found).
    */
   readonly afterWork?: "report" | "continue";
+  /** The model a model-driven agent asks (`chat` spans name it): its name, and the wire it speaks. */
+  readonly model?: { readonly name: string; readonly provider: string };
 }
 
 export type AgentRegistry = ReadonlyMap<string, AgentDefinition>;

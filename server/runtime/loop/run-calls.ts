@@ -4,6 +4,7 @@
  * kind. A call that must wait (for consent, an answer to its own pause, a remote agent's question)
  * parks the run with the calls after it.
  */
+import { toolSpan } from "@/server/telemetry";
 import type { PendingCall } from "@/server/domain";
 import { HarborError } from "../errors";
 import type {
@@ -153,7 +154,9 @@ async function actOutsideDatabase(
 ): Promise<CallStep> {
   // Past here the call acts outside the database: only while this process still holds the run.
   await deps.fence?.();
-  const ran = await usingGrant(call, state, deps, act);
+  const ran = await toolSpan({ name: call.name, callId: call.toolCallId, type: definition.kind ?? "server" }, () =>
+    usingGrant(call, state, deps, act),
+  );
   if (ran.type === "paused") {
     return {
       type: "parks",

@@ -8,7 +8,8 @@
  */
 import { HarborError } from "../errors";
 import type { RunEvent } from "../log";
-import { streamModelTurn } from "./model-turn";
+import { chatSpan, recordAnswer } from "@/server/telemetry";
+import { streamModelTurn, usageSince } from "./model-turn";
 import type {
   AgentDefinition,
   ModelPart,
@@ -129,7 +130,12 @@ async function takeModelTurn(
 ): Promise<StepEnd> {
   // The model may take a while to say its first word: what waits is seen before.
   await deps.flush?.();
-  const turn = await streamModelTurn(state, parts, deps, signal);
+  const turn = await chatSpan({ model: agent.model?.name, provider: agent.model?.provider }, async (span) => {
+    const taken = await streamModelTurn(state, parts, deps, signal);
+    const said = taken.said ? taken.state.transcript.at(-1)?.content : undefined;
+    recordAnswer(span, usageSince(state.usage, taken.state.usage), said);
+    return taken;
+  });
   // A model that said nothing and called nothing has nothing more to do.
   if (!turn.aborted && turn.calls.length === 0 && !turn.said) return { type: "finished", state: turn.state };
   if (turn.aborted || turn.calls.length === 0) return { type: "next", state: turn.state };

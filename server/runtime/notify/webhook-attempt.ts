@@ -4,7 +4,7 @@
  * retried after the next wait of the schedule (with ±20 % jitter) until the schedule is used up,
  * then the delivery is `failed`. What cannot succeed on any attempt is `failed` at once.
  */
-import { telemetry } from "@/server/telemetry";
+import { telemetry, webhookSpan, type Span } from "@/server/telemetry";
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { recordAttempt, type ClaimedDelivery } from "@/server/db/queries/webhooks";
@@ -33,7 +33,16 @@ function retryIn(retrySchedule: readonly number[], attempt: number): number | un
   return base === undefined ? undefined : Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
-export async function attemptDelivery(ctx: AttemptContext, delivery: ClaimedDelivery): Promise<void> {
+export function attemptDelivery(ctx: AttemptContext, delivery: ClaimedDelivery): Promise<void> {
+  const attributes = {
+    "harbor.webhook.id": delivery.webhookId,
+    "harbor.webhook.delivery.id": delivery.id,
+    "harbor.webhook.attempt": delivery.attempt,
+  };
+  return webhookSpan(attributes, (span) => attempt(ctx, delivery, span));
+}
+
+async function attempt(ctx: AttemptContext, delivery: ClaimedDelivery, span: Span): Promise<void> {
   const log = ctx.log.child({ deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempt });
   let body: string;
   const timestamp = Math.floor(Date.now() / 1000);
@@ -80,6 +89,7 @@ export async function attemptDelivery(ctx: AttemptContext, delivery: ClaimedDeli
     status,
     retryInMs: wait,
   });
+  span.setAttributes({ "harbor.webhook.outcome": status, ...(statusCode !== null ? { "http.response.status_code": statusCode } : {}) });
   telemetry.webhookAttempt(status === "delivered" ? "delivered" : status === "failed" ? "failed" : "retry");
   if (!recorded) log.warn("a webhook delivery's lease ran out before its attempt was recorded");
   else if (status === "failed") log.warn({ error }, "webhook delivery given up");

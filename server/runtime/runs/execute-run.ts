@@ -17,6 +17,7 @@ import type { DriverContext } from "./driver-context";
 import { usageSince } from "../loop";
 import { checkpointOf, fail, finish, handBack, handOver } from "./run-endings";
 import { runLoop, type LoopResult, type RunLoopDeps } from "../loop";
+import { tracedStretch } from "./run-trace";
 import { safePoint } from "./safe-point";
 import type { LaneTurn } from "./thread-lanes";
 import { toTranscript } from "./transcript";
@@ -47,7 +48,8 @@ export async function drive(ctx: DriverContext, base: RunState, journal: RunJour
   try {
     const takeable = !options.resume;
     await takeTurn(ctx, base, journal, lane, { priority: options.priority ?? 0, takeable, ahead: options.ahead, said });
-    parked = (await executeRun(ctx, base, journal, log, options)) === "parked";
+    const outcome = await tracedStretch(deps, base, options.resume !== undefined, () => executeRun(ctx, base, journal, log, options));
+    parked = outcome === "parked";
   } catch (thrown) {
     takenElsewhere = await endEarly(ctx, base, journal, log, thrown, said.queued);
   } finally {

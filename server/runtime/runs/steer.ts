@@ -8,6 +8,8 @@
 import type { Logger } from "pino";
 import type { Database } from "@/server/db";
 import { appendAudit } from "@/server/db/queries/audit";
+import { findTraceParent } from "@/server/db/queries/traces";
+import { steerSpan, tracingEnabled } from "@/server/telemetry";
 import { pendingOfRun } from "@/server/db/queries/interactions";
 import { activeRunsOnThread, childRunIds, findRun, holdSteering, setPriority, type RunRow } from "@/server/db/queries/runs";
 import { isTerminalStatus, kindRules, type CancelledBy, type StoredInstruction } from "@/server/domain";
@@ -35,13 +37,19 @@ export interface SteerDeps {
   resolveInteractions(identity: Identity, entries: readonly ResolutionInput[], via: Exclude<ResolveVia, "agui">): Promise<unknown>;
 }
 
+/** An instruction in its run's trace, when tracing is on. */
+async function traced<T>(deps: SteerDeps, runId: string, instruction: SteeringInstruction, work: () => Promise<T>): Promise<T> {
+  if (!tracingEnabled()) return work();
+  return steerSpan({ runId, instruction: instruction.type, parent: await findTraceParent(deps.db, runId) }, work);
+}
+
 /** Who steers, as the run's stored instructions and the cancels they cause record it. */
 type Actor = Pick<StoredInstruction, "actorId" | "actorRole">;
 
 export function steeringService(deps: SteerDeps) {
   return {
     steer: (identity: Identity, runId: string, instruction: SteeringInstruction, options?: { routed?: boolean }) =>
-      steer(deps, identity, runId, instruction, options),
+      traced(deps, runId, instruction, () => steer(deps, identity, runId, instruction, options)),
     interruptThread: (threadId: string, exceptRunId: string, owner: Identity) => interruptThread(deps, threadId, exceptRunId, owner),
   };
 }

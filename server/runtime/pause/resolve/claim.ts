@@ -1,8 +1,10 @@
 /** Rule 3, once: the claim decides, and the runs it completes are handed back to be driven on. */
 import { findInteractions, type ClaimResult, type InteractionRow } from "@/server/db/queries/interactions";
-import { telemetry } from "@/server/telemetry";
+import { findTraceParent } from "@/server/db/queries/traces";
+import { kindRules } from "@/server/domain";
+import { pauseSpan, telemetry, tracingEnabled } from "@/server/telemetry";
 import { HarborError } from "../../errors";
-import { credentialToCheck, verifiedOnly } from "../../access";
+import { credentialToCheck, hasRole, verifiedOnly, type Identity } from "../../access";
 import type { Resolution } from "../../agent";
 import type { AnswerClaim } from "../answers";
 import { notify, type CoordinatorContext } from "../context";
@@ -39,13 +41,7 @@ export async function claimGates(
     for (const row of now) assertOpen(row);
     throw new HarborError("EXPIRED", "This request expired before it was answered.");
   }
-  const now = Date.now();
-  for (const [i, claim] of claims.entries()) {
-    const row = ordered[i]!;
-    // The words of `pause.resumed`: an approval is approved or rejected, any other wait resolved.
-    const decision = claim.status === "resolved" && row.kind === "approval" ? "approved" : claim.status;
-    telemetry.pauseDecided(row.kind, decision, now - row.createdAt.getTime());
-  }
+  await recordDecisions(ctx, identity, ordered, claims);
   notify(
     ctx,
     claims.map((c, i) => ({
@@ -58,6 +54,39 @@ export async function claimGates(
     })),
   );
   return won;
+}
+
+/** Who decided, by role, as metrics and traces say it: the run's own user, or the decider's highest role. */
+function deciderRole(identity: Identity, ownerId: string): string {
+  if (identity.userId === ownerId) return "owner";
+  return (["admin", "approver"] as const).find((role) => hasRole(identity, role)) ?? "member";
+}
+
+/** Each decided pause's wait into the metrics and, when tracing, a span from park to decision in its run's trace. */
+async function recordDecisions(
+  ctx: CoordinatorContext,
+  identity: Identity,
+  ordered: readonly InteractionRow[],
+  claims: readonly AnswerClaim[],
+): Promise<void> {
+  const now = Date.now();
+  for (const [i, claim] of claims.entries()) {
+    const row = ordered[i]!;
+    // The words of `pause.resumed`: an approval is approved or rejected, any other wait resolved.
+    const decision = claim.status === "resolved" && row.kind === "approval" ? "approved" : claim.status;
+    telemetry.pauseDecided(row.kind, decision, now - row.createdAt.getTime());
+    if (!tracingEnabled()) continue;
+    pauseSpan({
+      runId: row.runId,
+      pauseId: row.id,
+      kind: row.kind,
+      reason: kindRules(row.kind).pauseReason,
+      decision,
+      decidedBy: deciderRole(identity, row.ownerId),
+      parkedAt: row.createdAt,
+      parent: await findTraceParent(ctx.deps.db, row.runId),
+    });
+  }
 }
 
 /**
