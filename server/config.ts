@@ -4,11 +4,32 @@
  */
 import path from "node:path";
 import { z } from "zod";
+import { ROLES, type Role } from "@/server/domain";
 
 const flag = z
   .enum(["0", "1", "true", "false"])
   .optional()
   .transform((v) => (v === undefined ? undefined : v === "1" || v === "true"));
+
+/** `key=value,key=value` (spaces around either ignored) as pairs, each checked by `key` and `value`. */
+const pairs = <V extends string>(key: z.ZodType<string, string>, value: z.ZodType<V, string>) =>
+  z
+    .string()
+    .optional()
+    .transform((raw) =>
+      (raw ?? "")
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean)
+        .map((entry) => entry.split("=").map((part) => part.trim())),
+    )
+    .pipe(z.array(z.tuple([key, value])));
+
+/** A lowercase email domain, as single sign-on compares them. */
+const emailDomain = z
+  .string()
+  .transform((v) => v.toLowerCase())
+  .pipe(z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, "must be an email domain, like acme.com"));
 
 const settingsSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
@@ -84,6 +105,38 @@ const settingsSchema = z.object({
   HARBOR_OAUTH_CLIENT_ID: z.string().min(1).optional(),
   HARBOR_OAUTH_CLIENT_SECRET: z.string().min(1).optional(),
   HARBOR_CALENDAR_URL: z.url().optional(),
+  /** Single sign-on with an OpenID Connect provider: its issuer and Harbor's client there (all three, or none). */
+  HARBOR_SSO_ISSUER: z.url().optional(),
+  HARBOR_SSO_CLIENT_ID: z.string().min(1).optional(),
+  HARBOR_SSO_CLIENT_SECRET: z.string().min(1).optional(),
+  /** The provider's name on the sign-in page's button: "Sign in with <name>". */
+  HARBOR_SSO_NAME: z.string().trim().min(1).max(60).optional(),
+  /** The scopes Harbor asks the provider for (space-separated): openid, and whatever releases the email and the role claim. */
+  HARBOR_SSO_SCOPES: z
+    .string()
+    .optional()
+    .transform((v) => v?.split(/\s+/).filter(Boolean))
+    .pipe(
+      z
+        .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/))
+        .refine((s) => s.includes("openid"), "must include openid")
+        .optional(),
+    ),
+  /** Which email domains sign in to which tenant: `acme.com=acme,globex.com=globex` (domain=tenant slug). */
+  HARBOR_SSO_DOMAINS: pairs(emailDomain, z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "must be a tenant slug")).optional(),
+  /** The claim whose values map to roles (a string or a list of strings), e.g. `groups`. */
+  HARBOR_SSO_ROLE_CLAIM: z.string().min(1).max(200).default("groups"),
+  /** Claim values that make a role: `harbor-admins=admin,harbor-approvers=approver`; the highest wins, none: member. */
+  HARBOR_SSO_ROLES: pairs(z.string().min(1).max(200), z.string().pipe(z.enum(ROLES))).optional(),
+  /**
+   * Whether a first single sign-on with the email of an existing account signs in to it (off unless
+   * set, or the demo: at a provider that lets people verify any address, an email proves little).
+   */
+  HARBOR_SSO_LINK_BY_EMAIL: flag,
+  /** How often a signed-in session asks the provider again for its role claim (0: only at sign-in). */
+  HARBOR_SSO_RECHECK_S: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** Sign-in with email and password (on unless 0: then only single sign-on signs people in). */
+  HARBOR_PASSWORD_SIGNIN: flag,
   /** The embedded demo peers' loopback ports (0: the system picks). */
   HARBOR_IDP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   HARBOR_DEMO_MCP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
@@ -242,6 +295,8 @@ export type Settings = Readonly<{
   publicUrl: string | undefined;
   oauthTtlMs: number;
   oauthProvider: { issuer: string; clientId: string; clientSecret: string; calendarUrl: string } | undefined;
+  sso: SsoSettings;
+  passwordSignIn: boolean;
   idpPort: number;
   demoMcpPort: number;
   idpTokenTtlSeconds: number;
@@ -265,6 +320,67 @@ export type Settings = Readonly<{
   webhooks: { allowLocal: boolean; pollMs: number; timeoutMs: number; retryScheduleMs: readonly number[] };
 }>;
 
+/** Single sign-on (server/auth/sso): `provider` absent with the demo accounts means the embedded demo provider. */
+export interface SsoSettings {
+  provider: { issuer: string; clientId: string; clientSecret: string } | undefined;
+  /** Whether single sign-on is offered at all: a provider is configured, or the demo's embedded one runs. */
+  enabled: boolean;
+  name: string | undefined;
+  scopes: readonly string[];
+  /** Email domain (lowercase) → tenant slug. */
+  domains: Readonly<Record<string, string>>;
+  roleClaim: string;
+  /** Claim value → role; empty: the provider says nothing about roles, and Harbor's stand. */
+  roles: Readonly<Record<string, Role>>;
+  /** Whether a new subject with an existing account's email signs in to that account. */
+  linkByEmail: boolean;
+  recheckSeconds: number;
+}
+
+/** The demo's mapping, used when the embedded provider signs people in and nothing else is said. */
+const DEMO_SSO = {
+  domains: { "acme.test": "acme", "globex.test": "globex" },
+  roles: { "harbor-admins": "admin", "harbor-approvers": "approver" },
+  scopes: ["openid", "email", "profile", "groups", "offline_access"],
+} as const;
+
+type ParsedSettings = z.infer<typeof settingsSchema>;
+
+/** Single sign-on's settings, checked together: a provider is all three settings or none, on https (or http on loopback). */
+function ssoSettings(s: ParsedSettings, seedDemo: boolean): SsoSettings {
+  const given = [s.HARBOR_SSO_ISSUER, s.HARBOR_SSO_CLIENT_ID, s.HARBOR_SSO_CLIENT_SECRET];
+  if (given.some(Boolean) && !given.every(Boolean)) {
+    throw new Error("Invalid Harbor settings: HARBOR_SSO_ISSUER, HARBOR_SSO_CLIENT_ID and HARBOR_SSO_CLIENT_SECRET go together.");
+  }
+  const provider =
+    s.HARBOR_SSO_ISSUER && s.HARBOR_SSO_CLIENT_ID && s.HARBOR_SSO_CLIENT_SECRET
+      ? { issuer: s.HARBOR_SSO_ISSUER.replace(/\/+$/, ""), clientId: s.HARBOR_SSO_CLIENT_ID, clientSecret: s.HARBOR_SSO_CLIENT_SECRET }
+      : undefined;
+  if (provider) {
+    const url = new URL(provider.issuer);
+    const loopback = url.hostname === "localhost" || url.hostname === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(url.hostname);
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
+      throw new Error("Invalid Harbor settings: HARBOR_SSO_ISSUER must use https (http only on a loopback address).");
+    }
+  }
+  const demo = !provider && seedDemo;
+  const domains = s.HARBOR_SSO_DOMAINS ? Object.fromEntries(s.HARBOR_SSO_DOMAINS) : demo ? DEMO_SSO.domains : {};
+  if (provider && Object.keys(domains).length === 0) {
+    throw new Error("Invalid Harbor settings: HARBOR_SSO_DOMAINS must name at least one email domain and its tenant (domain=slug).");
+  }
+  return {
+    provider,
+    enabled: Boolean(provider) || demo,
+    name: s.HARBOR_SSO_NAME ?? (demo ? "the demo identity provider" : undefined),
+    scopes: s.HARBOR_SSO_SCOPES ?? (demo ? DEMO_SSO.scopes : ["openid", "email", "profile", "offline_access"]),
+    domains,
+    roleClaim: s.HARBOR_SSO_ROLE_CLAIM,
+    roles: s.HARBOR_SSO_ROLES ? Object.fromEntries(s.HARBOR_SSO_ROLES) : demo ? DEMO_SSO.roles : {},
+    linkByEmail: s.HARBOR_SSO_LINK_BY_EMAIL ?? demo,
+    recheckSeconds: s.HARBOR_SSO_RECHECK_S,
+  };
+}
+
 /** Parses settings from an environment; throws a readable error naming each bad variable. */
 export function readSettings(env: Record<string, string | undefined> = process.env): Settings {
   const parsed = settingsSchema.safeParse(env);
@@ -285,6 +401,13 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     );
   }
   const seedDemo = s.HARBOR_SEED_DEMO ?? s.DATABASE_URL === undefined;
+  const sso = ssoSettings(s, seedDemo);
+  const passwordSignIn = s.HARBOR_PASSWORD_SIGNIN ?? true;
+  if (!passwordSignIn && !sso.enabled) {
+    throw new Error(
+      "Invalid Harbor settings: HARBOR_PASSWORD_SIGNIN=0 needs single sign-on (HARBOR_SSO_ISSUER and its client), or nobody could sign in.",
+    );
+  }
   return {
     databaseUrl: s.DATABASE_URL,
     dataDir: path.resolve(s.HARBOR_DATA_DIR),
@@ -323,6 +446,8 @@ export function readSettings(env: Record<string, string | undefined> = process.e
             calendarUrl: s.HARBOR_CALENDAR_URL,
           }
         : undefined,
+    sso,
+    passwordSignIn,
     idpPort: s.HARBOR_IDP_PORT,
     demoMcpPort: s.HARBOR_DEMO_MCP_PORT,
     idpTokenTtlSeconds: s.HARBOR_IDP_TOKEN_TTL_S,

@@ -8,6 +8,7 @@ import { mcpConnector } from "@/server/mcp/connector";
 import { createAgents } from "@/server/agents";
 import { CALENDAR_PROVIDER, CALENDAR_SCOPES } from "@/server/agents/concierge/tools";
 import { authSecret } from "@/server/auth/secret";
+import { SSO_PROVIDER_ID } from "@/server/auth/sso/policy";
 import { settings } from "@/server/config";
 import { databaseHandle, type Database, type DatabaseHandle } from "@/server/db";
 import { listenForSignals, type ClusterSignals } from "@/server/db/notifications";
@@ -55,6 +56,8 @@ async function boot(): Promise<Harbor> {
     ? await startDemoPeers({
         serverSecret,
         redirectUri,
+        // Auth.js's callback for single sign-on: the demo provider signs people in to Harbor too.
+        signInRedirectUri: `${publicUrl()}/api/auth/callback/${SSO_PROVIDER_ID}`,
         idpPort: config.idpPort,
         mcpPort: config.demoMcpPort,
         travelAgentPort: config.travelAgentPort,

@@ -20,6 +20,12 @@ const SECRET_KEYS = [
   "privateValue",
   "accessToken",
   "refreshToken",
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "idToken",
+  "clientSecret",
+  "client_secret",
 ];
 
 const REDACT_PATHS = [

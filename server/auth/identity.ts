@@ -2,7 +2,7 @@
  * THE one place where a request becomes an `Identity`: from `Authorization: Bearer <api token>`
  * or from the Auth.js session cookie. The tRPC context, every route handler and every page use it.
  * The user row is read on each request so that revoked tokens, ended sessions, deleted users and
- * role changes take effect at once — except where the request's first statement is a write that
+ * role changes (also those a single sign-on provider makes) take effect at once — except where the request's first statement is a write that
  * checks the credential itself (`rememberedIdentityFrom`), which spares that read.
  */
 import { createHash } from "node:crypto";
@@ -12,6 +12,7 @@ import { findUserBySession, findUserByTokenHash, type UserRow } from "@/server/d
 import type { CredentialRef } from "@/server/domain";
 import { hashToken, rolesOf, TOKEN_PREFIX, type Identity, type VerifiedIdentity } from "@/server/runtime";
 import { authSecret } from "./secret";
+import { recheckIfDue } from "./sso/recheck";
 
 const SECURE_SESSION_COOKIE = "__Secure-authjs.session-token";
 
@@ -50,8 +51,14 @@ async function lookUp(db: Executor, headers: Headers): Promise<Found | null> {
   const sessionId = session?.sid;
   // A session must still be open on the server: signing out ends it for this cookie too.
   if (typeof userId !== "string" || typeof sessionId !== "string") return null;
-  const user = await findUserBySession(db, userId, sessionId);
+  let user = await findUserBySession(db, userId, sessionId);
   if (!user) return null;
+  // A single sign-on session asks its provider again now and then (sso/recheck.ts): when that
+  // finished in time, this request already sees what it changed (a role, or the session ended).
+  if (await recheckIfDue(db, sessionId, user.ssoCheckedAt)) {
+    user = await findUserBySession(db, userId, sessionId);
+    if (!user) return null;
+  }
   const expires = typeof session?.exp === "number" ? session.exp * 1000 : Date.now();
   return {
     user,

@@ -74,7 +74,8 @@ export const users = pgTable(
     email: text("email").notNull(),
     name: text("name").notNull(),
     role: text("role").$type<Role>().notNull(),
-    passwordHash: text("password_hash").notNull(),
+    /** Null for people who sign in only with single sign-on (created at their first sign-in). */
+    passwordHash: text("password_hash"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -542,8 +543,39 @@ export const sessions = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    /** A single sign-on session: the provider and subject it came from (null for a password sign-in). */
+    ssoIssuer: text("sso_issuer"),
+    ssoSubject: text("sso_subject"),
+    /** The provider's tokens (refresh and access), sealed with the server secret for this session alone. */
+    ssoSealed: text("sso_sealed"),
+    /** When the provider was last asked for this session's claims (its role). */
+    ssoCheckedAt: timestamp("sso_checked_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+/**
+ * Single sign-on identities: a provider's subject (`sub`) and the user it signs in as. Keyed by
+ * (issuer, subject), never by email, so a subject whose email changes still signs in to its own user;
+ * one subject per user and provider. `email` is the provider's last word on it (the user's own email
+ * is not changed by it).
+ */
+export const userIdentities = pgTable(
+  "user_identities",
+  {
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    createdAt: createdAt(),
+    lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.issuer, t.subject] }), uniqueIndex("user_identities_user_issuer_idx").on(t.userId, t.issuer)],
 );
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The demo's embedded identity provider: a real OAuth 2.0 / OpenID Connect authorization server
  * (oidc-provider) with its own login and consent pages, plus a tiny protected resource,
- * `GET /calendar/today`, that accepts the access tokens it issues. Harbor is its only client.
+ * `GET /calendar/today`, that accepts the access tokens it issues. Harbor is its only client — for
+ * the calendar tool, and (a second client) for signing in to Harbor itself (`sign-in-client.ts`).
  *
  * Everything lives in memory and on one loopback port, so it starts in milliseconds and
  * disappears with the process; it is a stand-in for a third-party provider, not a product.
@@ -15,12 +16,17 @@ import { promisify } from "node:util";
 // @ts-expect-error -- untyped module, see above
 import OidcProvider from "oidc-provider";
 import { log } from "@/server/log";
+import { accountClaims, firstPartyGrant, SCOPE_CLAIMS, SIGN_IN_SCOPES, signInClientEntry, type SignInClient } from "./sign-in-client";
 
 export interface IdpAccount {
   id: string;
   email: string;
   name: string;
   password: string;
+  /** The `groups` claim (Harbor's sign-in maps it to roles). */
+  groups?: readonly string[];
+  /** The `email_verified` claim; true unless said otherwise. */
+  emailVerified?: boolean;
 }
 
 export interface IdentityProviderOptions {
@@ -28,6 +34,8 @@ export interface IdentityProviderOptions {
   port?: number;
   /** The one client: Harbor. */
   client: { clientId: string; clientSecret: string; redirectUris: string[] };
+  /** Harbor's sign-in client (single sign-on), when Harbor signs people in here. */
+  signInClient?: SignInClient;
   accounts: readonly IdpAccount[];
   /** Default 3600; tests use ~2 to exercise refresh. */
   accessTokenTtlSeconds?: number;
@@ -44,6 +52,8 @@ export interface RunningIdentityProvider {
   verifyAccessToken(value: string, scope: string): Promise<IdpAccount | string>;
   /** Revokes every grant of an account (as if the user revoked Harbor's access at the provider). */
   revokeAccount(accountId: string): Promise<void>;
+  /** Changes an account's claims (as an administrator of the provider would); unknown ids are ignored. */
+  updateAccount(accountId: string, changes: Partial<Pick<IdpAccount, "email" | "name" | "groups" | "emailVerified">>): void;
   close(): Promise<void>;
 }
 
@@ -57,6 +67,9 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
   openid: "confirm which account you signed in with",
   offline_access: "keep this access while you are away, until you revoke it",
   [CALENDAR_SCOPE]: "read your calendar",
+  email: "see your email address",
+  profile: "see your name",
+  groups: "see the groups you belong to",
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -254,7 +267,7 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
 
   function authenticate(email: string, password: string): IdpAccount | undefined {
     const wanted = email.trim().toLowerCase();
-    const account = options.accounts.find((a) => a.email.toLowerCase() === wanted);
+    const account = [...accounts.values()].find((a) => a.email.toLowerCase() === wanted);
     // Compare digests so the comparison takes the same time whatever the lengths, and compare
     // even for unknown emails so timing does not tell which accounts exist.
     const ok = timingSafeEqual(digest(password), digest(account?.password ?? randomBytes(16).toString("hex")));
@@ -320,6 +333,10 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
         }),
       );
     },
+    updateAccount(accountId, changes) {
+      const account = accounts.get(accountId);
+      if (account) accounts.set(accountId, { ...account, ...changes });
+    },
     close: () => closeServer(server),
   };
 }
@@ -338,13 +355,22 @@ async function configuration(options: IdentityProviderOptions, accounts: Map<str
         token_endpoint_auth_method: "client_secret_basic",
         scope: ["openid", "offline_access", CALENDAR_SCOPE].join(" "),
       },
+      ...(options.signInClient ? [signInClientEntry(options.signInClient)] : []),
     ],
-    scopes: ["openid", "offline_access", CALENDAR_SCOPE],
+    scopes: [...new Set<string>([...SIGN_IN_SCOPES, CALENDAR_SCOPE])],
+    claims: SCOPE_CLAIMS,
     async findAccount(_ctx: unknown, sub: string) {
-      const account = accounts.get(sub);
-      if (!account) return undefined;
-      return { accountId: account.id, claims: async () => ({ sub: account.id }) };
+      if (!accounts.has(sub)) return undefined;
+      // Read when asked, so a changed account (`updateAccount`) shows in the next token or userinfo answer.
+      return {
+        accountId: sub,
+        claims: async () => {
+          const account = accounts.get(sub);
+          return account ? accountClaims(account) : { sub };
+        },
+      };
     },
+    loadExistingGrant: firstPartyGrant(options.signInClient?.clientId),
     // A fresh signing key per process: ID tokens only need to verify while this process lives.
     jwks: { keys: [await signingKey()] },
     // Per-process cookie keys: restarting the provider signs everyone out, which a demo can afford.

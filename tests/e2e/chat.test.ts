@@ -17,7 +17,7 @@ describe("the chat journey in Chromium", () => {
     await page.waitForURL(/\/signin\?callbackUrl=/);
     await page.getByLabel("Email").fill("alice@acme.test");
     await page.getByLabel("Password").fill("not-her-password");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect.poll(() => page.locator("form [role=alert]").textContent(), PATIENCE).toContain("Wrong email or password");
     expect(await page.getByLabel("Email").inputValue()).toBe("alice@acme.test");
     expect(await page.getByLabel("Password").inputValue()).toBe("");
@@ -105,7 +105,7 @@ describe("the chat journey in Chromium", () => {
     await alicePage.waitForURL(/\/signin\?callbackUrl=/);
     await alicePage.getByLabel("Email").fill("alice@acme.test");
     await alicePage.getByLabel("Password").fill("harbor");
-    await alicePage.getByRole("button", { name: "Sign in" }).click();
+    await alicePage.getByRole("button", { name: "Sign in", exact: true }).click();
     await alicePage.waitForURL(aliceThreadUrl);
   });
 

@@ -18,7 +18,7 @@ interface Link {
 async function signInHere(page: Page, email: string): Promise<void> {
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("harbor");
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 describe("decision links in Chromium", () => {

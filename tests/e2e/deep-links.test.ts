@@ -9,7 +9,7 @@ const PATIENCE = { timeout: 15_000 };
 async function signInHere(page: Page, email: string): Promise<void> {
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("harbor");
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 describe("deep links survive signing in", () => {

@@ -75,6 +75,6 @@ export async function signInAs(page: Page, baseUrl: string, email: string, passw
   await page.goto(`${baseUrl}/signin`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL(/\/chat/);
 }

@@ -3,6 +3,9 @@
 import { cookies, headers } from "next/headers";
 import { AuthError } from "next-auth";
 import { signIn, signOut } from "@/server/auth/config";
+import { SSO_PROVIDER_ID } from "@/server/auth/sso/policy";
+import { signInErrorSentence, PASSWORD_SIGN_IN_OFF } from "@/server/auth/sso/refusals";
+import { settings } from "@/server/config";
 import { safeReturnPath } from "@/server/auth/return-path";
 import {
   isSecureRequest,
@@ -33,6 +36,8 @@ async function rememberDevice(email: string): Promise<void> {
 }
 
 export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
+  // The page shows no password form then; a form posted anyway is refused here too.
+  if (!settings().passwordSignIn) return { error: signInErrorSentence(PASSWORD_SIGN_IN_OFF, "single sign-on") };
   const outcome: SignInOutcome = {};
   try {
     await noteSignIn(outcome, () =>
@@ -54,6 +59,11 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
     }
     throw error;
   }
+}
+
+/** Single sign-on: Auth.js redirects the browser to the provider (state, nonce and PKCE in its cookies). */
+export async function ssoSignInAction(form: FormData): Promise<void> {
+  await signIn(SSO_PROVIDER_ID, { redirectTo: safeReturnPath(form.get("callbackUrl")) });
 }
 
 export async function signOutAction(): Promise<void> {

@@ -1,15 +1,27 @@
 import { AnchorIcon } from "lucide-react";
 import { redirect } from "next/navigation";
+import { ErrorAlert } from "@/components/ui/Alert";
 import { Card } from "@/components/ui/Card";
 import { currentIdentity } from "@/server/auth/session";
 import { safeReturnPath } from "@/server/auth/return-path";
+import { ssoProvider } from "@/server/auth/sso/provider";
+import { signInErrorSentence } from "@/server/auth/sso/refusals";
+import { settings } from "@/server/config";
 import { SignInForm } from "./SignInForm";
+import { SsoButton } from "./SsoButton";
 
 export const dynamic = "force-dynamic";
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string | string[] }> }) {
-  const returnTo = safeReturnPath((await searchParams).callbackUrl);
+type SearchParams = Promise<{ callbackUrl?: string | string[]; error?: string | string[] }>;
+
+export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
+  const params = await searchParams;
+  const returnTo = safeReturnPath(params.callbackUrl);
   if (await currentIdentity()) redirect(returnTo);
+  const sso = await ssoProvider();
+  const { passwordSignIn: password, seedDemo } = settings();
+  // Auth.js and single sign-on come back here with `?error=<code>`: a fixed sentence per code, never the query's words.
+  const error = signInErrorSentence(typeof params.error === "string" ? params.error : undefined, sso?.name ?? "single sign-on");
   return (
     <main className="flex min-h-dvh flex-col items-center justify-center bg-surface px-4 py-10">
       <div className="w-full max-w-sm">
@@ -22,31 +34,48 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             <p className="mt-1 text-sm text-muted-foreground">Runs that pause, and resume once, for the right person.</p>
           </div>
         </div>
-        <Card className="p-6">
-          <SignInForm callbackUrl={returnTo} />
+        <Card className="grid gap-5 p-6">
+          {error ? <ErrorAlert data-testid="sign-in-error">{error}</ErrorAlert> : null}
+          {sso ? <SsoButton name={sso.name} callbackUrl={returnTo} primary={!password} /> : null}
+          {sso && password ? (
+            <div className="flex items-center gap-3 text-xs text-muted-foreground" aria-hidden="true">
+              <span className="h-px flex-1 bg-border" />
+              or with your password
+              <span className="h-px flex-1 bg-border" />
+            </div>
+          ) : null}
+          {password ? <SignInForm callbackUrl={returnTo} /> : null}
         </Card>
-        <details className="group mt-4 rounded-xl border bg-card px-4 py-3 text-sm">
-          <summary className="cursor-pointer rounded font-medium text-muted-foreground select-none hover:text-foreground">
-            Demo accounts
-          </summary>
-          <ul className="mt-3 grid gap-1.5 text-muted-foreground">
-            <li>
-              <code>alice@acme.test</code> member
-            </li>
-            <li>
-              <code>bob@acme.test</code> approver
-            </li>
-            <li>
-              <code>carol@acme.test</code> admin
-            </li>
-            <li>
-              <code>mallory@globex.test</code> admin of another tenant
-            </li>
-            <li className="mt-1">
-              Password <code>harbor</code> for all of them.
-            </li>
-          </ul>
-        </details>
+        {/* The demo's accounts exist only where the demo was seeded. */}
+        {seedDemo ? (
+          <details className="group mt-4 rounded-xl border bg-card px-4 py-3 text-sm">
+            <summary className="cursor-pointer rounded font-medium text-muted-foreground select-none hover:text-foreground">
+              Demo accounts
+            </summary>
+            <ul className="mt-3 grid gap-1.5 text-muted-foreground">
+              <li>
+                <code>alice@acme.test</code> member
+              </li>
+              <li>
+                <code>bob@acme.test</code> approver
+              </li>
+              <li>
+                <code>carol@acme.test</code> admin
+              </li>
+              <li>
+                <code>mallory@globex.test</code> admin of another tenant
+              </li>
+              {sso?.demo ? (
+                <li>
+                  <code>dave@acme.test</code> only at the demo identity provider: signing in with it creates him
+                </li>
+              ) : null}
+              <li className="mt-1">
+                Password <code>harbor</code> for all of them{sso?.demo ? ", here and at the demo identity provider" : ""}.
+              </li>
+            </ul>
+          </details>
+        ) : null}
       </div>
     </main>
   );

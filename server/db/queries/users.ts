@@ -1,7 +1,7 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Executor } from "../client";
-import { rowsOf } from "./rows";
+import { column, rowsOf } from "./rows";
 import { tenants, users } from "../schema";
 import { ROLES, type CredentialCheck, type Role } from "@/server/domain";
 
@@ -43,15 +43,22 @@ const liveTokenUser = (tokenHash: Value) => sql`api_tokens t join users u on u.i
 const openSessionUser = (userId: Value, sessionId: Value) => sql`sessions s join users u on u.id = s.user_id
   where s.id = ${sessionId} and s.user_id = ${userId} and s.revoked_at is null`;
 
+/** A session's user, and when its single sign-on provider was last asked about them (null: a password session). */
+export type SessionUserRow = UserRow & { ssoCheckedAt: Date | null };
+
+const sessionUserSqlRow = userSqlRow.extend({ sso_checked_at: column.date.nullable() });
+
 /** The user of an unrevoked session (one query: the session check costs nothing extra). */
-export function findUserBySession(db: Executor, userId: string, sessionId: string): Promise<UserRow | undefined> {
-  return oneUser(db, sql`select u.id, u.tenant_id, u.email, u.name, u.role from ${openSessionUser(userId, sessionId)}`);
+export async function findUserBySession(db: Executor, userId: string, sessionId: string): Promise<SessionUserRow | undefined> {
+  const query = sql`select u.id, u.tenant_id, u.email, u.name, u.role, s.sso_checked_at from ${openSessionUser(userId, sessionId)}`;
+  const [row] = rowsOf(await db.execute(query), sessionUserSqlRow);
+  return row && { id: row.id, tenantId: row.tenant_id, email: row.email, name: row.name, role: row.role, ssoCheckedAt: row.sso_checked_at };
 }
 
 export async function findUserWithPasswordByEmail(
   db: Executor,
   email: string,
-): Promise<(UserRow & { passwordHash: string; tenantSlug: string }) | undefined> {
+): Promise<(UserRow & { passwordHash: string | null; tenantSlug: string }) | undefined> {
   const [row] = await db
     .select({ ...userColumns, passwordHash: users.passwordHash, tenantSlug: tenants.slug })
     .from(users)

@@ -18,8 +18,8 @@ describe.each(testBackends())("the demo seed on $name", (backend) => {
     expect(user).toMatchObject({ role, tenantSlug: tenant });
     expect(user!.passwordHash).not.toContain(DEMO_PASSWORD);
     expect(user!.passwordHash).toMatch(/^scrypt\$/);
-    expect(await verifyPassword(DEMO_PASSWORD, user!.passwordHash)).toBe(true);
-    expect(await verifyPassword("wrong", user!.passwordHash)).toBe(false);
+    expect(await verifyPassword(DEMO_PASSWORD, user!.passwordHash!)).toBe(true);
+    expect(await verifyPassword("wrong", user!.passwordHash!)).toBe(false);
   });
 
   it("is idempotent", async () => {
