@@ -14,12 +14,13 @@ const ROOMS_BELOW = {
   policies: ["access", "agent"],
   notify: ["access"],
   mcp: ["access", "agent", "notify"],
+  retention: ["access"],
   pause: ["access", "agent", "log", "policies"],
   cluster: ["access", "agent", "log", "pause"],
   loop: ["access", "agent", "log", "policies"],
   runs: ["access", "agent", "log", "policies", "notify", "mcp", "loop", "pause", "cluster"],
   // Not a room of rules: it builds every room and joins them (createRuntime's parts).
-  wiring: ["access", "agent", "log", "policies", "notify", "mcp", "loop", "pause", "cluster", "runs"],
+  wiring: ["access", "agent", "log", "policies", "notify", "mcp", "retention", "loop", "pause", "cluster", "runs"],
 };
 
 /** Leaves any server code may use: the vocabulary, the settings, the logger, the process id. */

@@ -68,6 +68,17 @@ const settingsSchema = z.object({
   HARBOR_SHED_QUEUED_RUNS: z.coerce.number().int().min(0).max(1_000_000).default(5_000),
   /** Traces may carry what models answered (`gen_ai.output.messages`); off by default. Private values never. */
   HARBOR_OTEL_CAPTURE_CONTENT: flag,
+  /** Conversations (and their runs, events, interactions, jobs) untouched this many days are deleted; a tenant's admins may set their own. 0: kept. */
+  HARBOR_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+  /** Audit rows older than this many days are deleted (after an anchor keeps the chain verifiable); a tenant's own setting wins. 0: kept. */
+  HARBOR_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+  /** How often the retention sweep runs, once across the cluster. */
+  HARBOR_RETENTION_SWEEP_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(7 * 86_400_000)
+    .default(3_600_000),
   /** The bearer token that reads Prometheus metrics at /api/metrics (absent: metrics are off). */
   HARBOR_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
   /** The most messages one conversation holds; a new message beyond it gets THREAD_FULL (start a new one). */
@@ -282,6 +293,7 @@ export type Settings = Readonly<{
   maxActiveRuns: number;
   maxActiveRunsPerUser: number;
   metricsToken: string | undefined;
+  retention: { conversationDays: number; auditDays: number; everyMs: number; batch: number };
   otelCaptureContent: boolean;
   /** Past these, new runs are refused with OVERLOADED (0: that limit is off). */
   loadLimits: { maxEventLoopDelayMs: number; maxQueuedRuns: number };
@@ -426,6 +438,12 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     maxActiveRuns: s.HARBOR_MAX_ACTIVE_RUNS,
     maxActiveRunsPerUser: s.HARBOR_MAX_ACTIVE_RUNS_PER_USER,
     metricsToken: s.HARBOR_METRICS_TOKEN,
+    retention: {
+      conversationDays: s.HARBOR_RETENTION_DAYS,
+      auditDays: s.HARBOR_AUDIT_RETENTION_DAYS,
+      everyMs: s.HARBOR_RETENTION_SWEEP_MS,
+      batch: 500,
+    },
     otelCaptureContent: s.HARBOR_OTEL_CAPTURE_CONTENT ?? false,
     loadLimits: { maxEventLoopDelayMs: s.HARBOR_SHED_EVENT_LOOP_MS, maxQueuedRuns: s.HARBOR_SHED_QUEUED_RUNS },
     maxSubscriptionsPerUser: s.HARBOR_MAX_SUBSCRIPTIONS_PER_USER,

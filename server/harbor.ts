@@ -125,6 +125,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     maxActiveRuns: config.maxActiveRuns,
     maxActiveRunsPerUser: config.maxActiveRunsPerUser,
     loadLimits: config.loadLimits,
+    retention: config.retention,
     maxSubscriptionsPerUser: config.maxSubscriptionsPerUser,
     maxThreadMessages: config.maxThreadMessages,
     maxStateBytes: config.maxStateBytes,

@@ -10,6 +10,7 @@ import { responsesRouter } from "./routers/responses";
 import { runsRouter } from "./routers/runs";
 import { threadsRouter } from "./routers/threads";
 import { tokensRouter } from "./routers/tokens";
+import { retentionRouter } from "./routers/retention";
 import { webhooksRouter } from "./routers/webhooks";
 import { mcpRouter } from "./routers/mcp";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
@@ -28,6 +29,7 @@ export const appRouter = createTRPCRouter({
   threads: threadsRouter,
   tokens: tokensRouter,
   webhooks: webhooksRouter,
+  retention: retentionRouter,
   mcp: mcpRouter,
 });
 

@@ -129,7 +129,10 @@ export const threads = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("threads_owner_idx").on(t.tenantId, t.ownerId, t.updatedAt)],
+  (t) => [
+    index("threads_owner_idx").on(t.tenantId, t.ownerId, t.updatedAt),
+    index("threads_tenant_updated_idx").on(t.tenantId, t.updatedAt),
+  ],
 );
 
 /**
@@ -723,3 +726,55 @@ export const decisionLinkUses = pgTable(
     check("decision_link_uses_decision_check", sql`${t.decision} in ('approve', 'reject')`),
   ],
 );
+
+/**
+ * A tenant's own policies, set by its admins; a null column follows the deployment's setting.
+ * Retention: conversations (and their runs, events, interactions, jobs) and audit rows older than
+ * this many days are deleted by the sweep; 0 keeps them.
+ */
+export const tenantPolicies = pgTable(
+  "tenant_policies",
+  {
+    tenantId: text("tenant_id")
+      .primaryKey()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    conversationRetentionDays: integer("conversation_retention_days"),
+    auditRetentionDays: integer("audit_retention_days"),
+    updatedBy: text("updated_by"),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    check(
+      "tenant_policies_conversation_days_check",
+      sql`${t.conversationRetentionDays} is null or ${t.conversationRetentionDays} between 0 and 36500`,
+    ),
+    check("tenant_policies_audit_days_check", sql`${t.auditRetentionDays} is null or ${t.auditRetentionDays} between 0 and 36500`),
+  ],
+);
+
+/**
+ * Where a tenant's audit chain now enters: its rows up to `seq` were removed by retention, and the
+ * first row kept has `prev_hash` = `hash`. Written before the rows go (the delete trigger checks it).
+ */
+export const auditAnchors = pgTable(
+  "audit_anchors",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    hash: text("hash").notNull(),
+    removed: integer("removed").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ name: "audit_anchors_pk", columns: [t.tenantId, t.seq] })],
+);
+
+/** Cluster-wide chores (the retention sweep): who holds each, until when, and how it last went. */
+export const maintenance = pgTable("maintenance", {
+  name: text("name").primaryKey(),
+  holder: text("holder"),
+  leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+  lastRunAt: timestamp("last_run_at", { withTimezone: true, mode: "date" }),
+  lastResult: jsonb("last_result").$type<Record<string, unknown>>(),
+});

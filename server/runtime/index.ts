@@ -9,6 +9,7 @@ import { responseService } from "./runs";
 import {
   composeCluster,
   composeLifecycle,
+  composeRetention,
   composeLog,
   composeMcp,
   composeNotify,
@@ -41,7 +42,8 @@ export function createRuntime(deps: RuntimeDeps) {
   const mcp = composeMcp(deps);
   const runs = composeRuns(deps, { instanceId, log, pause, cluster, mcp });
   const notify = composeNotify(deps, { instanceId, log, pause, cluster, runs });
-  const life = composeLifecycle(deps, { instanceId, pause, cluster, runs, notify });
+  const retention = composeRetention(deps, instanceId);
+  const life = composeLifecycle(deps, { instanceId, pause, cluster, runs, notify, retention });
   const { coordinator } = pause;
   const { grants, scheduler } = runs;
 
@@ -67,6 +69,8 @@ export function createRuntime(deps: RuntimeDeps) {
     runs: runAccess(deps.db, runs.runs.steer),
     responses: responseService(deps.db, deps.serverSecret),
     webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks, notify.webhookWorker.registered),
+    /** How long the tenant's data lives: the policy, what the next sweep deletes, erasing a user's conversations (admins). */
+    retention,
     /** MCP servers a tenant's admins connect; their tools join model-driven agents' runs. */
     mcpServers: mcp.servers,
     /** The MCP tools the caller's tenant offers to model-driven agents (none without an MCP client). */

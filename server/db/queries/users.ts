@@ -1,4 +1,4 @@
-import { eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Executor } from "../client";
 import { column, rowsOf } from "./rows";
@@ -115,4 +115,13 @@ export function credentialHoldsFor(row: string): SQL {
   return sql`(${column("check_role")} is null
     or (${column("token_hash")} is not null and exists (select 1 from ${liveTokenUser(column("token_hash"))} and ${theirs}))
     or (${column("session_id")} is not null and exists (select 1 from ${openSessionUser(column("session_user_id"), column("session_id"))} and ${theirs})))`;
+}
+
+/** Whether a user of this id belongs to the tenant (another tenant's is as good as none). */
+export async function findUserInTenant(db: Executor, tenantId: string, userId: string): Promise<{ id: string } | undefined> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.tenantId, tenantId), eq(users.id, userId)));
+  return row;
 }

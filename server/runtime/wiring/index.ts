@@ -10,3 +10,4 @@ export { composeNotify, type NotifyRoom } from "./notify";
 export { composePause, consentLegs, DEFAULT_A2A_TTL_MS, DEFAULT_APPROVAL_TTL_MS, DEFAULT_OAUTH_TTL_MS, type PauseRoom } from "./pause";
 export { composeMcp, type McpRoom } from "./mcp";
 export { composeRuns, type RunsRoom } from "./runs";
+export { composeRetention, type RetentionRoom } from "./retention";

@@ -8,6 +8,7 @@ import type { RuntimeDeps } from "./deps";
 import type { ClusterRoom } from "./cluster";
 import type { NotifyRoom } from "./notify";
 import type { PauseRoom } from "./pause";
+import type { RetentionRoom } from "./retention";
 import type { RunsRoom } from "./runs";
 
 /** How long a stopping instance waits at least for its runs to reach a step and be handed back. */
@@ -28,6 +29,9 @@ interface Life {
   sweep: NodeJS.Timeout;
   storageMeasureMs: number;
   measuring: NodeJS.Timeout | undefined;
+  retention: RetentionRoom;
+  /** Looks whether the retention sweep is due (it runs once per interval across the cluster). */
+  retaining: NodeJS.Timeout | undefined;
   /** A clean stop began: this instance hands its work over and should be sent nothing new. */
   stopping: boolean;
 }
@@ -60,6 +64,7 @@ async function start(life: Life): Promise<void> {
   life.measuring.unref();
   jobs.start();
   life.notify.webhookWorker.start();
+  startRetention(life);
   // Runs may wait in the cluster's queue with nobody told since (a stopped instance handed them over).
   if (life.cluster.signals) void runs.takeFromQueue(true);
 }
@@ -68,6 +73,16 @@ async function idle(life: Life): Promise<void> {
   await life.runs.runs.idle();
   await life.runs.jobs.idle();
   await life.notify.webhookWorker.idle();
+}
+
+/** Every so often, sweeps if the sweep is due and no other instance took it. */
+function startRetention(life: Life): void {
+  const sweep = () =>
+    void life.retention.sweep().catch((error: unknown) => life.deps.log.error({ err: error }, "the retention sweep failed"));
+  const everyMs = life.deps.retention?.everyMs ?? 3_600_000;
+  life.retaining = setInterval(sweep, Math.min(everyMs, 60_000));
+  life.retaining.unref();
+  sweep();
 }
 
 /** The steps of a clean stop, in order (see `stop` in index.ts). */
@@ -83,6 +98,7 @@ async function stop(life: Life, graceMs: number): Promise<void> {
   }
   clearInterval(life.sweep);
   clearInterval(life.measuring);
+  clearInterval(life.retaining);
   void jobs.stop();
   void life.notify.webhookWorker.stop();
   await within(runs.idle(), graceMs);
@@ -106,6 +122,7 @@ function close(life: Life): void {
   life.runs.runs.stopTaking();
   clearInterval(life.sweep);
   clearInterval(life.measuring);
+  clearInterval(life.retaining);
   void life.runs.jobs.stop();
   void life.notify.webhookWorker.stop();
   void life.cluster.instances.stop();
@@ -113,7 +130,7 @@ function close(life: Life): void {
 
 export function composeLifecycle(
   deps: RuntimeDeps,
-  rooms: { instanceId: string; pause: PauseRoom; cluster: ClusterRoom; runs: RunsRoom; notify: NotifyRoom },
+  rooms: { instanceId: string; pause: PauseRoom; cluster: ClusterRoom; runs: RunsRoom; notify: NotifyRoom; retention: RetentionRoom },
 ) {
   const life: Life = {
     ...rooms,
@@ -121,6 +138,7 @@ export function composeLifecycle(
     sweep: startSweep(deps, rooms.pause),
     storageMeasureMs: deps.storageMeasureMs ?? 300_000,
     measuring: undefined,
+    retaining: undefined,
     stopping: false,
   };
   return {
