@@ -72,6 +72,11 @@ const settingsSchema = z.object({
   HARBOR_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
   /** Audit rows older than this many days are deleted (after an anchor keeps the chain verifiable); a tenant's own setting wins. 0: kept. */
   HARBOR_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+  /** Model token budgets for tenants that set none of their own (input and output tokens together, per UTC day or month; 0: none). */
+  HARBOR_BUDGET_TENANT_DAILY_TOKENS: z.coerce.number().int().min(0).max(1e15).default(0),
+  HARBOR_BUDGET_TENANT_MONTHLY_TOKENS: z.coerce.number().int().min(0).max(1e15).default(0),
+  HARBOR_BUDGET_USER_DAILY_TOKENS: z.coerce.number().int().min(0).max(1e15).default(0),
+  HARBOR_BUDGET_USER_MONTHLY_TOKENS: z.coerce.number().int().min(0).max(1e15).default(0),
   /** How often the retention sweep runs, once across the cluster. */
   HARBOR_RETENTION_SWEEP_MS: z.coerce
     .number()
@@ -294,6 +299,7 @@ export type Settings = Readonly<{
   maxActiveRunsPerUser: number;
   metricsToken: string | undefined;
   retention: { conversationDays: number; auditDays: number; everyMs: number; batch: number };
+  budgets: { tenantDaily: number; tenantMonthly: number; userDaily: number; userMonthly: number };
   otelCaptureContent: boolean;
   /** Past these, new runs are refused with OVERLOADED (0: that limit is off). */
   loadLimits: { maxEventLoopDelayMs: number; maxQueuedRuns: number };
@@ -438,6 +444,12 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     maxActiveRuns: s.HARBOR_MAX_ACTIVE_RUNS,
     maxActiveRunsPerUser: s.HARBOR_MAX_ACTIVE_RUNS_PER_USER,
     metricsToken: s.HARBOR_METRICS_TOKEN,
+    budgets: {
+      tenantDaily: s.HARBOR_BUDGET_TENANT_DAILY_TOKENS,
+      tenantMonthly: s.HARBOR_BUDGET_TENANT_MONTHLY_TOKENS,
+      userDaily: s.HARBOR_BUDGET_USER_DAILY_TOKENS,
+      userMonthly: s.HARBOR_BUDGET_USER_MONTHLY_TOKENS,
+    },
     retention: {
       conversationDays: s.HARBOR_RETENTION_DAYS,
       auditDays: s.HARBOR_AUDIT_RETENTION_DAYS,

@@ -126,6 +126,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     maxActiveRunsPerUser: config.maxActiveRunsPerUser,
     loadLimits: config.loadLimits,
     retention: config.retention,
+    budgets: config.budgets,
     maxSubscriptionsPerUser: config.maxSubscriptionsPerUser,
     maxThreadMessages: config.maxThreadMessages,
     maxStateBytes: config.maxStateBytes,

@@ -315,6 +315,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
         case "pause.escalated":
         case "pause.resumed":
         case "grant.used":
+        case "budget.warning":
         case "steer.applied":
         case "children.started":
           return s;

@@ -137,6 +137,13 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
       case "pause.escalated":
         line(`Nobody decided in time: escalated to the tenant's ${event.to}`, rest(event), "warning");
         break;
+      case "budget.warning":
+        line(
+          `${event.scope === "tenant" ? "The workspace's" : "The user's"} ${event.period === "day" ? "daily" : "monthly"} model budget is ${Math.floor((event.used / event.limit) * 100)} % used (${event.used.toLocaleString()} of ${event.limit.toLocaleString()} tokens)`,
+          rest(event),
+          "warning",
+        );
+        break;
       case "grant.used":
         line(`${event.toolName} approved in advance by ${who(names, event.grantedBy)} (standing approval)`, rest(event), "success");
         break;

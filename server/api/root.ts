@@ -10,6 +10,7 @@ import { responsesRouter } from "./routers/responses";
 import { runsRouter } from "./routers/runs";
 import { threadsRouter } from "./routers/threads";
 import { tokensRouter } from "./routers/tokens";
+import { budgetsRouter } from "./routers/budgets";
 import { retentionRouter } from "./routers/retention";
 import { webhooksRouter } from "./routers/webhooks";
 import { mcpRouter } from "./routers/mcp";
@@ -30,6 +31,7 @@ export const appRouter = createTRPCRouter({
   tokens: tokensRouter,
   webhooks: webhooksRouter,
   retention: retentionRouter,
+  budgets: budgetsRouter,
   mcp: mcpRouter,
 });
 

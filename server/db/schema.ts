@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   check,
+  date,
   index,
   integer,
   jsonb,
@@ -740,6 +741,11 @@ export const tenantPolicies = pgTable(
       .references(() => tenants.id, { onDelete: "cascade" }),
     conversationRetentionDays: integer("conversation_retention_days"),
     auditRetentionDays: integer("audit_retention_days"),
+    /** Model token budgets (null: the deployment's; 0: none): the tenant's, and each of its users', per UTC day and month. */
+    tenantDailyTokens: bigint("tenant_daily_tokens", { mode: "number" }),
+    tenantMonthlyTokens: bigint("tenant_monthly_tokens", { mode: "number" }),
+    userDailyTokens: bigint("user_daily_tokens", { mode: "number" }),
+    userMonthlyTokens: bigint("user_monthly_tokens", { mode: "number" }),
     updatedBy: text("updated_by"),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
@@ -747,6 +753,10 @@ export const tenantPolicies = pgTable(
     check(
       "tenant_policies_conversation_days_check",
       sql`${t.conversationRetentionDays} is null or ${t.conversationRetentionDays} between 0 and 36500`,
+    ),
+    check(
+      "tenant_policies_budgets_check",
+      sql`coalesce(${t.tenantDailyTokens}, 0) >= 0 and coalesce(${t.tenantMonthlyTokens}, 0) >= 0 and coalesce(${t.userDailyTokens}, 0) >= 0 and coalesce(${t.userMonthlyTokens}, 0) >= 0`,
     ),
     check("tenant_policies_audit_days_check", sql`${t.auditRetentionDays} is null or ${t.auditRetentionDays} between 0 and 36500`),
   ],
@@ -778,3 +788,22 @@ export const maintenance = pgTable("maintenance", {
   lastRunAt: timestamp("last_run_at", { withTimezone: true, mode: "date" }),
   lastResult: jsonb("last_result").$type<Record<string, unknown>>(),
 });
+
+/** Tokens models reported, per tenant, user and UTC day: what budgets are checked against before each model request. */
+export const modelUsage = pgTable(
+  "model_usage",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    requests: integer("requests").notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ name: "model_usage_pk", columns: [t.tenantId, t.userId, t.day] }),
+    index("model_usage_tenant_day_idx").on(t.tenantId, t.day),
+  ],
+);

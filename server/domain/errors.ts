@@ -63,6 +63,11 @@ export const ERROR_CODES = [
   "TOO_MANY_INSTRUCTIONS",
   /** The tenant already has as many of these as it may (`details.quota` names what, `details.limit` how many). */
   "QUOTA_EXCEEDED",
+  /**
+   * A model token budget the run draws on is used up (`details.scope`: tenant or user, `period`: day
+   * or month, `used`, `limit`): the run ended before its next model request was sent.
+   */
+  "BUDGET_EXCEEDED",
   /** One user holds more live feeds (subscriptions) at once than a process allows. */
   "TOO_MANY_SUBSCRIPTIONS",
   /** The instruction needs a run in another state (pausing a paused run, resuming a running one). */

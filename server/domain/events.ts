@@ -62,6 +62,12 @@ export interface GateDeadline {
   onExpiry: ExpiryDefault;
 }
 
+/** Whose tokens a budget counts (the tenant's, or one user's), and over what (a UTC day or month). */
+export const BUDGET_SCOPES = ["tenant", "user"] as const;
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+export const BUDGET_PERIODS = ["day", "month"] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
 export type RunEvent =
   /** A transport exchange begins: the run's first, or a resume continuing it. */
   | { type: "run.started"; runId: string; threadId: string; agentId: string; resumed?: boolean }
@@ -86,6 +92,8 @@ export type RunEvent =
   | { type: "pause.escalated"; pauseId: string; to: EscalationGroup; expiresAt: number }
   /** A gated call passed on a standing approval (no pause): the grant and who gave it. */
   | { type: "grant.used"; grantId: string; toolCallId: string; toolName: string; grantedBy: string }
+  /** A model token budget this run draws on is 80 % used or more (said once per run and budget). */
+  | { type: "budget.warning"; scope: BudgetScope; period: BudgetPeriod; used: number; limit: number }
   | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }
   /** Steering honored at a safe point (or decided on a parked run); `detail` is what it said. */
   | { type: "steer.applied"; instruction: SteeringType; actorId: string; detail?: string }

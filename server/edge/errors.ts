@@ -49,6 +49,7 @@ const MAPPING: Record<ErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY }> = 
   MODEL_UNAVAILABLE: { http: 502, trpc: "BAD_GATEWAY" },
   MODEL_OUTPUT_TOO_LARGE: { http: 502, trpc: "BAD_GATEWAY" },
   QUOTA_EXCEEDED: { http: 409, trpc: "CONFLICT" },
+  BUDGET_EXCEEDED: { http: 429, trpc: "TOO_MANY_REQUESTS" },
   STEP_LIMIT: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   STATE_UNREADABLE: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },
   INTERNAL: { http: 500, trpc: "INTERNAL_SERVER_ERROR" },

@@ -45,7 +45,7 @@ export function createRuntime(deps: RuntimeDeps) {
   const retention = composeRetention(deps, instanceId);
   const life = composeLifecycle(deps, { instanceId, pause, cluster, runs, notify, retention });
   const { coordinator } = pause;
-  const { grants, scheduler } = runs;
+  const { grants, scheduler, budgets } = runs;
 
   return {
     instanceId,
@@ -69,6 +69,8 @@ export function createRuntime(deps: RuntimeDeps) {
     runs: runAccess(deps.db, runs.runs.steer),
     responses: responseService(deps.db, deps.serverSecret),
     webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks, notify.webhookWorker.registered),
+    /** Model token budgets: the limits and usage (admins: the tenant's; members: their own), and setting them (admins). */
+    budgets: { view: budgets.view, set: budgets.set },
     /** How long the tenant's data lives: the policy, what the next sweep deletes, erasing a user's conversations (admins). */
     retention,
     /** MCP servers a tenant's admins connect; their tools join model-driven agents' runs. */

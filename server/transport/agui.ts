@@ -240,6 +240,8 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       return [];
     case "grant.used":
       return [custom(WIRE_EVENTS.grantUsed, timestamp, { grantId: e.grantId, toolCallId: e.toolCallId, toolName: e.toolName })];
+    case "budget.warning":
+      return [custom(WIRE_EVENTS.budgetWarning, timestamp, { scope: e.scope, period: e.period, used: e.used, limit: e.limit })];
     case "pause.resumed":
       return [custom(WIRE_EVENTS.pauseResumed, timestamp, { pauseId: e.pauseId, runId: e.runId, decision: e.decision })];
     case "snapshot":

@@ -3,6 +3,7 @@
  * so the loop's pieces (announcing, running and recording calls) share them without importing it.
  */
 import type { GrantUse, OutboxInsert } from "@/server/db/queries/run-writes";
+import type { TokenCount } from "@/server/domain";
 import type { CredentialBroker, SecretKeeper } from "../access";
 import type { StandingApproval } from "../policies";
 import type { RunEvent } from "../log";
@@ -34,6 +35,14 @@ export interface RunLoopDeps {
   newId(): string;
   /** Pause between streamed chunks of text. */
   streamChunkMs: number;
+  /**
+   * Model token budgets: `check` before each model request (throws BUDGET_EXCEEDED, or answers the
+   * warnings to log), `record` with what the request reported after it.
+   */
+  budget?: {
+    check(state: RunState): Promise<RunEvent[]>;
+    record(state: RunState, usage: TokenCount | undefined): Promise<void>;
+  };
   /** Upper bound on planner steps, so a planner bug cannot spin forever. */
   maxSteps: number;
   /**

@@ -128,6 +128,11 @@ async function takeModelTurn(
   deps: RunLoopDeps,
   signal: AbortSignal,
 ): Promise<StepEnd> {
+  // Budgets are checked before the request is sent (the model is asked as `parts` is first read).
+  if (deps.budget) {
+    const warnings = await deps.budget.check(state);
+    if (warnings.length > 0) await deps.append(warnings);
+  }
   // The model may take a while to say its first word: what waits is seen before.
   await deps.flush?.();
   const turn = await chatSpan({ model: agent.model?.name, provider: agent.model?.provider }, async (span) => {
@@ -136,6 +141,7 @@ async function takeModelTurn(
     recordAnswer(span, usageSince(state.usage, taken.state.usage), said);
     return taken;
   });
+  await deps.budget?.record(state, usageSince(state.usage, turn.state.usage));
   // A model that said nothing and called nothing has nothing more to do.
   if (!turn.aborted && turn.calls.length === 0 && !turn.said) return { type: "finished", state: turn.state };
   if (turn.aborted || turn.calls.length === 0) return { type: "next", state: turn.state };

@@ -5,7 +5,7 @@ import type { AgentRegistry, RunState, ToolRegistry } from "../agent";
 import type { RunLease } from "../cluster";
 import type { EventBus } from "../log";
 import type { Coordinator } from "../pause";
-import type { GrantService } from "../policies";
+import type { BudgetService, GrantService } from "../policies";
 import type { RunsHere } from "./runs-here";
 import type { Scheduler } from "./scheduler";
 import type { Mailboxes } from "./steering";
@@ -33,6 +33,8 @@ export interface DriveDeps {
   keepSecret?: SecretKeeper;
   /** Standing approvals a gated call may pass on. */
   grants?: GrantService;
+  /** Model token budgets, checked before each model request. */
+  budgets?: BudgetService;
   /** The tools of MCP servers a tenant connected, offered by agents that take them (see mcp/). */
   connectedTools?: (tenantId: string) => Promise<ToolRegistry>;
   /** This instance's fencing token (see instances.ts): absent, nothing is fenced. */

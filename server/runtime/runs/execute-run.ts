@@ -110,7 +110,13 @@ function loopDepsFor(
   const { deps } = ctx;
   // Taken as the run starts here: a reclaim of this instance after it changes it, and the run stops.
   const generation = deps.lease?.generation();
+  // Each budget's warning is said once per stretch of the run.
+  const warned = new Set<string>();
+  const budgets = deps.budgets;
   return {
+    ...(budgets
+      ? { budget: { check: (state) => budgets.check(state, warned), record: (state, usage) => budgets.record(state, usage) } }
+      : {}),
     append: async (events, append) => {
       const alongside = {
         ...(append?.message ? { messages: { threadId: initial.threadId, rows: [append.message] } } : {}),

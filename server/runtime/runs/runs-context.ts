@@ -8,7 +8,7 @@ import type { AgentRegistry, ToolRegistry } from "../agent";
 import type { RouteDeps, RunLease } from "../cluster";
 import type { EventBus, EventStore } from "../log";
 import type { Coordinator } from "../pause";
-import type { GrantService } from "../policies";
+import type { BudgetService, GrantService } from "../policies";
 import type { Driver } from "./drive";
 import type { RunsInFlight } from "./in-flight";
 import type { LoadGauge, LoadLimits } from "./load";
@@ -40,6 +40,8 @@ export interface RunsDeps {
   credentials?: CredentialBroker;
   /** Standing approvals a gated call may pass on. */
   grants?: GrantService;
+  /** Model token budgets, checked before each model request. */
+  budgets?: BudgetService;
   /** The tools of MCP servers a tenant connected, offered by agents that take them (see mcp/). */
   connectedTools?: (tenantId: string) => Promise<ToolRegistry>;
   /** This instance's fencing token: a run stops once the instance was reclaimed while it held it. */

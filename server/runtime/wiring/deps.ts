@@ -10,6 +10,7 @@ import type { AgentRegistry } from "../agent";
 import type { WebhookSettings } from "../notify";
 import type { McpConnector, McpSettings } from "../mcp";
 import type { LoadLimits } from "../runs";
+import type { BudgetDefaults } from "../policies";
 import type { RetentionSettings } from "../retention";
 
 export interface RuntimeDeps {
@@ -71,6 +72,8 @@ export interface RuntimeDeps {
    * tests), a cap per tenant, and the operator's own servers (stdio processes).
    */
   mcp?: McpSettings & { connector: McpConnector };
+  /** Model token budgets in force for tenants that set none (absent: none). */
+  budgets?: BudgetDefaults;
   /** How long tenants' conversations and audit rows are kept by default, and how often the sweep runs (absent: kept forever). */
   retention?: RetentionSettings;
   /** Where users reach Harbor (`HARBOR_PUBLIC_URL`): decision links are absolute URLs under it; absent, none are minted. */

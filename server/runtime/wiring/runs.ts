@@ -4,7 +4,10 @@
  * cluster rooms, and takes queued runs from the cluster's queue when another instance signals.
  */
 import { signalQueued } from "@/server/db/notifications";
-import { grantService } from "../policies";
+import { budgetService, grantService, type BudgetDefaults } from "../policies";
+
+/** Without budgets configured, none applies (a tenant's admins may still set their own). */
+const NO_BUDGETS: BudgetDefaults = { tenantDaily: 0, tenantMonthly: 0, userDaily: 0, userMonthly: 0 };
 import { createJobRunner, Mailboxes, runService, Scheduler } from "../runs";
 import type { RuntimeDeps } from "./deps";
 import type { ClusterRoom } from "./cluster";
@@ -33,9 +36,11 @@ export function composeRuns(
   const mailboxes = new Mailboxes();
   const scheduler = new Scheduler(deps.maxActiveRuns ?? 100, deps.maxActiveRunsPerUser ?? 10);
   const grants = grantService(deps.db, deps.agents);
+  const budgets = budgetService(deps.db, deps.budgets ?? NO_BUDGETS);
   const runs = runService({
     ...deps,
     grants,
+    budgets,
     lease: instances.lease,
     instanceId,
     bus,
@@ -54,7 +59,7 @@ export function composeRuns(
   signals?.onQueued(() => void runs.takeFromQueue(true));
   // Queued signals sent while the listening connection was down are lost: look as if told.
   signals?.onReconnected(() => void runs.takeFromQueue(true));
-  return { jobs, scheduler, grants, runs };
+  return { jobs, scheduler, grants, budgets, runs };
 }
 
 export type RunsRoom = ReturnType<typeof composeRuns>;
