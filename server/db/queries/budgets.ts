@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { Executor } from "../client";
 import { tenantPolicies } from "../schema";
 import { column, rowsOf } from "./rows";
+import { saveTenantPolicy } from "./tenant-policies";
 
 /** Limits in tokens (input and output together); null follows the deployment's, 0 is no limit. */
 export interface BudgetLimits {
@@ -27,18 +28,17 @@ export async function findBudgets(db: Executor, tenantId: string): Promise<Budge
 }
 
 export async function saveBudgets(db: Executor, tenantId: string, limits: BudgetLimits, userId: string): Promise<void> {
-  const values = {
-    tenantDailyTokens: limits.tenantDaily,
-    tenantMonthlyTokens: limits.tenantMonthly,
-    userDailyTokens: limits.userDaily,
-    userMonthlyTokens: limits.userMonthly,
-    updatedBy: userId,
-    updatedAt: new Date(),
-  };
-  await db
-    .insert(tenantPolicies)
-    .values({ tenantId, ...values })
-    .onConflictDoUpdate({ target: tenantPolicies.tenantId, set: values });
+  await saveTenantPolicy(
+    db,
+    tenantId,
+    {
+      tenantDailyTokens: limits.tenantDaily,
+      tenantMonthlyTokens: limits.tenantMonthly,
+      userDailyTokens: limits.userDaily,
+      userMonthlyTokens: limits.userMonthly,
+    },
+    userId,
+  );
 }
 
 /** Adds one model request's reported tokens to its user's day (UTC). */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Executor } from "../client";
 import { auditAnchors, tenantPolicies } from "../schema";
 import { column, rowCount, rowsOf } from "./rows";
+import { saveTenantPolicy } from "./tenant-policies";
 
 /** Runs in these statuses hold their conversation: it is never deleted under them. */
 const LIVE = sql`('queued', 'running', 'paused')`;
@@ -36,16 +37,12 @@ export async function savePolicy(
   policy: { conversationDays: number | null; auditDays: number | null },
   userId: string,
 ): Promise<void> {
-  const values = {
-    conversationRetentionDays: policy.conversationDays,
-    auditRetentionDays: policy.auditDays,
-    updatedBy: userId,
-    updatedAt: new Date(),
-  };
-  await db
-    .insert(tenantPolicies)
-    .values({ tenantId, ...values })
-    .onConflictDoUpdate({ target: tenantPolicies.tenantId, set: values });
+  await saveTenantPolicy(
+    db,
+    tenantId,
+    { conversationRetentionDays: policy.conversationDays, auditRetentionDays: policy.auditDays },
+    userId,
+  );
 }
 
 /** Every tenant's effective days (its own, else the defaults); 0 keeps everything. */
