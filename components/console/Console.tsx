@@ -111,6 +111,12 @@ export function Console() {
               <Link href="/console/audit" className="text-primary underline underline-offset-2 hover:no-underline">
                 Export audit
               </Link>
+              <Link href="/console/retention" className="text-primary underline underline-offset-2 hover:no-underline">
+                Data retention
+              </Link>
+              <Link href="/console/budgets" className="text-primary underline underline-offset-2 hover:no-underline">
+                Model budgets
+              </Link>
             </span>
             <p className="flex min-w-0 items-center gap-1.5 text-xs text-muted-foreground" data-testid="scheduler">
               <ServerCogIcon className="size-3.5 shrink-0" aria-hidden="true" />

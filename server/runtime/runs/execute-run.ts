@@ -244,7 +244,9 @@ async function endEarly(
     return false;
   }
   const error = asHarborError(thrown);
-  log.error({ err: thrown, code: error.code }, "run failed");
+  // A budget used up is the rule working, not a fault: said without a stack trace.
+  if (error.code === "BUDGET_EXCEEDED") log.info({ code: error.code, ...error.details }, "run stopped by a model budget");
+  else log.error({ err: thrown, code: error.code }, "run failed");
   await fail(journal, error, log);
   return false;
 }
