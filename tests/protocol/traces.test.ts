@@ -97,8 +97,11 @@ describe.each(OWN_ENGINES)("traces on $name", ({ name }) => {
 
   it("records a model's request as a chat span with the tokens it reported, inside the run's stretch", async () => {
     await readSse(await postRun(server.url, alice, runInput(randomUUID(), [userMessage("hello model")]), "assistant"));
-    const spans = await receiver.until((all) => all.some((s) => s.name === "chat scripted"));
-    const chat = spans.find((s) => s.name === "chat scripted")!;
+    // The chat span and the stretch around it may reach the receiver in different batches.
+    const chatWithParent = (all: readonly ReceivedSpan[]) =>
+      all.find((c) => c.name === "chat scripted" && all.some((p) => p.spanId === c.parentSpanId));
+    const spans = await receiver.until((all) => chatWithParent(all) !== undefined);
+    const chat = chatWithParent(spans)!;
     expect(chat.attributes).toMatchObject({
       "gen_ai.operation.name": "chat",
       "gen_ai.request.model": "scripted",
