@@ -35,9 +35,19 @@ export async function ssoSignIn(db: Executor, provider: SsoProvider, account: un
   const id = z.looseObject({ sub: z.string().min(1) }).safeParse(idClaims);
   if (!tokens.success || !id.success || id.data.sub !== tokens.data.providerAccountId) return refused("SsoClaims");
   // userinfo's claims over the ID token's (both vouched for: the token verified, userinfo checked to be this subject's).
-  const claims = { ...id.data, ...(await userinfo(provider, tokens.data.access_token, id.data.sub)), sub: id.data.sub };
+  const info = await userinfo(provider, tokens.data.access_token, id.data.sub);
+  const claims = { ...id.data, ...info, ...emailPair(id.data, info), sub: id.data.sub };
   const result = await completeSsoSignIn(db, { issuer: provider.issuer, policy: provider.policy, claims });
   return result.ok ? true : refused(result.refusal);
+}
+
+/**
+ * An email and whether it was verified come as a pair, from one source: userinfo's when it names
+ * an email, else the ID token's — never one's address with the other's `email_verified`.
+ */
+export function emailPair(idToken: Record<string, unknown>, info: Record<string, unknown>): Record<string, unknown> {
+  const source = info.email !== undefined ? info : idToken;
+  return { email: source.email, email_verified: source.email_verified };
 }
 
 /**

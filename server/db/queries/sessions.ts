@@ -15,7 +15,8 @@ export async function createSession(db: Executor, userId: string): Promise<strin
 export async function revokeSession(db: Executor, id: string): Promise<void> {
   await db
     .update(sessions)
-    .set({ revokedAt: new Date() })
+    // An ended session keeps no provider tokens: nobody can use them later, even with the database and the secret.
+    .set({ revokedAt: new Date(), ssoSealed: null })
     .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)));
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { withBrowserOrigin } from "@/server/auth/browser-origin";
 import { readSettings } from "@/server/config";
 import { roleFromClaims, SsoClaims, tenantSlugFor, verifiedEmail } from "@/server/auth/sso/policy";
+import { emailPair } from "@/server/auth/sso/callbacks";
 import { signInErrorSentence } from "@/server/auth/sso/refusals";
 import { openTokens, sealTokens } from "@/server/auth/sso/session-tokens";
 
@@ -125,5 +126,15 @@ describe("the origin Auth.js's route sees", () => {
       headers: { host: "10.0.0.5:3000", "x-forwarded-host": "harbor.example.com", "x-forwarded-proto": "https" },
     });
     expect(withBrowserOrigin(proxied).url).toBe("https://harbor.example.com/api/auth/callback/sso?code=c&state=s");
+  });
+});
+
+describe("single sign-on's claims", () => {
+  it("take an email and whether it was verified as a pair, from one source", () => {
+    const idToken = { sub: "s", email: "a@acme.test", email_verified: true };
+    // userinfo names another address without vouching for it: the ID token's flag does not carry over.
+    expect(emailPair(idToken, { email: "b@acme.test" })).toEqual({ email: "b@acme.test", email_verified: undefined });
+    expect(emailPair(idToken, { groups: ["x"] })).toEqual({ email: "a@acme.test", email_verified: true });
+    expect(emailPair({ sub: "s" }, { email: "c@acme.test", email_verified: true })).toEqual({ email: "c@acme.test", email_verified: true });
   });
 });
