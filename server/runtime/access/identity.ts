@@ -4,7 +4,7 @@
  * read first — only make writes whose first statement checks its credential.
  */
 import type { CredentialCheck, Role } from "@/server/domain";
-import { StaleCredentialError } from "../errors";
+import { ForbiddenError, StaleCredentialError } from "../errors";
 
 interface Caller {
   readonly tenantId: string;
@@ -63,4 +63,9 @@ export function rolesOf(role: Role): readonly Role[] {
 
 export function hasRole(identity: Identity, role: Role): boolean {
   return identity.roles.includes(role);
+}
+
+/** Refuses (FORBIDDEN) anyone but the tenant's admins, naming what only they manage. */
+export function assertAdmin(identity: Identity, manages: string): void {
+  if (!hasRole(identity, "admin")) throw new ForbiddenError(`Only the tenant's admins manage ${manages}.`);
 }

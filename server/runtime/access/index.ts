@@ -3,6 +3,7 @@
  * room asks it. See README.md.
  */
 export {
+  assertAdmin,
   credentialToCheck,
   hasRole,
   type Identity,

@@ -19,7 +19,7 @@ import {
 } from "@/server/db/queries/mcp-servers";
 import type { McpGate, McpGateChoice, McpListedTool, McpToolAnnotations } from "@/server/domain";
 import { ForbiddenError, HarborError, InvalidInputError, NotFoundError } from "../errors";
-import { hasRole, type Identity } from "../access";
+import { assertAdmin, hasRole, type Identity } from "../access";
 import { checkWebhookUrl } from "../notify";
 import type { McpConnector, McpServerAddress, OperatorMcpServer } from "./connector";
 import type { OperatorServers } from "./operator-servers";
@@ -92,10 +92,6 @@ export interface McpToolView {
 }
 
 const StoredHeaders = z.record(z.string(), z.string());
-
-function assertAdmin(identity: Identity): void {
-  if (!hasRole(identity, "admin")) throw new ForbiddenError("Only the tenant's admins manage MCP servers.");
-}
 
 /** The key MCP servers' static headers are sealed with: derived from the server secret for this alone. */
 export function mcpHeadersKey(serverSecret: string): Buffer {
@@ -215,7 +211,7 @@ async function ownServer(ctx: ServersContext, identity: Identity, id: string): P
 }
 
 async function createServer(ctx: ServersContext, identity: Identity, input: NewServer) {
-  assertAdmin(identity);
+  assertAdmin(identity, "MCP servers");
   if (!/^[a-z0-9-]{1,32}$/.test(input.name)) throw new InvalidInputError("name", "lowercase letters, digits and -, at most 32");
   if (ctx.operator.visibleTo(identity.tenantId).some((s) => s.name === input.name)) {
     throw new InvalidInputError("name", "is taken by a server this deployment runs");
@@ -278,19 +274,19 @@ async function listServers(ctx: ServersContext, identity: Identity): Promise<Mcp
 }
 
 async function suggestionsFor(ctx: ServersContext, identity: Identity): Promise<McpSuggestion[]> {
-  assertAdmin(identity);
+  assertAdmin(identity, "MCP servers");
   const connected = new Set((await listMcpServers(ctx.db, identity.tenantId)).map((r) => r.url));
   return ctx.suggested.filter((s) => !connected.has(new URL(s.url).href));
 }
 
 async function deleteServer(ctx: ServersContext, identity: Identity, id: string): Promise<void> {
-  assertAdmin(identity);
+  assertAdmin(identity, "MCP servers");
   if (ctx.operator.find(identity.tenantId, id)) throw new ForbiddenError("This server is run by the deployment: its operator removes it.");
   if (!(await deleteMcpServer(ctx.db, identity.tenantId, id, identity.userId))) throw new NotFoundError("MCP server");
 }
 
 async function toolsOf(ctx: ServersContext, identity: Identity, id: string): Promise<McpToolView[]> {
-  assertAdmin(identity);
+  assertAdmin(identity, "MCP servers");
   const run = ctx.operator.find(identity.tenantId, id);
   if (run) {
     const { tools, listedAt } = await ctx.operator.tools(run);
@@ -310,7 +306,7 @@ async function toolsOf(ctx: ServersContext, identity: Identity, id: string): Pro
 }
 
 async function setGate(ctx: ServersContext, identity: Identity, input: GateChange): Promise<void> {
-  assertAdmin(identity);
+  assertAdmin(identity, "MCP servers");
   if (ctx.operator.find(identity.tenantId, input.id)) {
     throw new ForbiddenError("This server is run by the deployment: its tools keep the gates their annotations give.");
   }

@@ -16,8 +16,8 @@ import type { Database } from "@/server/db";
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRow } from "@/server/db/queries/webhooks";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "@/server/domain";
 import { open, seal, sealingKey } from "@/server/crypto/sealing";
-import { ForbiddenError, HarborError, InvalidInputError, NotFoundError } from "../errors";
-import { hasRole, type Identity } from "../access";
+import { HarborError, InvalidInputError, NotFoundError } from "../errors";
+import { assertAdmin, type Identity } from "../access";
 import { addressAllowed, isLoopback } from "./outbound-address";
 
 export { WEBHOOK_EVENTS, type WebhookEvent };
@@ -117,10 +117,6 @@ const view = (row: WebhookRow): WebhookView => ({
   createdAt: row.createdAt.toISOString(),
 });
 
-function assertAdmin(identity: Identity): void {
-  if (!hasRole(identity, "admin")) throw new ForbiddenError("Only the tenant's admins manage webhooks.");
-}
-
 /** The admin-facing side: register, list and remove a tenant's webhooks, and read their delivery log. */
 export function webhookService(
   db: Database,
@@ -136,7 +132,7 @@ export function webhookService(
   return {
     /** The only answer that ever holds the secret. Audited (`webhook.create`) with the webhook, in one statement. */
     async create(identity: Identity, input: { url: string; events: readonly WebhookEvent[] }) {
-      assertAdmin(identity);
+      assertAdmin(identity, "webhooks");
       const url = checkWebhookUrl(input.url, allowLocal);
       const events = WEBHOOK_EVENTS.filter((e) => input.events.includes(e));
       if (events.length === 0) throw new InvalidInputError("events", "name at least one event");
@@ -165,19 +161,19 @@ export function webhookService(
     },
 
     async list(identity: Identity): Promise<WebhookView[]> {
-      assertAdmin(identity);
+      assertAdmin(identity, "webhooks");
       return (await listWebhooks(db, identity.tenantId)).map(view);
     },
 
     /** Audited (`webhook.delete`) in the statement that deletes it. */
     async delete(identity: Identity, webhookId: string): Promise<void> {
-      assertAdmin(identity);
+      assertAdmin(identity, "webhooks");
       if (!(await deleteWebhook(db, identity.tenantId, webhookId, identity.userId))) throw new NotFoundError("Webhook");
     },
 
     /** The delivery log of one of the tenant's webhooks: newest first, each with its attempts. */
     async deliveries(identity: Identity, webhookId: string, limit = 50) {
-      assertAdmin(identity);
+      assertAdmin(identity, "webhooks");
       const hook = await findWebhook(db, identity.tenantId, webhookId);
       if (!hook) throw new NotFoundError("Webhook");
       const rows = await listDeliveries(db, hook.id, Math.min(Math.max(1, limit), MAX_DELIVERIES_LISTED));

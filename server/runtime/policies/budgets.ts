@@ -16,9 +16,9 @@ import {
   type UsageTotals,
 } from "@/server/db/queries/budgets";
 import type { BudgetPeriod, BudgetScope, RunEvent, TokenCount } from "@/server/domain";
-import { hasRole, verifiedOnly, type Identity } from "../access";
+import { assertAdmin, hasRole, verifiedOnly, type Identity } from "../access";
 import type { RunState } from "../agent";
-import { ForbiddenError, HarborError } from "../errors";
+import { HarborError } from "../errors";
 
 /** The deployment's limits in tokens (0: no limit), for tenants that set none of their own. */
 export interface BudgetDefaults {
@@ -108,7 +108,7 @@ export function budgetService(db: Database, defaults: BudgetDefaults) {
 
     /** Sets the tenant's own limits (null: the deployment's; 0: none); admins only, audited. */
     async set(identity: Identity, limits: BudgetLimits) {
-      if (!hasRole(identity, "admin")) throw new ForbiddenError("Only admins set model budgets.");
+      assertAdmin(identity, "model budgets");
       const verified = verifiedOnly(identity);
       const before = await findBudgets(db, verified.tenantId);
       await db.transaction(async (tx) => {

@@ -16,11 +16,9 @@ import {
   usersWithConversations,
 } from "@/server/db/queries/retention";
 import { findUserInTenant } from "@/server/db/queries/users";
-import { hasRole, verifiedOnly, type Identity } from "../access";
-import { ForbiddenError, NotFoundError } from "../errors";
-import { RETENTION_CHORE, sweepRetention, type SweepDeps } from "./sweep";
-
-const DAY_MS = 86_400_000;
+import { assertAdmin, verifiedOnly, type Identity } from "../access";
+import { NotFoundError } from "../errors";
+import { DAY_MS, drain, RETENTION_CHORE, sweepRetention, type SweepDeps } from "./sweep";
 
 export interface RetentionView {
   /** The days in force, and whether they are the tenant's own or the deployment's. */
@@ -40,15 +38,11 @@ export interface RetentionView {
   auditAnchor: { seq: number; hash: string; createdAt: Date } | null;
 }
 
-function adminOnly(identity: Identity): void {
-  if (!hasRole(identity, "admin")) throw new ForbiddenError("Only admins manage data retention.");
-}
-
 export function retentionService(deps: SweepDeps) {
   const { db, retention } = deps;
 
   async function view(identity: Identity): Promise<RetentionView> {
-    adminOnly(identity);
+    assertAdmin(identity, "data retention");
     const tenantId = identity.tenantId;
     const own = await findPolicy(db, tenantId);
     const conversationDays = own.conversationDays ?? retention.conversationDays;
@@ -81,7 +75,7 @@ export function retentionService(deps: SweepDeps) {
     view,
     /** Sets the tenant's own days (null: the deployment's), audited with what they were. */
     async set(identity: Identity, policy: { conversationDays: number | null; auditDays: number | null }): Promise<RetentionView> {
-      adminOnly(identity);
+      assertAdmin(identity, "data retention");
       const verified = verifiedOnly(identity);
       const before = await findPolicy(db, verified.tenantId);
       await db.transaction(async (tx) => {
@@ -103,15 +97,12 @@ export function retentionService(deps: SweepDeps) {
      * whatever its age; conversations a run still holds are kept and counted. Audited.
      */
     async eraseUser(identity: Identity, userId: string): Promise<{ erased: number; kept: number }> {
-      adminOnly(identity);
+      assertAdmin(identity, "data retention");
       const verified = verifiedOnly(identity);
       if (!(await findUserInTenant(db, verified.tenantId, userId))) throw new NotFoundError("User");
-      let erased = 0;
-      for (;;) {
-        const deleted = await deleteConversations(db, { tenantId: verified.tenantId, ownerId: userId }, retention.batch);
-        erased += deleted;
-        if (deleted < retention.batch) break;
-      }
+      const erased = await drain(retention.batch, () =>
+        deleteConversations(db, { tenantId: verified.tenantId, ownerId: userId }, retention.batch),
+      );
       const kept = await countHeldConversations(db, verified.tenantId, userId);
       await appendAudit(db, {
         tenantId: verified.tenantId,
@@ -126,7 +117,7 @@ export function retentionService(deps: SweepDeps) {
     },
     /** The tenant's users and how many conversations each has: whom an erasure can be asked for. */
     async users(identity: Identity) {
-      adminOnly(identity);
+      assertAdmin(identity, "data retention");
       return usersWithConversations(db, identity.tenantId);
     },
     /** Sweeps now if it is this instance's turn (the interval's timer does it by itself). */

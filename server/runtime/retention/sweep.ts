@@ -21,7 +21,7 @@ import {
 } from "@/server/db/queries/retention";
 
 export const RETENTION_CHORE = "retention";
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 /** How long the instance that sweeps holds the chore: another takes it over only after, should it die. */
 const LEASE_MS = 15 * 60_000;
 
@@ -50,7 +50,7 @@ export interface TenantSweep {
 }
 
 /** Deletes in batches until a batch comes back short. */
-async function drain(batch: number, deleteSome: () => Promise<number>): Promise<number> {
+export async function drain(batch: number, deleteSome: () => Promise<number>): Promise<number> {
   let total = 0;
   for (;;) {
     const deleted = await deleteSome();
