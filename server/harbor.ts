@@ -156,7 +156,8 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
       { identityProvider: peers.identityProvider.issuer, travelAgent: peers.travelAgent.url, calendarMcp: peers.calendarMcp.url },
       "demo peers started",
     );
-  exposeMetrics({ db, load: runtime.load });
+  // Metrics are collected only where they can be read.
+  if (config.metricsToken) exposeMetrics({ db, load: runtime.load });
   const readiness = readinessProbe(handle, (error) => log.error({ err: error }, "the database does not answer the readiness probe"));
   return { db, signals, agents, runtime, outbox: outboxService(db), oauth, peers, readiness };
 }

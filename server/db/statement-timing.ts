@@ -11,6 +11,7 @@ type AnyQuery = (this: unknown, ...args: unknown[]) => unknown;
 
 function timed(query: AnyQuery, engine: "pglite" | "postgres"): AnyQuery {
   return function (this: unknown, ...args: unknown[]) {
+    if (!telemetry.timingStatements()) return query.apply(this, args);
     const started = performance.now();
     const observe = () => telemetry.statement(engine, performance.now() - started);
     const last = args.at(-1);
@@ -37,6 +38,7 @@ export function timePostgresStatements(pool: pg.Pool): void {
 /** Times a PGlite-shaped client's statements (the embedded database on its thread). */
 export function timedPgliteQuery<A extends unknown[], R>(query: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
   return (...args) => {
+    if (!telemetry.timingStatements()) return query(...args);
     const started = performance.now();
     const observe = () => telemetry.statement("pglite", performance.now() - started);
     const result = query(...args);

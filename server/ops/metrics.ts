@@ -10,7 +10,7 @@ import { Gauge } from "prom-client";
 import type { Database } from "@/server/db";
 import { openPausesByKind, runCountsByStatus } from "@/server/db/queries/metrics";
 import type { LoadReading } from "@/server/runtime";
-import { metrics } from "@/server/telemetry";
+import { enableMetrics } from "@/server/telemetry";
 
 export interface MetricsSource {
   db: Database;
@@ -22,7 +22,7 @@ type Holder = { [SOURCE]?: MetricsSource };
 
 /** The gauges read at scrape time, registered once per process; they read whichever source is current. */
 function registerScrapeGauges(): void {
-  const { registry } = metrics();
+  const { registry } = enableMetrics();
   if (registry.getSingleMetric("harbor_runs")) return;
   const source = () => (globalThis as Holder)[SOURCE];
   const registers = [registry];
@@ -74,7 +74,7 @@ function registerScrapeGauges(): void {
   });
 }
 
-/** Points the scrape gauges at this process's database and runtime (at start-up). */
+/** Starts collecting metrics and points the scrape gauges at this process's database and runtime (at start-up, when they can be read). */
 export function exposeMetrics(source: MetricsSource): void {
   (globalThis as Holder)[SOURCE] = source;
   registerScrapeGauges();
@@ -91,6 +91,6 @@ export function metricsAuthorized(authorization: string | null, token: string): 
 
 /** The metrics in Prometheus's text format, and its content type. */
 export async function scrape(): Promise<{ body: string; contentType: string }> {
-  const { registry } = metrics();
+  const { registry } = enableMetrics();
   return { body: await registry.metrics(), contentType: registry.contentType };
 }

@@ -57,8 +57,16 @@ export type HarborMetrics = ReturnType<typeof create>;
 
 const KEY = Symbol.for("harbor.metrics");
 
-/** This process's metrics (created on first use). */
-export function metrics(): HarborMetrics {
+/**
+ * This process's metrics, once `enableMetrics` made them (a deployment that reads none — no
+ * HARBOR_METRICS_TOKEN — collects none: no registry, no default collectors, nothing recorded).
+ */
+export function metrics(): HarborMetrics | undefined {
+  return (globalThis as { [KEY]?: HarborMetrics })[KEY];
+}
+
+/** Starts collecting (at start-up, when metrics can be read); the registry the scrape reads. */
+export function enableMetrics(): HarborMetrics {
   const holder = globalThis as { [KEY]?: HarborMetrics };
   return (holder[KEY] ??= create());
 }
