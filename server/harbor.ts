@@ -164,6 +164,12 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
 
 export function harbor(): Promise<Harbor> {
   const holder = globalThis as Holder;
+  if (process.env.NEXT_PHASE === "phase-production-build") {
+    // A build that opened the database would lock and migrate the embedded folder, and start the demo's peers.
+    return Promise.reject(
+      new Error("Harbor does not start while `next build` runs: read the request (headers, cookies) before calling harbor()"),
+    );
+  }
   if (!holder[KEY]) {
     const booting = boot();
     holder[KEY] = booting;

@@ -11,8 +11,11 @@ import { identityFrom } from "./identity";
 import { REQUESTED_PATH_HEADER, safeReturnPath } from "./return-path";
 
 export async function currentIdentity(): Promise<Identity | null> {
+  // Headers first: while `next build` prerenders, reading them ends the attempt (the page is
+  // dynamic) before Harbor would be started for nothing.
+  const requestHeaders = await headers();
   const h = await harbor();
-  return identityFrom(h.db, await headers());
+  return identityFrom(h.db, requestHeaders);
 }
 
 /**
