@@ -13,8 +13,7 @@ import { listenOnLoopback } from "./listen";
 import { promisify } from "node:util";
 // oidc-provider ships no type declarations and @types/oidc-provider is not a dependency. The
 // structural types below describe the little of it this module uses, so nothing untyped escapes.
-// @ts-expect-error -- untyped module, see above
-import OidcProvider from "oidc-provider";
+import { loadOidcProvider, memoryAdapter } from "./oidc-provider-module";
 import { log } from "@/server/log";
 import { accountClaims, firstPartyGrant, SCOPE_CLAIMS, SIGN_IN_SCOPES, signInClientEntry, type SignInClient } from "./sign-in-client";
 
@@ -134,7 +133,6 @@ interface Provider {
 }
 
 type ProviderConstructor = new (issuer: string, configuration: Record<string, unknown>) => Provider;
-const Provider = OidcProvider as unknown as ProviderConstructor;
 
 interface ClientLike {
   clientId?: string;
@@ -172,6 +170,7 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
 
   let provider: Provider;
   try {
+    const Provider = (await loadOidcProvider()) as ProviderConstructor;
     provider = new Provider(issuer, await configuration(options, accounts));
   } catch (error) {
     await closeServer(server);
@@ -344,6 +343,7 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
 async function configuration(options: IdentityProviderOptions, accounts: Map<string, IdpAccount>): Promise<Record<string, unknown>> {
   const { client } = options;
   return {
+    adapter: memoryAdapter(),
     clients: [
       {
         client_id: client.clientId,

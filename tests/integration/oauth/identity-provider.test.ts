@@ -4,7 +4,7 @@
  * accepts the token until it expires, refresh brings access back, and revocation ends it.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   OAuthCallbackError,
   OAuthGrantError,
@@ -29,14 +29,19 @@ describe("embedded identity provider with Harbor's OAuth client", () => {
   let idp: RunningIdentityProvider;
   let client: OAuthClient;
   const seenByCalendar: string[] = [];
+  const startUpWarnings: string[] = [];
 
   beforeAll(async () => {
+    const warn = vi
+      .spyOn(console, "warn")
+      .mockImplementation((...args: unknown[]) => void startUpWarnings.push(args.map(String).join(" ")));
     idp = await startIdentityProvider({
       client: CLIENT,
       accounts: ACCOUNTS,
       accessTokenTtlSeconds: TTL_SECONDS,
       onCalendarRequest: (token) => seenByCalendar.push(token),
     });
+    warn.mockRestore();
     client = oauthClient({
       issuer: idp.issuer,
       clientId: CLIENT.clientId,
@@ -47,6 +52,10 @@ describe("embedded identity provider with Harbor's OAuth client", () => {
   });
   afterAll(async () => {
     await idp?.close();
+  });
+
+  it("starts without warnings a demo user cannot act on (runtime, in-memory store)", () => {
+    expect(startUpWarnings).toEqual([]);
   });
 
   /** Starts an authorization and signs in; returns the consent page and what the callback needs. */
