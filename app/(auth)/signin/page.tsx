@@ -7,6 +7,8 @@ import { safeReturnPath } from "@/server/auth/return-path";
 import { ssoProvider } from "@/server/auth/sso/provider";
 import { signInErrorSentence } from "@/server/auth/sso/refusals";
 import { settings } from "@/server/config";
+import { demoAccounts } from "./demo-accounts";
+import { DemoAccounts } from "./DemoAccounts";
 import { SignInForm } from "./SignInForm";
 import { SsoButton } from "./SsoButton";
 
@@ -21,6 +23,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   const sso = await ssoProvider();
   const { passwordSignIn: password, seedDemo } = settings();
   // Auth.js and single sign-on come back here with `?error=<code>`: a fixed sentence per code, never the query's words.
+  const demo = seedDemo ? demoAccounts(Boolean(sso?.demo)) : undefined;
   const error = signInErrorSentence(typeof params.error === "string" ? params.error : undefined, sso?.name ?? "single sign-on");
   return (
     <main className="flex min-h-dvh flex-col items-center justify-center bg-surface px-4 py-10">
@@ -44,37 +47,13 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
               <span className="h-px flex-1 bg-border" />
             </div>
           ) : null}
-          {password ? <SignInForm callbackUrl={returnTo} /> : null}
+          {password ? <SignInForm callbackUrl={returnTo} demo={demo} /> : null}
         </Card>
-        {/* The demo's accounts exist only where the demo was seeded. */}
-        {seedDemo ? (
-          <details className="group mt-4 rounded-xl border bg-card px-4 py-3 text-sm">
-            <summary className="cursor-pointer rounded font-medium text-muted-foreground select-none hover:text-foreground">
-              Demo accounts
-            </summary>
-            <ul className="mt-3 grid gap-1.5 text-muted-foreground">
-              <li>
-                <code>alice@acme.test</code> member
-              </li>
-              <li>
-                <code>bob@acme.test</code> approver
-              </li>
-              <li>
-                <code>carol@acme.test</code> admin
-              </li>
-              <li>
-                <code>mallory@globex.test</code> admin of another tenant
-              </li>
-              {sso?.demo ? (
-                <li>
-                  <code>dave@acme.test</code> only at the demo identity provider: signing in with it creates him
-                </li>
-              ) : null}
-              <li className="mt-1">
-                Password <code>harbor</code> for all of them{sso?.demo ? ", here and at the demo identity provider" : ""}.
-              </li>
-            </ul>
-          </details>
+        {/* The demo's accounts exist only where the demo was seeded; with passwords on, the form lists them. */}
+        {demo && !password ? (
+          <div className="mt-4">
+            <DemoAccounts accounts={demo.accounts} footnote={demo.footnote} />
+          </div>
         ) : null}
       </div>
     </main>
