@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { Fragment, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useRouter } from "next/navigation";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
@@ -13,14 +13,14 @@ import { McpQuestionCard, mcpPayload } from "@/components/interactions/McpQuesti
 import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
 import { ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { useToolCatalog } from "@/components/interactions/tools";
-import { AnchorIcon, ArrowUpIcon, BotIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon, SquareIcon } from "lucide-react";
+import { AnchorIcon, BotIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon } from "lucide-react";
 import Link from "next/link";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
-import { Select, Textarea } from "@/components/ui/Input";
+import { Select } from "@/components/ui/Input";
 import { Sheet, SheetContent, SheetTrigger } from "@/components/ui/Sheet";
-import { Tooltip } from "@/components/ui/Tooltip";
+import { Composer } from "./Composer";
 import { Markdown } from "./Markdown";
 import { suggestionsFor, type AgentSummary } from "./suggestions";
 import { ThreadList, useThreadInfo, useThreadTitle } from "./ThreadList";
@@ -221,8 +221,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
     await queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
   }, [threadId, queryClient, trpc, replaceMessages]);
 
-  async function submit(event?: FormEvent) {
-    event?.preventDefault();
+  async function submit() {
     const text = draft.trim();
     if (!text || run.running || blockedBy) return;
     // A new conversation gets its id here; the server creates the thread on the first run.
@@ -242,13 +241,6 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
     // The conversation now has its own address: the list highlights it, and "New conversation"
     // starts a fresh one again.
     if (!threadId) router.replace(`/chat/${encodeURIComponent(id)}`);
-  }
-
-  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (event.key === "Enter" && !event.shiftKey) {
-      event.preventDefault();
-      void submit();
-    }
   }
 
   // A request that just opened takes the focus on its first control, so the keyboard is where the
@@ -469,57 +461,17 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
           <div ref={bottom} />
         </div>
       </div>
-      <div className="shrink-0 bg-background px-3 pt-2 pb-3 sm:px-6 sm:pb-5">
-        <form
-          className="mx-auto flex w-full max-w-3xl items-end gap-2 rounded-2xl border border-input bg-card p-2 shadow-sm transition-colors focus-within:border-ring focus-within:ring-2 focus-within:ring-ring/40 has-[textarea:disabled]:bg-muted"
-          onSubmit={(e) => void submit(e)}
-        >
-          <Textarea
-            ref={input}
-            name="message"
-            aria-label="Message"
-            placeholder={placeholder}
-            value={draft}
-            onChange={(e) => setDraft(e.target.value)}
-            onKeyDown={onKeyDown}
-            disabled={disabled}
-            rows={1}
-            maxLength={20_000}
-            className="max-h-48 min-h-10 flex-1 border-0 bg-transparent px-2 shadow-none focus-visible:outline-none disabled:bg-transparent disabled:opacity-100 [field-sizing:content]"
-          />
-          {run.running ? (
-            <Tooltip content="Stop the run" side="top">
-              <Button
-                variant="secondary"
-                size="icon"
-                className="rounded-xl"
-                aria-label={stopping ? "Stopping…" : "Stop"}
-                disabled={stopping}
-                onClick={() => void stop()}
-                data-testid="stop-run"
-              >
-                <SquareIcon className="!size-4 fill-current" aria-hidden="true" />
-              </Button>
-            </Tooltip>
-          ) : (
-            <Tooltip content="Send (Enter)" side="top">
-              <Button
-                type="submit"
-                variant="primary"
-                size="icon"
-                className="rounded-xl disabled:border-transparent"
-                aria-label="Send"
-                disabled={disabled || draft.trim() === ""}
-              >
-                <ArrowUpIcon className="!size-5" aria-hidden="true" />
-              </Button>
-            </Tooltip>
-          )}
-        </form>
-        <p className="mx-auto mt-2 hidden max-w-3xl text-center text-xs text-muted-foreground sm:block">
-          Enter to send · Shift + Enter for a new line
-        </p>
-      </div>
+      <Composer
+        inputRef={input}
+        draft={draft}
+        onDraft={setDraft}
+        onSend={() => void submit()}
+        running={run.running}
+        stopping={stopping}
+        onStop={() => void stop()}
+        disabled={disabled}
+        placeholder={placeholder}
+      />
     </section>
   );
 }
