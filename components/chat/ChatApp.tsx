@@ -11,7 +11,7 @@ import { OAuthCard } from "@/components/interactions/OAuthCard";
 import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
 import { McpQuestionCard, mcpPayload } from "@/components/interactions/McpQuestionCard";
 import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
-import { ToolCallNote } from "@/components/interactions/ToolCallNote";
+import { refusedReason, ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { useToolCatalog } from "@/components/interactions/tools";
 import { AnchorIcon, BotIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon } from "lucide-react";
 import Link from "next/link";
@@ -22,9 +22,11 @@ import { Select } from "@/components/ui/Input";
 import { Sheet, SheetContent, SheetTrigger } from "@/components/ui/Sheet";
 import { Composer } from "./Composer";
 import { Markdown } from "./Markdown";
+import { MessageActions } from "./MessageActions";
 import { suggestionsFor, type AgentSummary } from "./suggestions";
 import { ThreadList, useThreadInfo, useThreadTitle } from "./ThreadList";
 import { useGates } from "./useGates";
+import { useRequestFocus } from "./useRequestFocus";
 import type { ChatMessage, ChatToolCall } from "./types";
 import type { InteractionView } from "@/components/trpc/types";
 import { useAgentRun } from "./useAgentRun";
@@ -37,6 +39,8 @@ interface ConversationProps {
   initialMessages: ChatMessage[];
   /** The signed-in user: decides which requests they may answer themselves. */
   viewerId: string;
+  /** The most characters a message may have, as the server's settings say. */
+  maxMessageChars: number;
 }
 
 export function ChatApp(props: ConversationProps) {
@@ -141,7 +145,16 @@ function waitingFor(kinds: ReadonlySet<string>, waitingForOthers: boolean, opera
   return null;
 }
 
-function Conversation({ threadId, initialMessages, viewerId, agentId, agent, agents, onPick }: ConversationProps & AgentChoice) {
+function Conversation({
+  threadId,
+  initialMessages,
+  viewerId,
+  maxMessageChars,
+  agentId,
+  agent,
+  agents,
+  onPick,
+}: ConversationProps & AgentChoice) {
   const trpc = useTRPC();
   const trpcClient = useTRPCClient();
   const queryClient = useQueryClient();
@@ -243,22 +256,9 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
     if (!threadId) router.replace(`/chat/${encodeURIComponent(id)}`);
   }
 
-  // A request that just opened takes the focus on its first control, so the keyboard is where the
-  // answer goes. Not one waiting on an approver: the requester has nothing to answer there (its
-  // only control is Withdraw, which a stray Enter must not press).
+  // A request that just opened takes the focus (never on a dismissive action).
   const conversation = useRef<HTMLDivElement>(null);
-  const focused = useRef(new Set<string>());
-  useEffect(() => {
-    const fresh = gates.blockers.filter((i) => !focused.current.has(i.interactionId));
-    for (const i of fresh) focused.current.add(i.interactionId);
-    if (!fresh.some((i) => i.kind !== "operator" && i.policy !== "approvers")) return;
-    const cards = conversation.current?.querySelectorAll("article");
-    const card = cards?.[cards.length - 1];
-    const control = card?.querySelector<HTMLElement>(
-      "button:not([disabled]), input:not([disabled]), textarea:not([disabled]), select, a[href]",
-    );
-    control?.focus({ preventScroll: true });
-  }, [gates.blockers]);
+  useRequestFocus(conversation, gates.blockers, run.running);
 
   const results = new Map(run.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m.content]));
   const empty = run.messages.length === 0 && !run.streaming;
@@ -321,7 +321,8 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                   <MessageBubble role={m.role} author={agentName} content={m.content} continued={continues(run.messages, index)} />
                 ) : null}
                 {m.toolCalls?.map((call) =>
-                  clientTools.has(call.name) ? (
+                  // A call Harbor refused never opened a request: a failed step, whatever its tool waits for.
+                  refusedReason(results.get(call.id)) !== undefined || clientTools.has(call.name) ? (
                     <ToolCallNote key={call.id} call={call} result={results.get(call.id)} />
                   ) : gates.byToolCall.get(call.id)?.kind === "external_wait" ? (
                     <ExternalWaitStatus
@@ -471,6 +472,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
         onStop={() => void stop()}
         disabled={disabled}
         placeholder={placeholder}
+        maxChars={maxMessageChars}
       />
     </section>
   );
@@ -497,16 +499,17 @@ function MessageBubble({
 }) {
   if (role === "user")
     return (
-      <div className="message user flex max-w-[85%] min-w-0 flex-col self-end" data-role={role} data-testid="message-user">
+      <div className="group/message message user flex max-w-[85%] min-w-0 flex-col self-end" data-role={role} data-testid="message-user">
         <div className="sr-only">You</div>
         <div className="message-body rounded-2xl rounded-br-md bg-muted px-4 py-2.5 text-[0.9375rem] leading-relaxed whitespace-pre-wrap [overflow-wrap:anywhere]">
           {content}
         </div>
+        <MessageActions text={content} align="end" />
       </div>
     );
   return (
     <div
-      className={cn("message assistant flex min-w-0 gap-3", streaming && "streaming", continued && "-mt-3")}
+      className={cn("group/message message assistant flex min-w-0 gap-3", streaming && "streaming", continued && "-mt-3")}
       data-role={role}
       data-testid="message-assistant"
     >
@@ -519,11 +522,12 @@ function MessageBubble({
       <div className="min-w-0 flex-1">
         <div className={cn("message-author mb-0.5 text-sm font-semibold", continued && "sr-only")}>{author}</div>
         <div className="message-body text-[0.9375rem] leading-relaxed [overflow-wrap:anywhere]">
-          {streaming ? <span className="whitespace-pre-wrap">{content}</span> : <Markdown>{content}</Markdown>}
+          <Markdown streaming={streaming}>{content}</Markdown>
           {streaming ? (
             <span className="ml-0.5 inline-block h-4 w-1.5 animate-blink bg-foreground/70 align-[-2px]" aria-hidden="true" />
           ) : null}
         </div>
+        {streaming ? null : <MessageActions text={content} />}
       </div>
     </div>
   );
