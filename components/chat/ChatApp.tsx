@@ -268,6 +268,9 @@ function Conversation({
       : "Waiting for the reply… (Stop to cancel)"
     : (blockedBy ?? `Message the ${agentName.toLowerCase()} (Enter to send)`);
   const disabled = run.running || blockedBy !== null;
+  // A run that failed before it answered can run again: the user's message is still the last word.
+  const canRetry =
+    !!threadId && !run.running && !run.error?.remedy && !blockedBy && run.messages.findLast((m) => m.role !== "system")?.role === "user";
   const suggestions = suggestionsFor(agent);
   return (
     <section className="flex min-w-0 flex-1 flex-col" aria-label="Conversation">
@@ -451,6 +454,12 @@ function Conversation({
                 >
                   Sign in again
                 </a>
+              ) : null}
+              {canRetry ? (
+                // No answers and no new message: the thread's run starts again from its record, which ends in the user's message.
+                <Button variant="link" className="font-medium text-danger-fg" onClick={() => void run.resume([])}>
+                  Retry
+                </Button>
               ) : null}
               {run.error.remedy === "reload" ? (
                 <Button variant="link" className="font-medium text-danger-fg" onClick={() => window.location.reload()}>

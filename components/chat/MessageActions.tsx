@@ -25,7 +25,7 @@ export function MessageActions({ text, align = "start" }: { text: string; align?
           variant="ghost"
           size="icon-sm"
           className="text-muted-foreground hover:text-foreground"
-          aria-label={copied ? "Copied" : "Copy message"}
+          aria-label={copied ? "Copied" : "Copy"}
           onClick={() => void copy(text)}
         >
           {copied ? <CheckIcon className="!size-4" aria-hidden="true" /> : <CopyIcon className="!size-4" aria-hidden="true" />}

@@ -67,7 +67,7 @@ describe("chat composer, chips, cards and message actions in Chromium", () => {
       // 25,000 characters: above the old 20,000 cut, under the server's limit.
       await page.keyboard.insertText("a".repeat(25_000));
       await expect.poll(() => box.inputValue().then((v) => v.length), PATIENCE).toBe(25_000);
-      const send = page.getByRole("button", { name: "Send" });
+      const send = page.getByRole("button", { name: "Send", exact: true });
       expect(await send.isDisabled()).toBe(false);
       // Past the limit: nothing cut, Send refused, and why.
       await page.keyboard.insertText("b".repeat(LIMIT - 25_000 + 5));
@@ -105,13 +105,13 @@ describe("chat composer, chips, cards and message actions in Chromium", () => {
       await say(page, `Hello from the copy test (${size})`);
       const reply = page.getByTestId("message-assistant").last();
       await expect.poll(() => reply.textContent(), PATIENCE).toContain("Here is what I can do");
-      await page.getByLabel("Message").waitFor(PATIENCE);
+      await page.locator("textarea[name=message]:enabled").waitFor(PATIENCE);
       const mine = page.getByTestId("message-user").last();
       await mine.hover();
-      await mine.getByRole("button", { name: "Copy message" }).click();
+      await mine.getByRole("button", { name: "Copy", exact: true }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`Hello from the copy test (${size})`);
       await reply.hover();
-      await reply.getByRole("button", { name: "Copy message" }).click();
+      await reply.getByRole("button", { name: "Copy", exact: true }).click();
       await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), PATIENCE).toContain("Here is what I can do");
       await screenshot(page, `chat-actions-${size}-copy`);
       await page.context().close();

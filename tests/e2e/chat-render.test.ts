@@ -37,8 +37,12 @@ const GFM_REPLY = [
 
 const lastUser = (request: ChatRequest) => [...request.messages].reverse().find((m) => m.role === "user")?.content ?? "";
 
+/** While true, the model fails every request about "flaky" (after Harbor's own retries, the run fails). */
+let modelDown = false;
+
 function renderModel(request: ChatRequest): ScriptedTurn {
   const last = request.messages.at(-1);
+  if (/flaky/i.test(lastUser(request))) return modelDown ? { status: 500 } : { text: "Back up: here is your **answer**." };
   if (last?.role === "tool") return { text: "I could not send that email: my request was refused." };
   // An email "to" a number: outside send_email's schema, so the runtime refuses the call.
   if (/bad email/i.test(lastUser(request))) return { toolCalls: [{ name: "send_email", args: { to: 42, body: "Hi" } }] };
@@ -86,7 +90,8 @@ describe("model output in Chromium", () => {
         // While the words arrive: a real table, real checkboxes, a code block — never the raw syntax.
         const live = page.locator('[data-testid="message-assistant"].streaming');
         await expect.poll(() => live.locator("table").count(), PATIENCE).toBe(1);
-        expect(await live.locator("td").allTextContents()).toEqual(expect.arrayContaining(["Draft", "Ana"]));
+        // Row by row as they complete: the header first, then the body.
+        await expect.poll(() => live.locator("td").allTextContents(), PATIENCE).toEqual(expect.arrayContaining(["Draft", "Ana"]));
         await expect.poll(() => live.locator("pre").count(), PATIENCE).toBe(1);
         expect(await live.locator('input[type="checkbox"]').count()).toBe(2);
         const partial = (await live.textContent()) ?? "";
@@ -128,6 +133,8 @@ describe("model output in Chromium", () => {
         await expect
           .poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE)
           .toContain("I could not send that email");
+        // Reloaded only once the conversation has its own address.
+        await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/, PATIENCE);
         for (const when of ["live", "reloaded"]) {
           const step = page.locator('[data-testid="tool-note"][data-status="failed"]');
           await expect.poll(() => step.count(), { ...PATIENCE, message: when }).toBe(1);
@@ -137,6 +144,52 @@ describe("model output in Chromium", () => {
           await screenshot(page, `chat-render-${size}-refused-${when}`);
           if (when === "live") await page.reload();
         }
+        await page.context().close();
+      },
+    );
+
+    it(
+      `at ${size} size: a run that failed before it answered offers Retry, which answers the same message`,
+      { timeout: 120_000 },
+      async () => {
+        const page = await assistantChat(size);
+        await say(page, `Show me the plan first (${size})`);
+        await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/, PATIENCE);
+        await page.locator("textarea[name=message]:enabled").waitFor(PATIENCE);
+        modelDown = true;
+        await say(page, `A flaky question (${size})`);
+        const failure = page.getByTestId("run-error");
+        await failure.waitFor({ ...PATIENCE, timeout: 60_000 });
+        const retry = failure.getByRole("button", { name: "Retry" });
+        await retry.waitFor(PATIENCE);
+        await screenshot(page, `chat-render-${size}-failed-retry`);
+        const asked = model.requests.length;
+        modelDown = false;
+        await retry.click();
+        await expect
+          .poll(() => page.getByTestId("message-assistant").last().textContent(), PATIENCE)
+          .toContain("Back up: here is your answer.");
+        expect(await page.getByTestId("run-error").count()).toBe(0);
+        // The same message was answered: not sent again.
+        expect(
+          await page
+            .getByTestId("message-user")
+            .filter({ hasText: `A flaky question (${size})` })
+            .count(),
+        ).toBe(1);
+        expect(lastUser(model.requests.at(-1)!)).toBe(`A flaky question (${size})`);
+        expect(model.requests.length).toBeGreaterThan(asked);
+        await page.reload();
+        await expect
+          .poll(
+            () =>
+              page
+                .getByTestId("message-user")
+                .filter({ hasText: `A flaky question (${size})` })
+                .count(),
+            PATIENCE,
+          )
+          .toBe(1);
         await page.context().close();
       },
     );
