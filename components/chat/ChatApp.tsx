@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { Fragment, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useRouter } from "next/navigation";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
@@ -11,20 +11,22 @@ import { OAuthCard } from "@/components/interactions/OAuthCard";
 import { PrivateInputForm } from "@/components/interactions/PrivateInputForm";
 import { McpQuestionCard, mcpPayload } from "@/components/interactions/McpQuestionCard";
 import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
-import { ToolCallNote } from "@/components/interactions/ToolCallNote";
+import { refusedReason, ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { useToolCatalog } from "@/components/interactions/tools";
-import { AnchorIcon, ArrowUpIcon, BotIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon, SquareIcon } from "lucide-react";
+import { AnchorIcon, BotIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon } from "lucide-react";
 import Link from "next/link";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
-import { Select, Textarea } from "@/components/ui/Input";
+import { Select } from "@/components/ui/Input";
 import { Sheet, SheetContent, SheetTrigger } from "@/components/ui/Sheet";
-import { Tooltip } from "@/components/ui/Tooltip";
+import { Composer } from "./Composer";
 import { Markdown } from "./Markdown";
+import { MessageActions } from "./MessageActions";
 import { suggestionsFor, type AgentSummary } from "./suggestions";
 import { ThreadList, useThreadInfo, useThreadTitle } from "./ThreadList";
 import { useGates } from "./useGates";
+import { useRequestFocus } from "./useRequestFocus";
 import type { ChatMessage, ChatToolCall } from "./types";
 import type { InteractionView } from "@/components/trpc/types";
 import { useAgentRun } from "./useAgentRun";
@@ -37,6 +39,8 @@ interface ConversationProps {
   initialMessages: ChatMessage[];
   /** The signed-in user: decides which requests they may answer themselves. */
   viewerId: string;
+  /** The most characters a message may have, as the server's settings say. */
+  maxMessageChars: number;
 }
 
 export function ChatApp(props: ConversationProps) {
@@ -141,7 +145,16 @@ function waitingFor(kinds: ReadonlySet<string>, waitingForOthers: boolean, opera
   return null;
 }
 
-function Conversation({ threadId, initialMessages, viewerId, agentId, agent, agents, onPick }: ConversationProps & AgentChoice) {
+function Conversation({
+  threadId,
+  initialMessages,
+  viewerId,
+  maxMessageChars,
+  agentId,
+  agent,
+  agents,
+  onPick,
+}: ConversationProps & AgentChoice) {
   const trpc = useTRPC();
   const trpcClient = useTRPCClient();
   const queryClient = useQueryClient();
@@ -221,8 +234,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
     await queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
   }, [threadId, queryClient, trpc, replaceMessages]);
 
-  async function submit(event?: FormEvent) {
-    event?.preventDefault();
+  async function submit() {
     const text = draft.trim();
     if (!text || run.running || blockedBy) return;
     // A new conversation gets its id here; the server creates the thread on the first run.
@@ -244,29 +256,9 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
     if (!threadId) router.replace(`/chat/${encodeURIComponent(id)}`);
   }
 
-  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (event.key === "Enter" && !event.shiftKey) {
-      event.preventDefault();
-      void submit();
-    }
-  }
-
-  // A request that just opened takes the focus on its first control, so the keyboard is where the
-  // answer goes. Not one waiting on an approver: the requester has nothing to answer there (its
-  // only control is Withdraw, which a stray Enter must not press).
+  // A request that just opened takes the focus (never on a dismissive action).
   const conversation = useRef<HTMLDivElement>(null);
-  const focused = useRef(new Set<string>());
-  useEffect(() => {
-    const fresh = gates.blockers.filter((i) => !focused.current.has(i.interactionId));
-    for (const i of fresh) focused.current.add(i.interactionId);
-    if (!fresh.some((i) => i.kind !== "operator" && i.policy !== "approvers")) return;
-    const cards = conversation.current?.querySelectorAll("article");
-    const card = cards?.[cards.length - 1];
-    const control = card?.querySelector<HTMLElement>(
-      "button:not([disabled]), input:not([disabled]), textarea:not([disabled]), select, a[href]",
-    );
-    control?.focus({ preventScroll: true });
-  }, [gates.blockers]);
+  useRequestFocus(conversation, gates.blockers, run.running);
 
   const results = new Map(run.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m.content]));
   const empty = run.messages.length === 0 && !run.streaming;
@@ -276,6 +268,9 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
       : "Waiting for the reply… (Stop to cancel)"
     : (blockedBy ?? `Message the ${agentName.toLowerCase()} (Enter to send)`);
   const disabled = run.running || blockedBy !== null;
+  // A run that failed before it answered can run again: the user's message is still the last word.
+  const canRetry =
+    !!threadId && !run.running && !run.error?.remedy && !blockedBy && run.messages.findLast((m) => m.role !== "system")?.role === "user";
   const suggestions = suggestionsFor(agent);
   return (
     <section className="flex min-w-0 flex-1 flex-col" aria-label="Conversation">
@@ -329,7 +324,8 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                   <MessageBubble role={m.role} author={agentName} content={m.content} continued={continues(run.messages, index)} />
                 ) : null}
                 {m.toolCalls?.map((call) =>
-                  clientTools.has(call.name) ? (
+                  // A call Harbor refused never opened a request: a failed step, whatever its tool waits for.
+                  refusedReason(results.get(call.id)) !== undefined || clientTools.has(call.name) ? (
                     <ToolCallNote key={call.id} call={call} result={results.get(call.id)} />
                   ) : gates.byToolCall.get(call.id)?.kind === "external_wait" ? (
                     <ExternalWaitStatus
@@ -459,6 +455,12 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                   Sign in again
                 </a>
               ) : null}
+              {canRetry ? (
+                // No answers and no new message: the thread's run starts again from its record, which ends in the user's message.
+                <Button variant="link" className="font-medium text-danger-fg" onClick={() => void run.resume([])}>
+                  Retry
+                </Button>
+              ) : null}
               {run.error.remedy === "reload" ? (
                 <Button variant="link" className="font-medium text-danger-fg" onClick={() => window.location.reload()}>
                   Reload what was saved
@@ -469,57 +471,18 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
           <div ref={bottom} />
         </div>
       </div>
-      <div className="shrink-0 bg-background px-3 pt-2 pb-3 sm:px-6 sm:pb-5">
-        <form
-          className="mx-auto flex w-full max-w-3xl items-end gap-2 rounded-2xl border border-input bg-card p-2 shadow-sm transition-colors focus-within:border-ring focus-within:ring-2 focus-within:ring-ring/40 has-[textarea:disabled]:bg-muted"
-          onSubmit={(e) => void submit(e)}
-        >
-          <Textarea
-            ref={input}
-            name="message"
-            aria-label="Message"
-            placeholder={placeholder}
-            value={draft}
-            onChange={(e) => setDraft(e.target.value)}
-            onKeyDown={onKeyDown}
-            disabled={disabled}
-            rows={1}
-            maxLength={20_000}
-            className="max-h-48 min-h-10 flex-1 border-0 bg-transparent px-2 shadow-none focus-visible:outline-none disabled:bg-transparent disabled:opacity-100 [field-sizing:content]"
-          />
-          {run.running ? (
-            <Tooltip content="Stop the run" side="top">
-              <Button
-                variant="secondary"
-                size="icon"
-                className="rounded-xl"
-                aria-label={stopping ? "Stopping…" : "Stop"}
-                disabled={stopping}
-                onClick={() => void stop()}
-                data-testid="stop-run"
-              >
-                <SquareIcon className="!size-4 fill-current" aria-hidden="true" />
-              </Button>
-            </Tooltip>
-          ) : (
-            <Tooltip content="Send (Enter)" side="top">
-              <Button
-                type="submit"
-                variant="primary"
-                size="icon"
-                className="rounded-xl disabled:border-transparent"
-                aria-label="Send"
-                disabled={disabled || draft.trim() === ""}
-              >
-                <ArrowUpIcon className="!size-5" aria-hidden="true" />
-              </Button>
-            </Tooltip>
-          )}
-        </form>
-        <p className="mx-auto mt-2 hidden max-w-3xl text-center text-xs text-muted-foreground sm:block">
-          Enter to send · Shift + Enter for a new line
-        </p>
-      </div>
+      <Composer
+        inputRef={input}
+        draft={draft}
+        onDraft={setDraft}
+        onSend={() => void submit()}
+        running={run.running}
+        stopping={stopping}
+        onStop={() => void stop()}
+        disabled={disabled}
+        placeholder={placeholder}
+        maxChars={maxMessageChars}
+      />
     </section>
   );
 }
@@ -545,16 +508,17 @@ function MessageBubble({
 }) {
   if (role === "user")
     return (
-      <div className="message user flex max-w-[85%] min-w-0 flex-col self-end" data-role={role} data-testid="message-user">
+      <div className="group/message message user flex max-w-[85%] min-w-0 flex-col self-end" data-role={role} data-testid="message-user">
         <div className="sr-only">You</div>
         <div className="message-body rounded-2xl rounded-br-md bg-muted px-4 py-2.5 text-[0.9375rem] leading-relaxed whitespace-pre-wrap [overflow-wrap:anywhere]">
           {content}
         </div>
+        <MessageActions text={content} align="end" />
       </div>
     );
   return (
     <div
-      className={cn("message assistant flex min-w-0 gap-3", streaming && "streaming", continued && "-mt-3")}
+      className={cn("group/message message assistant flex min-w-0 gap-3", streaming && "streaming", continued && "-mt-3")}
       data-role={role}
       data-testid="message-assistant"
     >
@@ -567,11 +531,12 @@ function MessageBubble({
       <div className="min-w-0 flex-1">
         <div className={cn("message-author mb-0.5 text-sm font-semibold", continued && "sr-only")}>{author}</div>
         <div className="message-body text-[0.9375rem] leading-relaxed [overflow-wrap:anywhere]">
-          {streaming ? <span className="whitespace-pre-wrap">{content}</span> : <Markdown>{content}</Markdown>}
+          <Markdown streaming={streaming}>{content}</Markdown>
           {streaming ? (
             <span className="ml-0.5 inline-block h-4 w-1.5 animate-blink bg-foreground/70 align-[-2px]" aria-hidden="true" />
           ) : null}
         </div>
+        {streaming ? null : <MessageActions text={content} />}
       </div>
     </div>
   );

@@ -1,6 +1,11 @@
 "use client";
 
-import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
+import { CheckIcon, CopyIcon } from "lucide-react";
+import ReactMarkdown, { defaultUrlTransform, type Components, type ExtraProps } from "react-markdown";
+import remarkGfm from "remark-gfm";
+import type { ComponentProps } from "react";
+import { stableMarkdown } from "./streaming-markdown";
+import { useCopy } from "./useCopy";
 
 /** Links go only to the web or to a mail program: no `javascript:`, `data:` or relative addresses. */
 const SAFE_URL = /^(https?:|mailto:)/i;
@@ -38,34 +43,93 @@ const components: Components = {
   h6: ({ children }) => <p className="mt-2 mb-1 font-semibold">{children}</p>,
   blockquote: ({ children }) => <blockquote className="my-2 border-l-2 pl-3 text-muted-foreground">{children}</blockquote>,
   hr: () => <hr className="my-3 border-border" />,
-  pre: ({ children }) => (
-    <pre
-      className="my-2 max-w-full overflow-x-auto rounded-lg border bg-muted px-3 py-2 font-mono text-[0.8125rem] leading-relaxed whitespace-pre [&>code]:bg-transparent [&>code]:p-0"
-      tabIndex={0}
-      data-testid="code-block"
-    >
-      {children}
-    </pre>
-  ),
+  pre: CodeBlock,
   code: ({ children, className }) => (
     <code className={`${className ?? ""} rounded bg-muted px-1 py-0.5 font-mono text-[0.85em] [overflow-wrap:anywhere]`}>{children}</code>
   ),
   table: ({ children }) => (
-    <div className="my-2 max-w-full overflow-x-auto">
-      <table className="text-sm [&_td]:border [&_td]:px-2 [&_td]:py-1 [&_th]:border [&_th]:px-2 [&_th]:py-1">{children}</table>
+    <div className="my-2 max-w-full overflow-x-auto" tabIndex={0}>
+      <table className="text-sm [&_td]:border [&_td]:px-2 [&_td]:py-1 [&_th]:border [&_th]:bg-muted/60 [&_th]:px-2 [&_th]:py-1 [&_th]:text-left">
+        {children}
+      </table>
     </div>
   ),
+  del: ({ children }) => <del className="text-muted-foreground">{children}</del>,
+  // A task list's boxes show what is done; they are not a form to fill in.
+  li: ({ children, className }) => (
+    <li className={className?.includes("task-list-item") ? "-ml-5 flex list-none items-baseline gap-2" : undefined}>{children}</li>
+  ),
+  input: ({ type, checked }) =>
+    type === "checkbox" ? (
+      <input
+        type="checkbox"
+        checked={!!checked}
+        readOnly
+        disabled
+        aria-label={checked ? "Done" : "Not done"}
+        className="translate-y-0.5 accent-primary"
+      />
+    ) : null,
 };
 
-/**
- * An assistant's message as Markdown, safely: raw HTML in it is dropped (never rendered), links
- * open in a new tab without access to this page, and only http, https and mailto addresses link.
- * Headings render as bold paragraphs, so a message cannot break the page's heading outline.
- */
-export function Markdown({ children }: { children: string }) {
+/** The text of a hast node and all its children: a code block's code, as written. */
+interface HastNode {
+  type: string;
+  value?: string;
+  children?: HastNode[];
+}
+const textOf = (node: HastNode | undefined): string =>
+  node ? (node.type === "text" ? (node.value ?? "") : (node.children ?? []).map(textOf).join("")) : "";
+
+/** A fenced or indented code block, with its language (when named) and a Copy button above it. */
+function CodeBlock({ children, node }: ComponentProps<"pre"> & ExtraProps) {
+  const { copied, copy } = useCopy();
+  const code = textOf(node).replace(/\n$/, "");
+  const first = node?.children[0];
+  const classes = first?.type === "element" ? first.properties.className : undefined;
+  const language = Array.isArray(classes)
+    ? classes
+        .map(String)
+        .find((c) => c.startsWith("language-"))
+        ?.slice("language-".length)
+    : undefined;
   return (
-    <ReactMarkdown remarkPlugins={[htmlAsText]} urlTransform={safeUrl} components={components}>
-      {children}
+    <div className="my-2 max-w-full overflow-hidden rounded-lg border bg-muted" data-testid="code-block">
+      <div className="flex h-8 items-center justify-between border-b pr-1 pl-3 text-xs text-muted-foreground">
+        <span>{language ?? "code"}</span>
+        <button
+          type="button"
+          className="inline-flex h-7 items-center gap-1 rounded-md px-2 font-medium hover:bg-background/70 hover:text-foreground focus-visible:outline-2 focus-visible:outline-ring"
+          aria-label={copied ? "Copied" : "Copy code"}
+          onClick={() => void copy(code)}
+        >
+          {copied ? <CheckIcon className="size-3.5" aria-hidden="true" /> : <CopyIcon className="size-3.5" aria-hidden="true" />}
+          {copied ? "Copied" : "Copy"}
+        </button>
+      </div>
+      <pre
+        className="max-w-full overflow-x-auto px-3 py-2 font-mono text-[0.8125rem] leading-relaxed whitespace-pre [&>code]:bg-transparent [&>code]:p-0"
+        tabIndex={0}
+      >
+        {children}
+      </pre>
+    </div>
+  );
+}
+
+const PLUGINS = [remarkGfm, htmlAsText];
+
+/**
+ * An assistant's message as GitHub-flavoured Markdown (tables, task lists, strikethrough,
+ * autolinks, fenced code), safely: raw HTML in it is shown as text (never rendered), links open in
+ * a new tab without access to this page, and only http, https and mailto addresses link. Headings
+ * render as bold paragraphs, so a message cannot break the page's heading outline. While it
+ * `streaming`, lines whose shape a later line decides wait for it (see stableMarkdown).
+ */
+export function Markdown({ children, streaming }: { children: string; streaming?: boolean }) {
+  return (
+    <ReactMarkdown remarkPlugins={PLUGINS} urlTransform={safeUrl} components={components}>
+      {streaming ? stableMarkdown(children) : children}
     </ReactMarkdown>
   );
 }

@@ -229,6 +229,8 @@ function PageStep({
         target="_blank"
         rel="noopener noreferrer"
         onClick={() => setOpened(true)}
+        // The page to visit takes the focus, not Cancel.
+        data-autofocus
         className="inline-flex items-center gap-1.5 justify-self-start rounded-lg border px-3 py-2 text-sm font-medium text-primary hover:bg-accent"
       >
         <ExternalLinkIcon className="size-4" aria-hidden="true" />

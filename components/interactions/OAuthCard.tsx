@@ -83,7 +83,8 @@ export function OAuthCard({
               <Button variant="ghost" onClick={onCancel} disabled={busy}>
                 Cancel
               </Button>
-              <Button variant="primary" onClick={connect} disabled={busy || !url}>
+              {/* The way forward takes the focus, never Cancel: a stray Enter must not dismiss the request. */}
+              <Button variant="primary" onClick={connect} disabled={busy || !url} data-autofocus>
                 <ExternalLinkIcon aria-hidden="true" />
                 Connect
               </Button>

@@ -1,5 +1,5 @@
 import type { ChatToolCall } from "@/components/chat/types";
-import { CheckIcon, GlobeIcon, LoaderCircleIcon, WrenchIcon } from "lucide-react";
+import { CheckIcon, CircleAlertIcon, GlobeIcon, LoaderCircleIcon, WrenchIcon } from "lucide-react";
 import type { ToolProgress } from "@/components/chat/useAgentRun";
 import { argEntries, useToolCatalog } from "./tools";
 
@@ -26,6 +26,8 @@ export function ToolCallNote({
   progress?: ToolProgress;
 }) {
   const tools = useToolCatalog();
+  const refusal = refusedReason(result);
+  if (refusal !== undefined) return <RefusedCall title={tools.title(call.name)} reason={refusal} />;
   const output = result === undefined ? null : parseObject(result);
   const answered = output && argEntries(output);
   const rejected = output?.rejected === true;
@@ -59,6 +61,37 @@ export function ToolCallNote({
       ) : !answered ? (
         <LoaderCircleIcon className="size-3.5 shrink-0 animate-spin text-muted-foreground" aria-hidden="true" />
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * Why Harbor refused a call before it ran (arguments outside the tool's schema, an unknown tool),
+ * or undefined for a call that ran or waits: the runtime answers a refused call with
+ * `{ error, ran: false }` and never opens a request for it.
+ */
+export function refusedReason(result: string | undefined): string | undefined {
+  if (result === undefined) return undefined;
+  const output = parseObject(result);
+  return output.ran === false && typeof output.error === "string" ? output.error : undefined;
+}
+
+/** A call that never ran: a failed step, with the reason in full (it wraps; it is what the user needs). */
+function RefusedCall({ title, reason }: { title: string; reason: string }) {
+  return (
+    <div
+      className="flex max-w-full min-w-0 items-start gap-2 self-start rounded-xl border border-danger-border bg-card py-1.5 pr-3 pl-1.5 text-sm shadow-xs"
+      data-testid="tool-note"
+      data-status="failed"
+      role="note"
+    >
+      <span className="grid size-6 shrink-0 place-items-center rounded-full bg-danger-bg text-danger-fg">
+        <CircleAlertIcon className="size-3.5" aria-hidden="true" />
+      </span>
+      <p className="min-w-0 self-center [overflow-wrap:anywhere]">
+        <span className="font-medium">{title}</span> <span className="text-danger-fg">failed — not run.</span>{" "}
+        <span className="text-muted-foreground">{reason}</span>
+      </p>
     </div>
   );
 }

@@ -44,8 +44,14 @@ export function capabilityList(): string {
   return `Here is what I can do:\n${CAPABILITIES.map((c) => `- ${c}`).join("\n")}`;
 }
 
+/** "What can you do?", "How can you help?", "help": asked what it can do, the concierge says so. */
+const CAPABILITY_QUESTION = /^\s*(what (?:can|do) you do|what are you able to do|how can you help(?: me)?|help)\b/i;
+
 export function replyTo(text: string): string {
   if (GREETING.test(text)) return `Hello! I'm the Harbor concierge. ${capabilityList()}`;
+  if (CAPABILITY_QUESTION.test(text)) {
+    return `I'm the Harbor concierge: I send emails and make transfers (each waits for the approval it needs), read your time zone from your browser, connect an API key privately, research in the background, check your calendar once you connect it, and ask the travel agent. ${capabilityList()}`;
+  }
   return `I can't help with that yet. ${capabilityList()}`;
 }
 

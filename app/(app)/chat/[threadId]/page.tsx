@@ -5,6 +5,7 @@ import { PageMessage } from "@/components/PageMessage";
 import { ChatApp } from "@/components/chat/ChatApp";
 import { serverApi } from "@/server/api/server-caller";
 import { requireIdentity } from "@/server/auth/session";
+import { settings } from "@/server/config";
 
 export const dynamic = "force-dynamic";
 
@@ -24,6 +25,7 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
     <ChatApp
       threadId={thread.id}
       viewerId={identity.userId}
+      maxMessageChars={settings().maxMessageChars}
       initialMessages={messages.map(({ id, role, content, toolCalls, toolCallId }) => ({
         id,
         role,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CAPABILITIES, conciergePlanner, replyTo } from "@/server/agents/concierge/planner";
+import { suggestionsFor } from "@/components/chat/suggestions";
+import { CAPABILITIES, conciergePlanner, plannedCalls, replyTo } from "@/server/agents/concierge/planner";
 import type { RunState, TranscriptMessage } from "@/server/runtime";
 
 const state = (transcript: TranscriptMessage[]): RunState => ({
@@ -19,6 +20,33 @@ describe("the concierge planner", () => {
   it("greets back and lists what it can do", () => {
     expect(replyTo("Hello there")).toMatch(/^Hello! I'm the Harbor concierge\./);
     for (const capability of CAPABILITIES) expect(replyTo("hi")).toContain(`- ${capability}`);
+  });
+
+  it("answers what it can do with what it can do", () => {
+    for (const ask of ["What can you do?", "what do you do", "How can you help me?", "help"]) {
+      const reply = replyTo(ask);
+      expect(reply).not.toMatch(/can't help/);
+      expect(reply).toContain("Here is what I can do:");
+      for (const capability of CAPABILITIES) expect(reply).toContain(`- ${capability}`);
+    }
+  });
+
+  it("answers every suggestion chip the chat offers for it: a planned call, or what it can do", () => {
+    const tools = [
+      "send_email",
+      "transfer_funds",
+      "get_browser_timezone",
+      "connect_api_key",
+      "deep_research",
+      "calendar_today",
+      "ask_travel_agent",
+    ];
+    const chips = suggestionsFor({ tools: tools.map((name) => ({ name, title: name })) } as Parameters<typeof suggestionsFor>[0]);
+    expect(chips).toHaveLength(tools.length + 1);
+    for (const chip of chips) {
+      const answered = plannedCalls(chip.text).length > 0 || !replyTo(chip.text).startsWith("I can't help");
+      expect(answered, chip.label).toBe(true);
+    }
   });
 
   it("answers anything else with the capability list", () => {

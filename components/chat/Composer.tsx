@@ -1,0 +1,123 @@
+"use client";
+
+import type { KeyboardEvent, Ref } from "react";
+import { ArrowUpIcon, SquareIcon } from "lucide-react";
+import { Button } from "@/components/ui/Button";
+import { cn } from "@/components/ui/cn";
+import { Textarea } from "@/components/ui/Input";
+import { Tooltip } from "@/components/ui/Tooltip";
+
+export interface ComposerProps {
+  /** The message box, for the conversation to focus it. */
+  inputRef: Ref<HTMLTextAreaElement>;
+  draft: string;
+  onDraft(text: string): void;
+  onSend(): void;
+  /** While a run works: Stop instead of Send. */
+  running: boolean;
+  stopping: boolean;
+  onStop(): void;
+  /** The box takes no text (a request above waits for an answer, or a run works). */
+  disabled: boolean;
+  placeholder: string;
+  /** The most characters one message may have: the server's own limit (HARBOR_MAX_MESSAGE_CHARS). */
+  maxChars: number;
+}
+
+/** From this share of the limit on, the counter shows. */
+const NEAR_LIMIT = 0.9;
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** The box a message is written in, with Send (or Stop while a run works) beside it. */
+export function Composer({ inputRef, draft, onDraft, onSend, running, stopping, onStop, disabled, placeholder, maxChars }: ComposerProps) {
+  // Nothing is ever cut: a message past the limit stays whole in the box, and Send says why it waits.
+  const length = draft.trim().length;
+  const over = length - maxChars;
+  const near = draft.length >= maxChars * NEAR_LIMIT;
+  const send = () => {
+    if (over <= 0) onSend();
+  };
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      send();
+    }
+  }
+  return (
+    <div className="shrink-0 bg-background px-3 pt-2 pb-3 sm:px-6 sm:pb-5">
+      <form
+        className="mx-auto flex w-full max-w-3xl items-end gap-2 rounded-2xl border border-input bg-card p-2 shadow-sm transition-colors focus-within:border-ring focus-within:ring-2 focus-within:ring-ring/40 has-[textarea:disabled]:bg-muted"
+        onSubmit={(e) => {
+          e.preventDefault();
+          send();
+        }}
+      >
+        <Textarea
+          ref={inputRef}
+          name="message"
+          aria-label="Message"
+          placeholder={placeholder}
+          value={draft}
+          onChange={(e) => onDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+          disabled={disabled}
+          rows={1}
+          aria-invalid={over > 0 || undefined}
+          aria-describedby={near ? "composer-counter" : undefined}
+          className="max-h-48 min-h-10 flex-1 border-0 bg-transparent px-2 shadow-none focus-visible:outline-none disabled:bg-transparent disabled:opacity-100 [field-sizing:content]"
+        />
+        {running ? (
+          <Tooltip content="Stop the run" side="top">
+            <Button
+              variant="secondary"
+              size="icon"
+              className="rounded-xl"
+              aria-label={stopping ? "Stopping…" : "Stop"}
+              disabled={stopping}
+              onClick={onStop}
+              data-testid="stop-run"
+            >
+              <SquareIcon className="!size-4 fill-current" aria-hidden="true" />
+            </Button>
+          </Tooltip>
+        ) : (
+          <Tooltip content={over > 0 ? "Too long to send" : "Send (Enter)"} side="top">
+            <Button
+              type="submit"
+              variant="primary"
+              size="icon"
+              className="rounded-xl disabled:border-transparent"
+              aria-label="Send"
+              disabled={disabled || length === 0 || over > 0}
+            >
+              <ArrowUpIcon className="!size-5" aria-hidden="true" />
+            </Button>
+          </Tooltip>
+        )}
+      </form>
+      {near ? (
+        <p
+          id="composer-counter"
+          className={cn(
+            "mx-auto mt-2 flex max-w-3xl flex-wrap justify-end gap-x-3 text-xs tabular-nums",
+            over > 0 ? "font-medium text-danger-fg" : "text-muted-foreground",
+          )}
+          aria-live="polite"
+        >
+          {over > 0 ? (
+            <span data-testid="composer-limit">
+              {count(over)} {over === 1 ? "character" : "characters"} too long to send — shorten it first.
+            </span>
+          ) : null}
+          <span data-testid="composer-counter">
+            {count(draft.length)} / {count(maxChars)}
+          </span>
+        </p>
+      ) : (
+        <p className="mx-auto mt-2 hidden max-w-3xl text-center text-xs text-muted-foreground sm:block">
+          Enter to send · Shift + Enter for a new line
+        </p>
+      )}
+    </div>
+  );
+}
