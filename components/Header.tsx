@@ -4,12 +4,14 @@ import { AnchorIcon, GaugeIcon, InboxIcon, LogOutIcon, MenuIcon, MessageSquareIc
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useState } from "react";
+import { PendingBadge, usePendingCount } from "@/components/approvals/PendingCount";
 import { Badge, type BadgeTone } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
 import { Sheet, SheetContent, SheetTrigger } from "@/components/ui/Sheet";
 
 export interface HeaderProfile {
+  id: string;
   name: string;
   email: string;
   role: string;
@@ -43,6 +45,15 @@ export function Header({ profile, signOutAction }: { profile: HeaderProfile; sig
   const [menuOpen, setMenuOpen] = useState(false);
   const items = navFor(profile.role);
   const current = (href: string) => pathname === href || pathname.startsWith(`${href}/`);
+  // Approvers see what waits on them next to "Approvals", live.
+  const waiting = usePendingCount({
+    viewerId: profile.id,
+    viewerIsAdmin: profile.role === "admin",
+    enabled: profile.role === "approver" || profile.role === "admin",
+    inInbox: current("/approvals"),
+  });
+  const badge = (href: string, className?: string) =>
+    href === "/approvals" ? <PendingBadge count={waiting} className={className} /> : null;
   const signOut = (
     <form action={signOutAction}>
       <Button type="submit" variant="ghost" size="sm" className="w-full justify-start md:w-auto">
@@ -78,6 +89,7 @@ export function Header({ profile, signOutAction }: { profile: HeaderProfile; sig
           >
             <Icon className="size-4" aria-hidden="true" />
             {label}
+            {badge(href)}
           </Link>
         ))}
       </nav>
@@ -95,8 +107,16 @@ export function Header({ profile, signOutAction }: { profile: HeaderProfile; sig
       </div>
       <Sheet open={menuOpen} onOpenChange={setMenuOpen}>
         <SheetTrigger asChild>
-          <Button variant="ghost" size="icon" className="ml-auto md:hidden" aria-label="Open menu">
+          <Button
+            variant="ghost"
+            size="icon"
+            className="relative ml-auto md:hidden"
+            aria-label={waiting > 0 ? `Open menu (${waiting} waiting for you)` : "Open menu"}
+          >
             <MenuIcon className="!size-5" aria-hidden="true" />
+            {waiting > 0 ? (
+              <span className="absolute top-1 right-1 size-2.5 rounded-full bg-primary ring-2 ring-background" aria-hidden="true" />
+            ) : null}
           </Button>
         </SheetTrigger>
         <SheetContent side="right" title="Menu">
@@ -114,6 +134,7 @@ export function Header({ profile, signOutAction }: { profile: HeaderProfile; sig
               >
                 <Icon className="size-5 text-muted-foreground" aria-hidden="true" />
                 {label}
+                {badge(href, "ml-auto")}
               </Link>
             ))}
           </nav>

@@ -82,15 +82,16 @@ export function Console() {
   // Tokens models spent on the tenant's runs in the last 30 days (fixed per page load, so the query key stays put).
   const [usageSince] = useState(() => new Date(Date.now() - 30 * 24 * 3600_000).toISOString());
   const usage = useQuery(trpc.runs.usage.queryOptions({ since: usageSince }, { refetchInterval: 15_000 }));
-  // Phones show the runs or one run: picking a run opens it, Back returns to the list.
-  const [phoneDetail, setPhoneDetail] = useState(false);
+  // Phones show the runs or one run: picking a run opens it at its own address (`/console/runs/<id>`,
+  // without a navigation), and Back — the browser's or ours — returns to the list.
+  const phoneDetail = pathname.startsWith("/console/runs/");
   const detailPane = useRef<HTMLElement>(null);
   useEffect(() => {
     if (phoneDetail && window.matchMedia("(max-width: 1023px)").matches) detailPane.current?.focus();
   }, [phoneDetail]);
   const open = (runId: string) => {
     setSelected(runId);
-    setPhoneDetail(true);
+    if (window.matchMedia("(max-width: 1023px)").matches) window.history.pushState(null, "", `/console/runs/${encodeURIComponent(runId)}`);
   };
 
   const th = "px-2 py-2 text-left text-xs font-medium text-muted-foreground sm:px-3";
@@ -296,7 +297,7 @@ export function Console() {
         <div className="grid gap-3 p-3 sm:p-5">
           {/* The list (and its heading) is hidden on narrow screens while a run shows. */}
           <h1 className="sr-only lg:hidden">Runs</h1>
-          <Button variant="ghost" size="sm" className="justify-self-start lg:hidden" onClick={() => setPhoneDetail(false)}>
+          <Button variant="ghost" size="sm" className="justify-self-start lg:hidden" onClick={() => window.history.back()}>
             <ArrowLeftIcon aria-hidden="true" />
             Back to runs
           </Button>

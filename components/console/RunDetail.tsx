@@ -5,6 +5,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { ChevronRightIcon, CircleDotIcon, ExternalLinkIcon, PauseIcon, PlayIcon, ShieldCheckIcon, ShieldXIcon } from "lucide-react";
 import Link from "next/link";
 import { useState, type ReactNode } from "react";
+import { RunGateDecision } from "@/components/decisions/RunGateDecision";
 import { ReasonBadge } from "@/components/interactions/reasons";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorAlert } from "@/components/ui/Alert";
@@ -225,42 +226,30 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
                   </Button>
                 )}
               </Gated>
-              <Gated why={why("GATE")}>
-                {(disabled) => (
-                  <Button
-                    size="sm"
-                    disabled={disabled}
-                    onClick={() => send({ type: "APPROVE", ...(text.trim() ? { reason: text.trim() } : {}) })}
-                  >
-                    <ShieldCheckIcon aria-hidden="true" />
-                    Approve gate
-                  </Button>
-                )}
-              </Gated>
+              {/* No open gate: the decision's buttons say why they are off. */}
               {why("GATE") ? (
-                <Gated why={why("GATE")}>
-                  {(disabled) => (
-                    <Button size="sm" variant="danger" disabled={disabled}>
-                      <ShieldXIcon aria-hidden="true" />
-                      Reject gate
-                    </Button>
-                  )}
-                </Gated>
-              ) : confirming === "REJECT" ? (
-                <Button
-                  size="sm"
-                  variant="danger"
-                  onClick={() => send({ type: "REJECT", ...(text.trim() ? { reason: text.trim() } : {}) })}
-                >
-                  Confirm reject
-                </Button>
-              ) : (
-                <Button size="sm" variant="danger" onClick={() => setConfirming("REJECT")}>
-                  <ShieldXIcon aria-hidden="true" />
-                  Reject gate
-                </Button>
-              )}
+                <>
+                  <Gated why={why("GATE")}>
+                    {(disabled) => (
+                      <Button size="sm" disabled={disabled}>
+                        <ShieldCheckIcon aria-hidden="true" />
+                        Approve gate
+                      </Button>
+                    )}
+                  </Gated>
+                  <Gated why={why("GATE")}>
+                    {(disabled) => (
+                      <Button size="sm" variant="danger" disabled={disabled}>
+                        <ShieldXIcon aria-hidden="true" />
+                        Reject gate
+                      </Button>
+                    )}
+                  </Gated>
+                </>
+              ) : null}
             </div>
+            {/* An open gate is decided with the one decision control (a large transfer's amount is typed first). */}
+            {why("GATE") ? null : <RunGateDecision runId={runId} threadId={info?.threadId} />}
           </ControlGroup>
           <ControlGroup label="Priority and cancel">
             <div className="flex flex-wrap items-center gap-2">

@@ -2,7 +2,6 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
-  CheckIcon,
   CircleCheckIcon,
   CircleSlashIcon,
   HourglassIcon,
@@ -14,13 +13,11 @@ import {
   ShieldCheckIcon,
   UserIcon,
   VoteIcon,
-  XIcon,
   type LucideIcon,
 } from "lucide-react";
 import Link from "next/link";
-import { useState, type ReactNode } from "react";
+import type { ReactNode } from "react";
 import { PageMessage } from "@/components/PageMessage";
-import { CONFIRM_WORD, confirms, LARGE_TRANSFER_THRESHOLD, largeTransferAmount } from "@/components/approvals/confirmation";
 import { Countdown } from "@/components/interactions/Countdown";
 import { ArgList, FinePrint, InteractionCard } from "@/components/interactions/InteractionCard";
 import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
@@ -30,8 +27,9 @@ import type { InteractionView, RouterOutputs } from "@/components/trpc/types";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
-import { Input } from "@/components/ui/Input";
 import { Skeleton } from "@/components/ui/Skeleton";
+import { largeTransferAmount } from "./confirmation";
+import { DecisionControl } from "./DecisionControl";
 
 type LinkState = RouterOutputs["decisionLinks"]["get"];
 type Seen = Extract<LinkState, { interaction: unknown }>;
@@ -145,19 +143,18 @@ function Decision({
   token: string;
   viewerId: string;
   seen: Seen;
-  decide: { mutate(input: { token: string; reason?: string }): void; isPending: boolean; error: { message: string } | null };
+  decide: {
+    mutateAsync(input: { token: string; reason?: string }): Promise<unknown>;
+    isPending: boolean;
+    error: { message: string } | null;
+  };
 }) {
   const catalog = useToolCatalog();
-  const [reason, setReason] = useState("");
-  const [typed, setTyped] = useState("");
   const { interaction, decision } = seen;
   const approve = decision === "approve";
   const title = interaction.tool ? catalog.title(interaction.tool.name) : (interaction.message ?? "Approval request");
   const requester = interaction.requester.name ?? interaction.requester.email ?? "the requester";
   const notice = noticeOf(seen, requester, viewerId);
-  // The inbox's safety net for a large transfer: its approval is confirmed by typing the amount.
-  const large = approve ? largeTransferAmount(interaction) : null;
-  const typedOk = large === null || confirms(typed, large.amount);
 
   return (
     <Frame>
@@ -222,46 +219,15 @@ function Decision({
           ) : null}
         </dl>
         {seen.state === "open" ? (
-          <form
-            className="grid gap-3 border-t pt-4"
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (!decide.isPending && typedOk) decide.mutate({ token, ...(reason.trim() ? { reason: reason.trim() } : {}) });
-            }}
-          >
-            <Input
-              aria-label="Reason (optional)"
-              placeholder="Reason (optional)"
-              value={reason}
-              maxLength={500}
-              onChange={(e) => setReason(e.target.value)}
-              disabled={decide.isPending}
+          <div className="grid gap-3 border-t pt-4" data-testid="link-decision">
+            {/* The same control as everywhere a gate is decided, offering only this link's decision. */}
+            <DecisionControl
+              busy={decide.isPending}
+              large={largeTransferAmount(interaction)}
+              summary={interaction.message ?? title}
+              only={approve ? "approve" : "reject"}
+              onDecide={(_, reason) => decide.mutateAsync({ token, ...(reason ? { reason } : {}) })}
             />
-            {large ? (
-              <label className="grid gap-1 text-sm">
-                <span className="text-muted-foreground">
-                  This transfer is {large.amount.toLocaleString("en-US")} {large.currency} — at or above{" "}
-                  {LARGE_TRANSFER_THRESHOLD.toLocaleString("en-US")}. Type the amount or “{CONFIRM_WORD}” to confirm.
-                </span>
-                <Input
-                  value={typed}
-                  onChange={(e) => setTyped(e.target.value)}
-                  aria-label="Type the amount or approve to confirm"
-                  autoComplete="off"
-                  disabled={decide.isPending}
-                />
-              </label>
-            ) : null}
-            <Button
-              type="submit"
-              variant={approve ? "primary" : "danger"}
-              size="lg"
-              disabled={decide.isPending || !typedOk}
-              data-testid="link-confirm"
-            >
-              {approve ? <CheckIcon aria-hidden="true" /> : <XIcon aria-hidden="true" />}
-              {decide.isPending ? "Sending…" : approve ? "Approve" : "Reject"}
-            </Button>
             {decide.error ? <ErrorAlert>{decide.error.message}</ErrorAlert> : null}
             <FinePrint>
               This link decides once and only for you. Prefer the full view?{" "}
@@ -270,7 +236,7 @@ function Decision({
               </Link>
               .
             </FinePrint>
-          </form>
+          </div>
         ) : null}
       </InteractionCard>
       {seen.state !== "open" ? (

@@ -6,7 +6,8 @@ import type { GrantChoice } from "@/server/domain";
 import { ShieldCheckIcon, Undo2Icon } from "lucide-react";
 import { Button } from "@/components/ui/Button";
 import { Countdown } from "./Countdown";
-import { DecisionForm } from "./DecisionForm";
+import { DecisionControl } from "@/components/decisions/DecisionControl";
+import { largeTransferAmount } from "@/components/decisions/confirmation";
 import { ArgList, InteractionCard, Outcome } from "./InteractionCard";
 import { StatusBadge, toneOf } from "./StatusBadge";
 import { argEntries, resultSummary, useToolCatalog } from "./tools";
@@ -78,8 +79,10 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
                 You chose to {chosen.approved ? "approve" : "reject"}; answer the other open request to send both.
               </p>
             ) : (
-              <DecisionForm
+              <DecisionControl
                 busy={busy}
+                large={largeTransferAmount(interaction)}
+                summary={interaction.message ?? title}
                 grant={interaction.detail?.grant}
                 disabledReason={
                   routed && interaction.requester.id === viewerId

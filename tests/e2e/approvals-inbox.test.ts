@@ -90,15 +90,19 @@ describe("the approvals inbox decides exactly the request on screen", () => {
     // Long enough for a second decision to land, were one sent.
     await bob.waitForTimeout(1_500);
 
-    // The decided request is still the one on screen, with who decided, when and how.
-    await expect.poll(() => detail.getAttribute("data-status"), PATIENCE).toBe("resolved");
-    expect(await detail.textContent()).toContain(small);
-    await expect.poll(() => bob.getByTestId("receipt").textContent(), PATIENCE).toMatch(/^Approved by you on .+/);
-    expect(await smallRow.getAttribute("aria-current")).toBe("true");
-    expect(await largeRow.getAttribute("aria-current")).toBe("false");
+    // The inbox moved on to the next request, which the second click did not decide; the decided
+    // row stayed in its place, with its new status.
+    await expect.poll(() => smallRow.getAttribute("data-status"), PATIENCE).toBe("resolved");
+    await expect.poll(() => smallRow.getAttribute("aria-current"), PATIENCE).toBe("false");
+    expect(await detail.getAttribute("data-status")).toBe("pending");
+    expect(await detail.textContent()).not.toContain(small);
     await expect.poll(() => bob.getByTestId("toast").first().textContent(), PATIENCE).toContain(`Transfer 10 EUR to ${small}`);
     expect(await bob.getByTestId("toast").first().textContent()).toContain("Approved");
     await screenshot(bob, `approvals-after-${how}`);
+    // Its receipt: who decided, when and how.
+    await smallRow.click();
+    await expect.poll(() => detail.getAttribute("data-status"), PATIENCE).toBe("resolved");
+    await expect.poll(() => bob.getByTestId("receipt").textContent(), PATIENCE).toMatch(/^Approved by you on .+/);
 
     // Exactly one request was decided: the small one; the large one still waits.
     const decided = await gates(bob, small, large);

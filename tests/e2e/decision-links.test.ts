@@ -170,8 +170,11 @@ describe("decision links in Chromium", () => {
     const state = bob.getByTestId("link-state");
     await expect.poll(() => state.getAttribute("data-state"), PATIENCE).toBe("open");
     expect(await bob.getByTestId("link-request").textContent()).toContain("Votes (0 of 2 approvals)");
-    const confirm = bob.getByRole("button", { name: "Approve", exact: true });
+    // The one decision control: Approve asks for the amount before anything is sent.
+    await bob.getByRole("button", { name: "Approve", exact: true }).click();
+    const confirm = bob.getByRole("button", { name: "Confirm approve" });
     expect(await confirm.isDisabled()).toBe(true);
+    expect(await state.getAttribute("data-state")).toBe("open");
     await bob.getByLabel("Type the amount or approve to confirm").fill("12,000");
     expect(await confirm.isDisabled()).toBe(false);
     await screenshot(bob, "decision-link-large-quorum-desktop");
@@ -183,12 +186,35 @@ describe("decision links in Chromium", () => {
 
     await carol.goto(links.find((l) => l.email === "carol@acme.test")!.approve);
     await expect.poll(() => carol.getByTestId("link-state").getAttribute("data-state"), PATIENCE).toBe("open");
-    await carol.getByLabel("Type the amount or approve to confirm").fill("approve");
     await carol.getByRole("button", { name: "Approve", exact: true }).click();
+    await carol.getByLabel("Type the amount or approve to confirm").fill("approve");
+    await carol.getByRole("button", { name: "Confirm approve" }).click();
     await expect.poll(() => carol.getByTestId("link-state").getAttribute("data-state"), PATIENCE).toBe("used");
     await expect
       .poll(() => alice.getByTestId("message-assistant").last().textContent(), PATIENCE)
       .toContain("Transferred 12,000 EUR to X-LINK-3.");
+    await alice.context().close();
+    await bob.context().close();
+  });
+  it("on a phone, a 2,500 EUR transfer's link asks for the typed amount before approving", async () => {
+    const { alice, links } = await aliceAsks("transfer 2500 EUR to X-LINK-4", "X-LINK-4");
+    const bob = await (await browser.newContext({ viewport: SIZES.phone, hasTouch: true, isMobile: true })).newPage();
+    await signInAs(bob, server.url, "bob@acme.test");
+    await bob.goto(links.find((l) => l.email === "bob@acme.test")!.approve);
+    const state = bob.getByTestId("link-state");
+    await expect.poll(() => state.getAttribute("data-state"), PATIENCE).toBe("open");
+    await bob.getByRole("button", { name: "Approve", exact: true }).tap();
+    const typed = bob.getByLabel("Type the amount or approve to confirm");
+    await expect.poll(() => typed.count(), PATIENCE).toBe(1);
+    expect(await state.getAttribute("data-state")).toBe("open");
+    expect((await horizontalOverflow(bob)).scrollWidth).toBeLessThanOrEqual(SIZES.phone.width);
+    await typed.fill("2,500");
+    await screenshot(bob, "decision-link-large-phone");
+    await bob.getByRole("button", { name: "Confirm approve" }).tap();
+    await expect.poll(() => state.getAttribute("data-state"), PATIENCE).toBe("used");
+    await expect
+      .poll(() => alice.getByTestId("message-assistant").last().textContent(), PATIENCE)
+      .toContain("Transferred 2,500 EUR to X-LINK-4.");
     await alice.context().close();
     await bob.context().close();
   });

@@ -14,38 +14,58 @@ export interface Ask {
   n: number;
 }
 
+/** How long a control that replaced the one just used ignores clicks: the second click of a double click lands here. */
+export const SETTLE_MS = 1_000;
+
+export interface DecisionControlProps {
+  busy: boolean;
+  /** Why this viewer cannot decide (shown instead of the buttons). */
+  disabledReason?: string;
+  /** The transfer's amount when it is at or above the threshold (see `largeTransferAmount`). */
+  large: { amount: number; currency: string } | null;
+  /** What is being decided, in a few words (for the confirmation). */
+  summary: string;
+  /** A keyboard shortcut's ask (the inbox's a/r): it always opens a confirmation first. */
+  ask?: Ask | null;
+  /** The standing approval the request offers ("Approve and allow…"), if any. */
+  grant?: Pick<GrantOffer, "summary" | "caps">;
+  /** A decision link decides one way only: the other button is not offered. */
+  only?: "approve" | "reject";
+  /** What the buttons decide, when not a plain request ("gate": "Approve gate"). */
+  noun?: string;
+  /** This control replaced the one just used (the inbox moved on): ignore clicks for a moment. */
+  settle?: boolean;
+  /** Sends the decision; a rejected promise means it was not taken, and the control unlocks. */
+  onDecide(approved: boolean, reason?: string, grant?: GrantChoice): void | Promise<unknown>;
+}
+
 /**
- * The inbox's decision: approve or reject with an optional reason, never an edit. A click on Reject
- * or Approve decides at once, except for a large transfer, whose approval must be confirmed by typing
- * its amount (or "approve"). A keyboard shortcut (`ask`) always opens a confirmation first: Enter
- * confirms, Escape cancels. One decision per form: it locks on the first one and stays locked once
- * sent; only a failure unlocks it.
+ * The one way a gate is decided — in the inbox, the chat's card, the console and a decision link:
+ * approve or reject with an optional reason, never an edit (a changed call needs a new request).
+ * A click decides at once, except the approval of a large transfer, which is confirmed by typing
+ * its amount (or "approve"). A keyboard shortcut always opens a confirmation first: Enter
+ * confirms, Escape cancels. One decision per control: it locks on the first one (a double click
+ * decides once) and stays locked once sent; only a failure unlocks it.
  */
-export function InboxDecision({
+export function DecisionControl({
   busy,
   disabledReason,
   large,
   summary,
   ask,
   grant,
+  only,
+  noun,
+  settle = false,
   onDecide,
-}: {
-  busy: boolean;
-  disabledReason?: string;
-  /** The transfer's amount when it is at or above the threshold. */
-  large: { amount: number; currency: string } | null;
-  /** What is being decided, in a few words (for the confirmation). */
-  summary: string;
-  ask: Ask | null;
-  /** The standing approval the request offers ("Approve and allow…"), if any. */
-  grant?: Pick<GrantOffer, "summary" | "caps">;
-  onDecide(approved: boolean, reason?: string, grant?: GrantChoice): Promise<unknown>;
-}) {
+}: DecisionControlProps) {
   const [reason, setReason] = useState("");
   const [phase, setPhase] = useState<"open" | "sending" | "sent">("open");
   const [confirming, setConfirming] = useState<boolean | null>(null);
   const [typed, setTyped] = useState("");
+  // The state above renders the lock; this stops a second click that arrives before React re-renders.
   const locked = useRef(false);
+  const [mountedAt] = useState(() => Date.now());
   const confirmButton = useRef<HTMLButtonElement>(null);
   const typedInput = useRef<HTMLInputElement>(null);
 
@@ -53,8 +73,10 @@ export function InboxDecision({
   const [lastAsk, setLastAsk] = useState<number | null>(null);
   if (ask && ask.n !== lastAsk && !disabledReason && phase === "open") {
     setLastAsk(ask.n);
-    setConfirming(ask.approved);
-    setTyped("");
+    if (!only || only === (ask.approved ? "approve" : "reject")) {
+      setConfirming(ask.approved);
+      setTyped("");
+    }
   }
   const needsTyping = confirming === true && large !== null;
   useEffect(() => {
@@ -83,6 +105,7 @@ export function InboxDecision({
       </p>
     );
 
+  const settling = () => settle && Date.now() - mountedAt < SETTLE_MS;
   const decide = async (approved: boolean, standing?: GrantChoice) => {
     if (locked.current || busy) return;
     locked.current = true;
@@ -92,15 +115,25 @@ export function InboxDecision({
       await onDecide(approved, reason.trim() || undefined, standing);
       setPhase("sent");
     } catch {
+      // The caller shows why; the control is open again for another try.
       locked.current = false;
       setPhase("open");
     }
   };
+  const click = (approved: boolean) => {
+    if (settling()) return;
+    if (approved && large) {
+      setConfirming(true);
+      setTyped("");
+    } else void decide(approved);
+  };
   const disabled = busy || phase !== "open";
   const typedOk = !needsTyping || (large !== null && confirms(typed, large.amount));
+  const label = (verb: string) => (noun ? `${verb} ${noun}` : verb);
+  const sending = busy || phase === "sending";
 
   return (
-    <div className="grid gap-3">
+    <div className="grid gap-3" data-testid="decision-control">
       <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap sm:items-center">
         <Input
           aria-label="Reason (optional)"
@@ -112,26 +145,28 @@ export function InboxDecision({
           className="sm:min-w-56 sm:flex-1"
         />
         <div className="flex flex-wrap gap-2 sm:ml-auto">
-          <Button variant="danger" className="flex-1 sm:flex-none" onClick={() => void decide(false)} disabled={disabled}>
-            <XIcon aria-hidden="true" />
-            Reject
-          </Button>
+          {only === "approve" ? null : (
+            <Button variant="danger" className="flex-1 sm:flex-none" onClick={() => click(false)} disabled={disabled}>
+              <XIcon aria-hidden="true" />
+              {only === "reject" && sending ? "Sending…" : only === "reject" && phase === "sent" ? "Sent" : label("Reject")}
+            </Button>
+          )}
           {/* A standing approval is only offered below the large-transfer threshold (no typed confirmation to skip). */}
-          {grant && !large ? <GrantPopover offer={grant} disabled={disabled} onApprove={(choice) => void decide(true, choice)} /> : null}
-          <Button
-            variant="primary"
-            className="flex-1 sm:flex-none"
-            onClick={() => {
-              if (large) {
-                setConfirming(true);
-                setTyped("");
-              } else void decide(true);
-            }}
-            disabled={disabled}
-          >
-            <CheckIcon aria-hidden="true" />
-            {busy || phase === "sending" ? "Sending…" : phase === "sent" ? "Sent" : "Approve"}
-          </Button>
+          {grant && !large && only !== "reject" ? (
+            <GrantPopover
+              offer={grant}
+              disabled={disabled}
+              onApprove={(choice) => {
+                if (!settling()) void decide(true, choice);
+              }}
+            />
+          ) : null}
+          {only === "reject" ? null : (
+            <Button variant="primary" className="flex-1 sm:flex-none" onClick={() => click(true)} disabled={disabled}>
+              <CheckIcon aria-hidden="true" />
+              {sending ? "Sending…" : phase === "sent" ? "Sent" : label("Approve")}
+            </Button>
+          )}
         </div>
       </div>
       {confirming !== null && phase === "open" ? (
@@ -160,6 +195,7 @@ export function InboxDecision({
                 onChange={(e) => setTyped(e.target.value)}
                 aria-label="Type the amount or approve to confirm"
                 autoComplete="off"
+                inputMode="text"
                 className="bg-card text-foreground"
               />
             </label>
