@@ -2,8 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { useRouter } from "next/navigation";
-import { useTRPC, useTRPCClient } from "@/components/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
 import { ClientToolHost, useClientTools } from "@/components/interactions/ClientToolHost";
 import { ExternalWaitStatus } from "@/components/interactions/ExternalWaitStatus";
@@ -28,6 +27,9 @@ import { useGates } from "./useGates";
 import type { ChatMessage, ChatToolCall } from "./types";
 import type { InteractionView } from "@/components/trpc/types";
 import { useAgentRun } from "./useAgentRun";
+import { useStopRun } from "./useStopRun";
+import { OfflineBanner } from "./OfflineBanner";
+import { takeAddress, useConversationAddress } from "./useConversationAddress";
 
 /** The agent a conversation talks to when nothing else is known: the concierge needs no model. */
 const DEFAULT_AGENT_ID = "concierge";
@@ -44,6 +46,8 @@ export function ChatApp(props: ConversationProps) {
   // The registry changes only with a deployment.
   const agents = useQuery(trpc.agents.list.queryOptions(undefined, { staleTime: Infinity }));
   const thread = useThreadInfo(props.threadId);
+  // A conversation started here takes its address when its first run starts: the same conversation.
+  const address = useConversationAddress(props.threadId);
   // A new conversation starts with the agent picked here; a thread keeps the agent of its runs.
   const [picked, setPicked] = useState(DEFAULT_AGENT_ID);
   const agentId = props.threadId ? (thread.agentId ?? DEFAULT_AGENT_ID) : picked;
@@ -52,11 +56,12 @@ export function ChatApp(props: ConversationProps) {
     <ClientToolHost>
       <div className="flex min-h-0 flex-1">
         <aside className="hidden w-72 shrink-0 flex-col border-r bg-surface md:flex" aria-label="Conversations">
-          <ThreadList activeId={props.threadId} />
+          <ThreadList activeId={address.threadId} />
         </aside>
         <Conversation
-          key={`${props.threadId ?? "new"}:${agentId}`}
+          key={`${address.key}:${agentId}`}
           {...props}
+          threadId={address.threadId}
           agentId={agentId}
           agent={agent}
           agents={agents.data ?? []}
@@ -143,17 +148,13 @@ function waitingFor(kinds: ReadonlySet<string>, waitingForOthers: boolean, opera
 
 function Conversation({ threadId, initialMessages, viewerId, agentId, agent, agents, onPick }: ConversationProps & AgentChoice) {
   const trpc = useTRPC();
-  const trpcClient = useTRPCClient();
   const queryClient = useQueryClient();
-  const router = useRouter();
   const [draft, setDraft] = useState("");
   const clientTools = useClientTools();
   const tools = useToolCatalog(agentId);
   const run = useAgentRun(agentId, threadId, initialMessages, clientTools);
   const agentName = agent?.name ?? "Concierge";
-  const [stopRequested, setStopping] = useState(false);
-  // A Stop holds until the run ends; the next run starts without it.
-  const stopping = stopRequested && run.running;
+  const { stopping, stop, thread: conversationId } = useStopRun(threadId, viewerId, run);
   const { replaceMessages } = run;
   const gates = useGates(threadId, viewerId, run);
   // Only requests that hold the thread lock the composer; background work (research) does not.
@@ -168,26 +169,6 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
   useEffect(() => {
     if (!run.running) input.current?.focus();
   }, [run.running]);
-
-  /** The owner's Stop: CANCEL to the thread's live run(s); the run's own notice then says it was cancelled. */
-  async function stop() {
-    if (!threadId && !run.running) return;
-    setStopping(true);
-    try {
-      const live = (
-        await Promise.all([trpcClient.runs.list.query({ status: "running" }), trpcClient.runs.list.query({ status: "queued" })])
-      )
-        .flat()
-        .filter((r) => r.threadId === (threadId ?? currentThread.current) && r.ownerId === viewerId && !r.parentRunId);
-      if (live.length === 0) throw new Error("The run already ended.");
-      for (const r of live) await trpcClient.runs.steer.mutate({ runId: r.runId, instruction: { type: "CANCEL" } });
-    } catch (error) {
-      setStopping(false);
-      run.report({ message: `Could not stop the run: ${error instanceof Error ? error.message : String(error)}` });
-    }
-  }
-  const currentThread = useRef<string | null>(threadId);
-
   // A browser tool still waiting when the page loaded (or asked for by a run followed from
   // elsewhere) is answered by this browser at once, as if the request had just arrived. The run
   // answers each request once, so a refreshed list does not answer it again.
@@ -224,24 +205,22 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     const text = draft.trim();
-    if (!text || run.running || blockedBy) return;
+    // While a run works the composer stays free: the thread's double-texting policy decides.
+    if (!text || blockedBy) return;
     // A new conversation gets its id here; the server creates the thread on the first run.
-    const id = threadId ?? crypto.randomUUID();
-    currentThread.current = id;
-    setStopping(false);
+    const id = conversationId(() => crypto.randomUUID());
     setDraft("");
-    const { delivered } = await run.send(id, text);
+    // Stored, the conversation has its address and its place in the list at once, long before the reply ends.
+    const started = () => {
+      takeAddress(id);
+      void queryClient.invalidateQueries({ queryKey: trpc.threads.list.queryKey() });
+    };
+    const { delivered } = await run.send(id, text, started);
     if (!delivered) {
-      setDraft(text);
+      setDraft((now) => now || text);
       return;
     }
-    await Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.threads.list.queryKey() }),
-      queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey({ threadId: id }) }),
-    ]);
-    // The conversation now has its own address: the list highlights it, and "New conversation"
-    // starts a fresh one again.
-    if (!threadId) router.replace(`/chat/${encodeURIComponent(id)}`);
+    await queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey({ threadId: id }) });
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
@@ -273,9 +252,9 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
   const placeholder = run.running
     ? stopping
       ? "Stopping…"
-      : "Waiting for the reply… (Stop to cancel)"
+      : "Reply, or add a message: it goes once this reply ends"
     : (blockedBy ?? `Message the ${agentName.toLowerCase()} (Enter to send)`);
-  const disabled = run.running || blockedBy !== null;
+  const disabled = blockedBy !== null;
   const suggestions = suggestionsFor(agent);
   return (
     <section className="flex min-w-0 flex-1 flex-col" aria-label="Conversation">
@@ -435,18 +414,18 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
               </p>
             </div>
           ) : null}
-          {run.running && !run.streaming ? (
-            run.queuedAhead !== null ? (
-              <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-queued">
-                <TypingDots />
-                Queued — {run.queuedAhead} ahead
-              </div>
-            ) : (
-              <div className="flex items-center gap-2 text-sm text-muted-foreground">
-                <TypingDots />
-                The {agentName.toLowerCase()} is working…
-              </div>
-            )
+          <OfflineBanner offline={run.offline} />
+          {run.queuedAhead !== null ? (
+            <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-queued">
+              <TypingDots />
+              Queued — {run.queuedAhead} ahead
+            </div>
+          ) : null}
+          {run.running && !run.streaming && run.queuedAhead === null ? (
+            <div className="flex items-center gap-2 text-sm text-muted-foreground">
+              <TypingDots />
+              The {agentName.toLowerCase()} is working…
+            </div>
           ) : null}
           {run.error ? (
             <ErrorAlert data-testid="run-error" data-code={run.error.code}>
@@ -501,7 +480,9 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                 <SquareIcon className="!size-4 fill-current" aria-hidden="true" />
               </Button>
             </Tooltip>
-          ) : (
+          ) : null}
+          {/* While a run works, Send appears next to Stop once there is something to send. */}
+          {!run.running || draft.trim() !== "" ? (
             <Tooltip content="Send (Enter)" side="top">
               <Button
                 type="submit"
@@ -514,7 +495,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
                 <ArrowUpIcon className="!size-5" aria-hidden="true" />
               </Button>
             </Tooltip>
-          )}
+          ) : null}
         </form>
         <p className="mx-auto mt-2 hidden max-w-3xl text-center text-xs text-muted-foreground sm:block">
           Enter to send · Shift + Enter for a new line
