@@ -2,8 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { useRouter } from "next/navigation";
-import { useTRPC, useTRPCClient } from "@/components/trpc/client";
+import { useTRPC } from "@/components/trpc/client";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
 import { ClientToolHost, useClientTools } from "@/components/interactions/ClientToolHost";
 import { ExternalWaitStatus } from "@/components/interactions/ExternalWaitStatus";
@@ -30,6 +29,9 @@ import { useRequestFocus } from "./useRequestFocus";
 import type { ChatMessage, ChatToolCall } from "./types";
 import type { InteractionView } from "@/components/trpc/types";
 import { useAgentRun } from "./useAgentRun";
+import { useStopRun } from "./useStopRun";
+import { OfflineBanner } from "./OfflineBanner";
+import { takeAddress, useConversationAddress } from "./useConversationAddress";
 
 /** The agent a conversation talks to when nothing else is known: the concierge needs no model. */
 const DEFAULT_AGENT_ID = "concierge";
@@ -48,6 +50,8 @@ export function ChatApp(props: ConversationProps) {
   // The registry changes only with a deployment.
   const agents = useQuery(trpc.agents.list.queryOptions(undefined, { staleTime: Infinity }));
   const thread = useThreadInfo(props.threadId);
+  // A conversation started here takes its address when its first run starts: the same conversation.
+  const address = useConversationAddress(props.threadId);
   // A new conversation starts with the agent picked here; a thread keeps the agent of its runs.
   const [picked, setPicked] = useState(DEFAULT_AGENT_ID);
   const agentId = props.threadId ? (thread.agentId ?? DEFAULT_AGENT_ID) : picked;
@@ -56,11 +60,12 @@ export function ChatApp(props: ConversationProps) {
     <ClientToolHost>
       <div className="flex min-h-0 flex-1">
         <aside className="hidden w-72 shrink-0 flex-col border-r bg-surface md:flex" aria-label="Conversations">
-          <ThreadList activeId={props.threadId} />
+          <ThreadList activeId={address.threadId} />
         </aside>
         <Conversation
-          key={`${props.threadId ?? "new"}:${agentId}`}
+          key={`${address.key}:${agentId}`}
           {...props}
+          threadId={address.threadId}
           agentId={agentId}
           agent={agent}
           agents={agents.data ?? []}
@@ -156,17 +161,13 @@ function Conversation({
   onPick,
 }: ConversationProps & AgentChoice) {
   const trpc = useTRPC();
-  const trpcClient = useTRPCClient();
   const queryClient = useQueryClient();
-  const router = useRouter();
   const [draft, setDraft] = useState("");
   const clientTools = useClientTools();
   const tools = useToolCatalog(agentId);
   const run = useAgentRun(agentId, threadId, initialMessages, clientTools);
   const agentName = agent?.name ?? "Concierge";
-  const [stopRequested, setStopping] = useState(false);
-  // A Stop holds until the run ends; the next run starts without it.
-  const stopping = stopRequested && run.running;
+  const { stopping, stop, thread: conversationId } = useStopRun(threadId, viewerId, run);
   const { replaceMessages } = run;
   const gates = useGates(threadId, viewerId, run);
   // Only requests that hold the thread lock the composer; background work (research) does not.
@@ -181,26 +182,6 @@ function Conversation({
   useEffect(() => {
     if (!run.running) input.current?.focus();
   }, [run.running]);
-
-  /** The owner's Stop: CANCEL to the thread's live run(s); the run's own notice then says it was cancelled. */
-  async function stop() {
-    if (!threadId && !run.running) return;
-    setStopping(true);
-    try {
-      const live = (
-        await Promise.all([trpcClient.runs.list.query({ status: "running" }), trpcClient.runs.list.query({ status: "queued" })])
-      )
-        .flat()
-        .filter((r) => r.threadId === (threadId ?? currentThread.current) && r.ownerId === viewerId && !r.parentRunId);
-      if (live.length === 0) throw new Error("The run already ended.");
-      for (const r of live) await trpcClient.runs.steer.mutate({ runId: r.runId, instruction: { type: "CANCEL" } });
-    } catch (error) {
-      setStopping(false);
-      run.report({ message: `Could not stop the run: ${error instanceof Error ? error.message : String(error)}` });
-    }
-  }
-  const currentThread = useRef<string | null>(threadId);
-
   // A browser tool still waiting when the page loaded (or asked for by a run followed from
   // elsewhere) is answered by this browser at once, as if the request had just arrived. The run
   // answers each request once, so a refreshed list does not answer it again.
@@ -236,24 +217,22 @@ function Conversation({
 
   async function submit() {
     const text = draft.trim();
-    if (!text || run.running || blockedBy) return;
+    // While a run works the composer stays free: the thread's double-texting policy decides.
+    if (!text || blockedBy) return;
     // A new conversation gets its id here; the server creates the thread on the first run.
-    const id = threadId ?? crypto.randomUUID();
-    currentThread.current = id;
-    setStopping(false);
+    const id = conversationId(() => crypto.randomUUID());
     setDraft("");
-    const { delivered } = await run.send(id, text);
+    // Stored, the conversation has its address and its place in the list at once, long before the reply ends.
+    const started = () => {
+      takeAddress(id);
+      void queryClient.invalidateQueries({ queryKey: trpc.threads.list.queryKey() });
+    };
+    const { delivered } = await run.send(id, text, started);
     if (!delivered) {
-      setDraft(text);
+      setDraft((now) => now || text);
       return;
     }
-    await Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.threads.list.queryKey() }),
-      queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey({ threadId: id }) }),
-    ]);
-    // The conversation now has its own address: the list highlights it, and "New conversation"
-    // starts a fresh one again.
-    if (!threadId) router.replace(`/chat/${encodeURIComponent(id)}`);
+    await queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey({ threadId: id }) });
   }
 
   // A request that just opened takes the focus (never on a dismissive action).
@@ -265,9 +244,9 @@ function Conversation({
   const placeholder = run.running
     ? stopping
       ? "Stopping…"
-      : "Waiting for the reply… (Stop to cancel)"
+      : "Reply, or add a message: it goes once this reply ends"
     : (blockedBy ?? `Message the ${agentName.toLowerCase()} (Enter to send)`);
-  const disabled = run.running || blockedBy !== null;
+  const disabled = blockedBy !== null;
   // A run that failed before it answered can run again: the user's message is still the last word.
   const canRetry =
     !!threadId && !run.running && !run.error?.remedy && !blockedBy && run.messages.findLast((m) => m.role !== "system")?.role === "user";
@@ -431,18 +410,18 @@ function Conversation({
               </p>
             </div>
           ) : null}
-          {run.running && !run.streaming ? (
-            run.queuedAhead !== null ? (
-              <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-queued">
-                <TypingDots />
-                Queued — {run.queuedAhead} ahead
-              </div>
-            ) : (
-              <div className="flex items-center gap-2 text-sm text-muted-foreground">
-                <TypingDots />
-                The {agentName.toLowerCase()} is working…
-              </div>
-            )
+          <OfflineBanner offline={run.offline} />
+          {run.queuedAhead !== null ? (
+            <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-queued">
+              <TypingDots />
+              Queued — {run.queuedAhead} ahead
+            </div>
+          ) : null}
+          {run.running && !run.streaming && run.queuedAhead === null ? (
+            <div className="flex items-center gap-2 text-sm text-muted-foreground">
+              <TypingDots />
+              The {agentName.toLowerCase()} is working…
+            </div>
           ) : null}
           {run.error ? (
             <ErrorAlert data-testid="run-error" data-code={run.error.code}>

@@ -13,11 +13,11 @@ export interface ComposerProps {
   draft: string;
   onDraft(text: string): void;
   onSend(): void;
-  /** While a run works: Stop instead of Send. */
+  /** While a run works: Stop, and Send beside it once there is a message (the thread's double-texting policy decides what it does). */
   running: boolean;
   stopping: boolean;
   onStop(): void;
-  /** The box takes no text (a request above waits for an answer, or a run works). */
+  /** The box takes no text (a request above waits for an answer). */
   disabled: boolean;
   placeholder: string;
   /** The most characters one message may have: the server's own limit (HARBOR_MAX_MESSAGE_CHARS). */
@@ -28,7 +28,7 @@ export interface ComposerProps {
 const NEAR_LIMIT = 0.9;
 const count = (n: number) => n.toLocaleString("en-US");
 
-/** The box a message is written in, with Send (or Stop while a run works) beside it. */
+/** The box a message is written in, with Send (and Stop while a run works) beside it. */
 export function Composer({ inputRef, draft, onDraft, onSend, running, stopping, onStop, disabled, placeholder, maxChars }: ComposerProps) {
   // Nothing is ever cut: a message past the limit stays whole in the box, and Send says why it waits.
   const length = draft.trim().length;
@@ -80,7 +80,9 @@ export function Composer({ inputRef, draft, onDraft, onSend, running, stopping, 
               <SquareIcon className="!size-4 fill-current" aria-hidden="true" />
             </Button>
           </Tooltip>
-        ) : (
+        ) : null}
+        {/* While a run works, Send appears next to Stop once there is something to send. */}
+        {!running || length > 0 ? (
           <Tooltip content={over > 0 ? "Too long to send" : "Send (Enter)"} side="top">
             <Button
               type="submit"
@@ -93,7 +95,7 @@ export function Composer({ inputRef, draft, onDraft, onSend, running, stopping, 
               <ArrowUpIcon className="!size-5" aria-hidden="true" />
             </Button>
           </Tooltip>
-        )}
+        ) : null}
       </form>
       {near ? (
         <p

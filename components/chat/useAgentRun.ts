@@ -1,14 +1,27 @@
 "use client";
 
 import { EventType, HttpAgent, type Message } from "@ag-ui/client";
-import { useCallback, useLayoutEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { WIRE_EVENTS, type RunEvent } from "@/server/domain";
 import type { ClientToolRegistry } from "@/components/interactions/ClientToolHost";
 import { runNotice, withNotice } from "./run-notices";
+import {
+  addText,
+  applyRunEvent,
+  endText,
+  startText,
+  withProgress,
+  type FollowedState,
+  type RunFailure,
+  type ToolProgress,
+} from "./run-events";
 import type { ChatMessage, ResumeAnswer } from "./types";
+import { useRunFollow } from "./useRunFollow";
 
-export interface AgentRunState {
+export type { RunFailure, ToolProgress } from "./run-events";
+
+export interface AgentRunState extends FollowedState {
   messages: ChatMessage[];
   /** The assistant message being streamed, while it streams. */
   streaming: { id: string; content: string } | null;
@@ -20,12 +33,6 @@ export interface AgentRunState {
   progress: Record<string, ToolProgress>;
 }
 
-export interface ToolProgress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
 /** What `CUSTOM tool.progress` carries. */
 const ProgressEvent = z.object({
   toolCallId: z.string(),
@@ -34,25 +41,8 @@ const ProgressEvent = z.object({
   message: z.string().optional(),
 });
 
-const withProgress = (s: AgentRunState, event: z.infer<typeof ProgressEvent>): AgentRunState => ({
-  ...s,
-  progress: {
-    ...s.progress,
-    [event.toolCallId]: {
-      progress: event.progress,
-      ...(event.total !== undefined ? { total: event.total } : {}),
-      ...(event.message ? { message: event.message } : {}),
-    },
-  },
-});
-
-export interface RunFailure {
-  message: string;
-  /** The RUN_ERROR code, when the server refused or failed the run in-band. */
-  code?: string;
-  /** What the user can do about it: sign in again (the session ended), or reload what was saved. */
-  remedy?: "sign-in" | "reload";
-}
+/** Refusals of a new message that stored nothing: the message goes back into the composer. */
+const NOT_STORED = new Set(["PENDING_INTERACTION", "RUN_IN_PROGRESS"]);
 
 /** What `CUSTOM harnest.client_tool` carries. */
 const BrowserRequest = z.object({ requestId: z.string(), toolCallId: z.string(), toolName: z.string() });
@@ -119,21 +109,65 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     messages.current = state.messages;
   }, [state.messages]);
   const answered = useRef(new Set<string>());
+  // Transport runs of this page still streaming (the composer stays free: a message sent while a
+  // run works is a run of its own, which the thread's double-texting policy queues, refuses or
+  // lets interrupt), and their user messages, kept in view until the server's record has them.
+  const active = useRef(0);
+  const inFlight = useRef(new Map<string, ChatMessage>());
+  // The transport run whose queue notice is shown: only its own events end the wait.
+  const queuedBy = useRef<string | null>(null);
+  const attached = useRef(false);
+
+  /** Replaces the conversation with the server's record, keeping messages of runs still on their way. */
+  const replaceMessages = useCallback((next: ChatMessage[]) => {
+    const waiting = [...inFlight.current.values()].filter((m) => !next.some((n) => n.id === m.id));
+    messages.current = [...next, ...waiting];
+    setState((s) => ({ ...s, messages: messages.current }));
+  }, []);
+
+  const follow = useRunFollow({
+    apply: (event) => setState((s) => applyRunEvent(s, event)),
+    replaceMessages,
+    setFollowing: (following) => {
+      attached.current = following;
+      setState((s) => (following ? { ...s, running: true } : active.current > 0 ? s : { ...s, running: false, streaming: null }));
+    },
+    onRunStopped: () => undefined,
+  });
+  const { attach } = follow;
+
+  // A conversation opened while its run works attaches to it (its log, then live): on a reload, in
+  // another tab or device, or coming back to it from the list. Once, for the thread the page opened.
+  const [opened] = useState(threadId);
+  useEffect(() => {
+    if (opened) attach(opened);
+  }, [opened, attach]);
 
   /** One transport run: streams it into state and reports the browser tools it asked for. */
   const execute = useCallback(
     async (
       id: string,
-      options: { userMessage?: ChatMessage; resume?: ResumeAnswer[]; toolResults?: ChatMessage[]; privately?: boolean },
+      options: {
+        userMessage?: ChatMessage;
+        resume?: ResumeAnswer[];
+        toolResults?: ChatMessage[];
+        privately?: boolean;
+        onStarted?: () => void;
+      },
     ): Promise<{ delivered: boolean; browserRequests: BrowserRequest[] }> => {
       const history = [...messages.current, ...(options.userMessage ? [options.userMessage] : []), ...(options.toolResults ?? [])];
       messages.current = history;
+      const runId = crypto.randomUUID();
+      active.current += 1;
+      if (options.userMessage) inFlight.current.set(options.userMessage.id, options.userMessage);
       setState((s) => ({ ...s, messages: history, running: true, error: null }));
       // A private answer travels alone: no messages, no state that a snapshot could echo.
       const agent = new HttpAgent({
         url: `/api/agents/${encodeURIComponent(agentId)}/runs`,
         threadId: id,
-        initialMessages: options.privately ? [] : toAgui(history),
+        initialMessages: options.privately
+          ? []
+          : toAgui(history.filter((m) => !inFlight.current.has(m.id) || m.id === options.userMessage?.id)),
       });
       // Once the run started, the server holds the message. A request refused before that stored
       // nothing, so its message leaves the conversation and goes back into the composer.
@@ -142,50 +176,49 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
       let refused = false;
       let failed = false;
       const browserRequests: BrowserRequest[] = [];
-      const fail = (failure: RunFailure) => setState((s) => ({ ...s, error: failure }));
+      const withoutMessage = (s: AgentRunState) => s.messages.filter((m) => m.id !== options.userMessage?.id);
       const failOrRefuse = (error: unknown) => {
-        if (started) return fail(describe(error));
+        if (started) return;
         refused = true;
-        setState((s) => ({
-          ...s,
-          error: describe(error),
-          messages: s.messages.filter((m) => m.id !== options.userMessage?.id),
-        }));
+        setState((s) => ({ ...s, error: describe(error), messages: withoutMessage(s) }));
       };
       try {
         await agent.runAgent(
-          { runId: crypto.randomUUID(), ...(options.resume ? { resume: options.resume } : {}) },
+          { runId, ...(options.resume ? { resume: options.resume } : {}) },
           {
             onRunStartedEvent: () => {
               started = true;
+              options.onStarted?.();
             },
             // Anything but the start and the queue's own notices means the run has its turn.
             onEvent: ({ event }) => {
               if (event.type === EventType.RUN_STARTED || (event.type === EventType.CUSTOM && event.name === WIRE_EVENTS.runQueued)) return;
-              setState((s) => (s.queuedAhead === null ? s : { ...s, queuedAhead: null }));
+              if (queuedBy.current !== runId) return;
+              queuedBy.current = null;
+              setState((s) => ({ ...s, queuedAhead: null }));
             },
             onRunFinishedEvent: () => {
               ended = true;
             },
-            onTextMessageStartEvent: ({ event }) => setState((s) => ({ ...s, streaming: { id: event.messageId, content: "" } })),
-            onTextMessageContentEvent: ({ event }) =>
-              setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + event.delta } } : s)),
-            onTextMessageEndEvent: () =>
-              setState((s) =>
-                s.streaming ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] } : s,
-              ),
+            onTextMessageStartEvent: ({ event }) => setState((s) => startText(s, event.messageId)),
+            onTextMessageContentEvent: ({ event }) => setState((s) => addText(s, event.messageId, event.delta)),
+            onTextMessageEndEvent: ({ event }) => setState((s) => endText(s, event.messageId)),
             onToolCallResultEvent: ({ event }) =>
-              setState((s) => ({
-                ...s,
-                messages: [
-                  ...s.messages,
-                  { id: event.messageId, role: "tool", content: String(event.content), toolCallId: event.toolCallId },
-                ],
-              })),
+              setState((s) =>
+                s.messages.some((m) => m.id === event.messageId)
+                  ? s
+                  : {
+                      ...s,
+                      messages: [
+                        ...s.messages,
+                        { id: event.messageId, role: "tool", content: String(event.content), toolCallId: event.toolCallId },
+                      ],
+                    },
+              ),
             onMessagesSnapshotEvent: ({ event }) => {
               // Kept at once: a browser tool's follow-up run starts from this history.
-              messages.current = fromAgui(event.messages);
-              setState((s) => ({ ...s, messages: messages.current }));
+              if (options.userMessage) inFlight.current.delete(options.userMessage.id);
+              replaceMessages(fromAgui(event.messages));
             },
             onCustomEvent: ({ event }) => {
               if (event.name === WIRE_EVENTS.clientTool) {
@@ -199,32 +232,38 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
                 return;
               }
               const notice = runNotice(event.name, event.value);
+              if (notice?.type === "queued") queuedBy.current = runId;
               if (notice) setState((s) => withNotice(s, notice));
             },
             onRunErrorEvent: ({ event }) => {
               ended = true;
               failed = true;
-              // A refused message (e.g. PENDING_INTERACTION) was not stored: give it back to the composer.
-              if (options.userMessage && event.code === "PENDING_INTERACTION") refused = true;
+              // A refused message (e.g. PENDING_INTERACTION, RUN_IN_PROGRESS) was not stored: give it back to the composer.
+              if (options.userMessage && event.code && NOT_STORED.has(event.code)) refused = true;
               setState((s) => ({
                 ...s,
                 error: { message: event.message, code: event.code },
-                messages: refused ? s.messages.filter((m) => m.id !== options.userMessage?.id) : s.messages,
+                messages: refused ? withoutMessage(s) : s.messages,
               }));
             },
             onRunFailed: ({ error }) => failOrRefuse(error),
           },
         );
-        // @ag-ui/client resolves even when the stream was cut before its last event.
-        if (!ended && !refused) fail({ message: "The connection dropped before the reply finished.", remedy: "reload" });
       } catch (error) {
         failOrRefuse(error);
       } finally {
-        setState((s) => ({ ...s, running: false, streaming: null, queuedAhead: null }));
+        active.current -= 1;
+        if (options.userMessage && (refused || ended)) inFlight.current.delete(options.userMessage.id);
+        if (queuedBy.current === runId) queuedBy.current = null;
+        // A stream cut before its end (the server went away) keeps what arrived; the page
+        // attaches to the thread's runs and catches up from their log once the server is back.
+        const dropped = started && !ended;
+        if (dropped) attach(id);
+        else if (active.current === 0 && !attached.current) setState((s) => ({ ...s, running: false, streaming: null, queuedAhead: null }));
       }
       return { delivered: !refused, browserRequests: ended && !failed ? browserRequests : [] };
     },
-    [agentId],
+    [agentId, attach, replaceMessages],
   );
 
   /**
@@ -261,8 +300,10 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     [execute, answerBrowserTools],
   );
 
+  /** Sends a new message; `onStarted` once the server stored it (the run started). */
   const send = useCallback(
-    (id: string, text: string) => run(id, { userMessage: { id: crypto.randomUUID(), role: "user", content: text } }),
+    (id: string, text: string, onStarted?: () => void) =>
+      run(id, { userMessage: { id: crypto.randomUUID(), role: "user", content: text }, onStarted }),
     [run],
   );
 
@@ -275,59 +316,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
   );
 
   /** Applies an event of a run someone else continued (an approver decided), as it happens. */
-  const apply = useCallback((event: RunEvent) => {
-    setState((s) => {
-      switch (event.type) {
-        case "run.queued":
-          return withNotice({ ...s, running: true }, { type: "queued", position: event.position });
-        case "run.cancelled":
-          return withNotice(s, { type: "cancelled", by: event.by });
-        case "text.started":
-          return { ...s, running: true, queuedAhead: null, streaming: { id: event.messageId, content: "" } };
-        case "text.delta":
-          return s.streaming ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + event.delta } } : s;
-        case "text.ended":
-          return s.streaming ? { ...s, streaming: null, messages: [...s.messages, { ...s.streaming, role: "assistant" }] } : s;
-        case "tool.result":
-          if (s.messages.some((m) => m.id === event.messageId)) return s;
-          return {
-            ...s,
-            running: true,
-            messages: [...s.messages, { id: event.messageId, role: "tool", content: event.content, toolCallId: event.toolCallId }],
-          };
-        case "snapshot":
-          return { ...s, messages: event.messages };
-        case "run.completed":
-        case "run.paused":
-          return { ...s, running: false, streaming: null, queuedAhead: null };
-        case "run.failed":
-          return { ...s, running: false, streaming: null, queuedAhead: null, error: { message: event.message, code: event.code } };
-        case "tool.progress":
-          return withProgress(s, event);
-        // What another person's decision continues with shows in the snapshot and text that follow.
-        case "run.started":
-        case "run.handed_off":
-        case "tool.call":
-        case "pause.requested":
-        case "client_tool.requested":
-        case "external_wait.started":
-        case "pause.reminder":
-        case "pause.escalated":
-        case "pause.resumed":
-        case "grant.used":
-        case "budget.warning":
-        case "steer.applied":
-        case "children.started":
-          return s;
-      }
-    });
-  }, []);
-
-  /** Replaces the conversation with the server's record (after background work appended to it). */
-  const replaceMessages = useCallback((next: ChatMessage[]) => {
-    messages.current = next;
-    setState((s) => ({ ...s, messages: next }));
-  }, []);
+  const apply = useCallback((event: RunEvent) => setState((s) => applyRunEvent(s, event)), []);
 
   /** A note of what happened to the run that this page saw live (an operator resumed it). */
   const note = useCallback(
@@ -347,7 +336,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     [threadId, answerBrowserTools],
   );
 
-  return { ...state, send, resume, apply, note, report, replaceMessages, answerPending };
+  return { ...state, offline: follow.offline, send, resume, apply, note, report, replaceMessages, answerPending };
 }
 
 /** Runs each requested browser tool with the arguments of its call; the first failure stops them all. */

@@ -131,8 +131,11 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   // Follow the run an approver must continue, until it ends (not just until the gate is decided):
   // skip what is already shown, up to the pause.
   const [followed, setFollowed] = useState<{ runId: string; interactionId: string; kind: string } | null>(null);
+  // The request whose run was followed to its end: a list not yet refreshed still shows it open,
+  // and following it again would replay (and once showed twice) the run's reply.
+  const [followedToEnd, setFollowedToEnd] = useState<string | null>(null);
   const waitingOn = routed[0] ?? operator[0] ?? consent[0];
-  if (waitingOn && followed?.interactionId !== waitingOn.interactionId) {
+  if (waitingOn && followed?.interactionId !== waitingOn.interactionId && followedToEnd !== waitingOn.interactionId) {
     setFollowed({ runId: waitingOn.runId, interactionId: waitingOn.interactionId, kind: waitingOn.kind });
   }
   // Events up to the pause being waited on are already shown; later ones are new to this
@@ -157,6 +160,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
             void refresh();
           }
           if (event.type === "run.completed" || event.type === "run.failed" || event.type === "run.paused") {
+            setFollowedToEnd(followed.interactionId);
             setFollowed(null);
             void refresh();
           }

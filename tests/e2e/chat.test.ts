@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
-import { screenshot, signInAs, useBrowser } from "../helpers/browser";
+import { say, screenshot, signInAs, useBrowser } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
 /** The UI streams at its real pace; give polls time for a whole reply and a navigation. */
@@ -36,9 +36,11 @@ describe("the chat journey in Chromium", () => {
     await box.fill("Hello concierge");
     await box.press("Enter");
 
-    // While streaming, the bubble grows and the input is disabled.
+    // While streaming, the bubble grows, Stop is offered, and the composer stays free (the thread's
+    // double-texting policy decides what a message sent now does).
     await alicePage.locator(".message.streaming").waitFor({ state: "visible" });
-    expect(await box.isDisabled()).toBe(true);
+    expect(await box.isDisabled()).toBe(false);
+    expect(await alicePage.getByTestId("stop-run").count()).toBe(1);
     const partial = (await alicePage.locator(".message.streaming .message-body").textContent()) ?? "";
     await screenshot(alicePage, "chat-streaming");
 
@@ -68,6 +70,23 @@ describe("the chat journey in Chromium", () => {
     expect(listed).toContain("Hello concierge");
     await screenshot(alicePage, "chat-two-threads");
     await alicePage.goto(aliceThreadUrl);
+  });
+
+  it("queues a message sent while a reply works, and answers it after", async () => {
+    const page = await (await browser.newContext()).newPage();
+    await signInAs(page, server.url, "alice@acme.test");
+    await say(page, "count slowly to 6");
+    await expect.poll(() => page.getByTestId("message-assistant").count(), PATIENCE).toBeGreaterThan(0);
+    await say(page, "hello again");
+    // The concierge's policy is `enqueue`: the message waits its turn, and says so.
+    await expect.poll(() => page.getByTestId("run-queued").textContent(), PATIENCE).toMatch(/Queued — \d+ ahead/);
+    expect(await page.getByTestId("message-user").last().textContent()).toContain("hello again");
+    await screenshot(page, "chat-queued-while-working");
+    await expect.poll(() => page.getByTestId("messages").textContent(), PATIENCE).toContain("Done counting to 6.");
+    await expect.poll(() => page.getByTestId("run-queued").count(), PATIENCE).toBe(0);
+    const users = await page.getByTestId("message-user").allTextContents();
+    expect(users.filter((t) => t.includes("hello again"))).toHaveLength(1);
+    await page.context().close();
   });
 
   it("still shows the conversation after a reload", async () => {

@@ -1,0 +1,115 @@
+/**
+ * How a run's logged events (`runs.events`) change the conversation a page shows. Applying them is
+ * idempotent: a page that attaches to a run reads its log from the start, and a follower that
+ * subscribes again (a reconnect, a second follower of the same run) sees events it has already
+ * shown — a message already in the conversation is never added a second time.
+ */
+import type { RunEvent } from "@/server/domain";
+import { withNotice, type NoticeState } from "./run-notices";
+import type { ChatMessage } from "./types";
+
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RunFailure {
+  message: string;
+  /** The RUN_ERROR code, when the server refused or failed the run in-band. */
+  code?: string;
+  /** What the user can do about it: sign in again (the session ended), or reload what was saved. */
+  remedy?: "sign-in" | "reload";
+}
+
+/** The part of a conversation's state a run's events change. */
+export interface FollowedState extends NoticeState {
+  running: boolean;
+  error: RunFailure | null;
+  progress: Record<string, ToolProgress>;
+}
+
+export const withProgress = <S extends FollowedState>(
+  s: S,
+  event: { toolCallId: string; progress: number; total?: number; message?: string },
+): S => ({
+  ...s,
+  progress: {
+    ...s.progress,
+    [event.toolCallId]: {
+      progress: event.progress,
+      ...(event.total !== undefined ? { total: event.total } : {}),
+      ...(event.message ? { message: event.message } : {}),
+    },
+  },
+});
+
+const shown = (s: NoticeState, messageId: string) => s.messages.some((m) => m.id === messageId);
+
+/** The streamed text so far, as a message of the conversation (once). */
+export function endText<S extends NoticeState>(s: S, messageId: string): S {
+  if (!s.streaming || s.streaming.id !== messageId) return s;
+  const message: ChatMessage = { ...s.streaming, role: "assistant" };
+  return { ...s, streaming: null, messages: shown(s, messageId) ? s.messages : [...s.messages, message] };
+}
+
+/** Text that starts streaming; a message already shown is not streamed again (a replayed log). */
+export function startText<S extends NoticeState>(s: S, messageId: string): S {
+  if (shown(s, messageId)) return s.streaming?.id === messageId ? { ...s, streaming: null } : s;
+  return { ...s, queuedAhead: null, streaming: { id: messageId, content: "" } };
+}
+
+export function addText<S extends NoticeState>(s: S, messageId: string, delta: string): S {
+  return s.streaming?.id === messageId ? { ...s, streaming: { ...s.streaming, content: s.streaming.content + delta } } : s;
+}
+
+/** Applies one logged event of a run this page follows (attached to, or continued by someone else). */
+export function applyRunEvent<S extends FollowedState>(s: S, event: RunEvent): S {
+  switch (event.type) {
+    case "run.started":
+      return { ...s, running: true };
+    case "run.queued":
+      return withNotice({ ...s, running: true }, { type: "queued", position: event.position });
+    case "run.cancelled":
+      return withNotice(s, { type: "cancelled", by: event.by });
+    case "text.started":
+      return { ...startText(s, event.messageId), running: true };
+    case "text.delta":
+      return addText(s, event.messageId, event.delta);
+    case "text.ended":
+      return endText(s, event.messageId);
+    case "tool.result":
+      if (shown(s, event.messageId)) return s;
+      return {
+        ...s,
+        running: true,
+        messages: [...s.messages, { id: event.messageId, role: "tool", content: event.content, toolCallId: event.toolCallId }],
+      };
+    case "snapshot":
+      return { ...s, messages: event.messages };
+    case "run.completed":
+    case "run.paused":
+      return { ...s, running: false, streaming: null, queuedAhead: null };
+    case "run.failed":
+      return { ...s, running: false, streaming: null, queuedAhead: null, error: { message: event.message, code: event.code } };
+    case "tool.progress":
+      return withProgress(s, event);
+    // What these change shows in the snapshot and text that follow, or in the thread's requests.
+    case "run.handed_off":
+    case "tool.call":
+    case "pause.requested":
+    case "client_tool.requested":
+    case "external_wait.started":
+    case "pause.reminder":
+    case "pause.escalated":
+    case "pause.resumed":
+    case "grant.used":
+    case "budget.warning":
+    case "steer.applied":
+    case "children.started":
+      return s;
+  }
+}
+
+/** Whether the run this event belongs to has stopped executing for now (ended, or waits on someone). */
+export const stopsRun = (event: RunEvent) => event.type === "run.completed" || event.type === "run.failed" || event.type === "run.paused";
