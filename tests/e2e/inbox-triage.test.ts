@@ -75,6 +75,12 @@ describe("the inbox as a triage queue", () => {
     await expect.poll(() => row.isVisible(), PATIENCE).toBe(true);
     expect(new URL(bob.url()).pathname).toBe("/approvals");
 
+    // The address of a request that does not exist (any more) says so, and offers no decision.
+    await bob.goto(`${server.url}/approvals/${randomUUID()}`);
+    await expect.poll(() => bob.getByTestId("gone-detail").isVisible(), PATIENCE).toBe(true);
+    expect(await bob.getByRole("button", { name: "Approve", exact: true }).count()).toBe(0);
+    await screenshot(bob, "inbox-triage-phone-gone");
+
     // A run's detail in the console: Back returns to the runs.
     const carol = await (await browser.newContext(PHONE)).newPage();
     await signInAs(carol, server.url, "carol@acme.test");
