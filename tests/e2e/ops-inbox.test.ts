@@ -125,10 +125,14 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
     await bob.keyboard.press("a");
     await confirm.waitFor(PATIENCE);
     await bob.keyboard.press("Enter");
-    await expect.poll(() => detail.getAttribute("data-status"), PATIENCE).toBe("resolved");
-    await expect.poll(() => bob.getByTestId("receipt").textContent(), PATIENCE).toMatch(/^Approved by you on .+ — “ja ok”/);
+    // The approved request keeps its place, with its new status, and the inbox moves on.
+    await expect.poll(() => first.getAttribute("data-status"), PATIENCE).toBe("resolved");
+    await expect.poll(() => first.getAttribute("aria-current"), PATIENCE).toBe("false");
     // The other one was not touched.
     expect(await second.getAttribute("data-status")).toBe("pending");
+    await first.click();
+    await expect.poll(() => detail.getAttribute("data-status"), PATIENCE).toBe("resolved");
+    await expect.poll(() => bob.getByTestId("receipt").textContent(), PATIENCE).toMatch(/^Approved by you on .+ — “ja ok”/);
 
     // r rejects the other one, after its confirmation.
     await bob.keyboard.press("k");
@@ -189,6 +193,12 @@ describe("the approvals inbox: whose move, the conversation, keys, large transfe
       await detail.getByRole("button", { name: "Approve" }).click();
       await detail.getByLabel("Type the amount or approve to confirm").fill("12,000");
       await detail.getByRole("button", { name: "Confirm approve" }).click();
+      // The inbox moves on to the next request that needs them, if any: this one is opened again.
+      await expect.poll(() => who.getByTestId("toast").first().textContent(), PATIENCE).toMatch(/Vote recorded|Approved/);
+      const back = who.getByRole("button", { name: "Back to requests" });
+      if (await back.isVisible()) await back.click();
+      await request.click();
+      await expect.poll(() => detail.textContent(), PATIENCE).toContain(`QUORUM-${tag}`);
       return detail;
     };
 
