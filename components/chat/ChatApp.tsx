@@ -252,7 +252,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
   const placeholder = run.running
     ? stopping
       ? "Stopping…"
-      : "Reply, or add a message: it goes once this reply ends"
+      : "Send another message, or Stop"
     : (blockedBy ?? `Message the ${agentName.toLowerCase()} (Enter to send)`);
   const disabled = blockedBy !== null;
   const suggestions = suggestionsFor(agent);
@@ -414,7 +414,6 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
               </p>
             </div>
           ) : null}
-          <OfflineBanner offline={run.offline} />
           {run.queuedAhead !== null ? (
             <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-queued">
               <TypingDots />
@@ -449,6 +448,7 @@ function Conversation({ threadId, initialMessages, viewerId, agentId, agent, age
         </div>
       </div>
       <div className="shrink-0 bg-background px-3 pt-2 pb-3 sm:px-6 sm:pb-5">
+        <OfflineBanner offline={run.offline} />
         <form
           className="mx-auto flex w-full max-w-3xl items-end gap-2 rounded-2xl border border-input bg-card p-2 shadow-sm transition-colors focus-within:border-ring focus-within:ring-2 focus-within:ring-ring/40 has-[textarea:disabled]:bg-muted"
           onSubmit={(e) => void submit(e)}
