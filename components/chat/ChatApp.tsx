@@ -244,7 +244,7 @@ function Conversation({
   const placeholder = run.running
     ? stopping
       ? "Stopping…"
-      : "Reply, or add a message: it goes once this reply ends"
+      : "Send another message, or Stop"
     : (blockedBy ?? `Message the ${agentName.toLowerCase()} (Enter to send)`);
   const disabled = blockedBy !== null;
   // A run that failed before it answered can run again: the user's message is still the last word.
@@ -410,7 +410,6 @@ function Conversation({
               </p>
             </div>
           ) : null}
-          <OfflineBanner offline={run.offline} />
           {run.queuedAhead !== null ? (
             <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-queued">
               <TypingDots />
@@ -461,6 +460,7 @@ function Conversation({
         disabled={disabled}
         placeholder={placeholder}
         maxChars={maxMessageChars}
+        notice={<OfflineBanner offline={run.offline} />}
       />
     </section>
   );

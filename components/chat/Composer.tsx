@@ -1,6 +1,6 @@
 "use client";
 
-import type { KeyboardEvent, Ref } from "react";
+import type { KeyboardEvent, ReactNode, Ref } from "react";
 import { ArrowUpIcon, SquareIcon } from "lucide-react";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
@@ -22,6 +22,8 @@ export interface ComposerProps {
   placeholder: string;
   /** The most characters one message may have: the server's own limit (HARBOR_MAX_MESSAGE_CHARS). */
   maxChars: number;
+  /** Shown right above the box, e.g. that the server cannot be reached. */
+  notice?: ReactNode;
 }
 
 /** From this share of the limit on, the counter shows. */
@@ -29,7 +31,19 @@ const NEAR_LIMIT = 0.9;
 const count = (n: number) => n.toLocaleString("en-US");
 
 /** The box a message is written in, with Send (and Stop while a run works) beside it. */
-export function Composer({ inputRef, draft, onDraft, onSend, running, stopping, onStop, disabled, placeholder, maxChars }: ComposerProps) {
+export function Composer({
+  inputRef,
+  draft,
+  onDraft,
+  onSend,
+  running,
+  stopping,
+  onStop,
+  disabled,
+  placeholder,
+  maxChars,
+  notice,
+}: ComposerProps) {
   // Nothing is ever cut: a message past the limit stays whole in the box, and Send says why it waits.
   const length = draft.trim().length;
   const over = length - maxChars;
@@ -45,6 +59,7 @@ export function Composer({ inputRef, draft, onDraft, onSend, running, stopping, 
   }
   return (
     <div className="shrink-0 bg-background px-3 pt-2 pb-3 sm:px-6 sm:pb-5">
+      {notice}
       <form
         className="mx-auto flex w-full max-w-3xl items-end gap-2 rounded-2xl border border-input bg-card p-2 shadow-sm transition-colors focus-within:border-ring focus-within:ring-2 focus-within:ring-ring/40 has-[textarea:disabled]:bg-muted"
         onSubmit={(e) => {

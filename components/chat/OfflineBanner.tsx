@@ -10,7 +10,7 @@ export function OfflineBanner({ offline }: { offline: boolean }) {
   if (!offline) return null;
   return (
     <div
-      className="mx-auto flex w-full max-w-3xl items-start gap-2.5 rounded-xl border border-warning-border bg-warning-bg px-4 py-3 text-sm text-warning-fg"
+      className="mx-auto mb-2 flex w-full max-w-3xl items-start gap-2.5 rounded-xl border border-warning-border bg-warning-bg px-4 py-3 text-sm text-warning-fg"
       role="status"
       data-testid="offline-banner"
     >

@@ -118,16 +118,21 @@ describe("a server that drops mid-reply, in Chromium", () => {
 
         second = await startServer({ ...env, HARBOR_DATA_DIR: first.dataDir }, `e2e-chat-drop-${size}-restarted`);
         await expect.poll(() => banner.count(), { timeout: 30_000 }).toBe(0);
-        await expect.poll(() => page.getByTestId("messages").textContent(), { timeout: 45_000 }).toContain("Done counting to 25.");
+        // The run died with the server that ran it: the restarted one reclaims it as failed, and the
+        // page catches up to that end from the log — every number once, in order, none lost.
+        await expect.poll(() => page.getByTestId("stop-run").count(), { timeout: 45_000 }).toBe(0);
         const numbers = await numbersShown(page);
-        expect(numbers).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+        expect(numbers.length).toBeGreaterThanOrEqual(kept.length);
+        expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
+        const ending = (await page.getByTestId("messages").textContent()) ?? "";
+        expect(ending.includes("Done counting to 25.") || (await page.getByTestId("run-error").count()) === 1).toBe(true);
         await screenshot(page, `chat-live-caught-up-${size}`);
         await context.close();
       } finally {
         await first.stop();
         await second?.stop();
       }
-    }, 120_000);
+    }, 240_000);
   }
 });
 
@@ -150,7 +155,13 @@ describe("a rejection followed live, in Chromium", () => {
       await alice.getByTestId("new-thread").click();
       await alice.waitForURL(/\/chat$/);
       await say(alice, `transfer 480 EUR to ${account}`);
-      await expect.poll(() => alice.getByTestId("approval-card").getAttribute("data-status"), PATIENCE).toBe("pending");
+      await expect
+        .poll(() => alice.getByTestId("approval-card").getAttribute("data-status"), PATIENCE)
+        .toBe("pending")
+        .catch(async (error: unknown) => {
+          await screenshot(alice, `chat-live-rejected-setup-failed-${attempt}`);
+          throw error;
+        });
 
       const listed = await bob.request.get(`${server.url}/api/trpc/interactions.list?input=${encodeURIComponent('{"status":"pending"}')}`);
       const pending = ((await listed.json()) as { result: { data: { interactionId: string; message: string | null }[] } }).result.data;
