@@ -120,29 +120,35 @@ describe("the console around the run's history", () => {
     await detail.getByRole("button", { name: "Cancel (cascade)" }).click();
     await detail.getByRole("button", { name: "Confirm cancel with helpers" }).click();
     await expect.poll(() => detail.getByTestId("run-status").textContent(), PATIENCE).toBe("cancelled");
-  });
+  }, 120_000);
 
   it("updates the run list as fast as the open run's detail (under a second)", async () => {
     await carol.goto(`${server.url}/console`);
     await expect.poll(() => carol.getByTestId("runs-table").count(), PATIENCE).toBe(1);
     const lags: number[] = [];
     for (const to of [8, 9, 10]) {
+      await alice.goto(`${server.url}/chat`);
       await say(alice, `count slowly to ${to}`);
       const runId = await newestRun(carol, "running");
       await carol.locator(`[data-testid="run-row"][data-run-id="${runId}"]`).click();
       await expect.poll(() => carol.getByTestId("run-detail").getByTestId("run-status").textContent(), PATIENCE).toBe("running");
       await recordStatusTimes(carol, runId);
-      await expect.poll(async () => (await statusTimes(carol)).completed?.list, { timeout: 40_000 }).toBeGreaterThan(0);
+      // Both show it in the end (either may be first: the list can beat the detail).
+      await expect
+        .poll(async () => Math.min((await statusTimes(carol)).completed?.list ?? 0, (await statusTimes(carol)).completed?.detail ?? 0), {
+          timeout: 40_000,
+        })
+        .toBeGreaterThan(0);
       const done = (await statusTimes(carol)).completed!;
-      expect(done.detail).toBeGreaterThan(0);
-      lags.push(done.list! - done.detail!);
+      lags.push(Math.max(0, done.list! - done.detail!));
     }
     console.log(`list-vs-detail lag (ms): ${lags.map((l) => Math.round(l)).join(", ")}`);
     // The median: one slow answer on a loaded machine says less than the feed's usual delay.
     expect([...lags].sort((a, b) => a - b)[1]).toBeLessThan(1000);
-  });
+  }, 120_000);
 
   it("shows on a tap, on a phone, why a steering instruction does not apply", async () => {
+    await alice.goto(`${server.url}/chat`);
     await say(alice, "count slowly to 200");
     await carol.goto(`${server.url}/console`);
     const runId = await newestRun(carol, "running");
@@ -168,5 +174,5 @@ describe("the console around the run's history", () => {
     await detail.getByRole("button", { name: "Confirm cancel with helpers" }).tap();
     await expect.poll(() => detail.getByTestId("run-status").textContent(), PATIENCE).toBe("cancelled");
     await phone.context().close();
-  });
+  }, 120_000);
 });
