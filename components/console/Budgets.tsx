@@ -1,20 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Skeleton } from "@/components/ui/Skeleton";
 import { BudgetLimits } from "./BudgetLimits";
 import { UsageByUser } from "./BudgetUsers";
 import { WorkspaceUsage, YourUsage } from "./BudgetUsage";
-
-const CONSOLE_LINKS = [
-  { href: "/console", label: "Runs" },
-  { href: "/console/webhooks", label: "Webhooks" },
-  { href: "/console/mcp", label: "MCP servers" },
-  { href: "/console/audit", label: "Export audit" },
-];
 
 /**
  * Model token budgets. Admins see the workspace's use against its budgets, each user's use, and
@@ -30,16 +22,6 @@ export function Budgets({ admin }: { admin: boolean }) {
         <header className="grid gap-2">
           <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
             <h1 className="text-lg font-semibold tracking-tight">Model budgets</h1>
-            {/* Members cannot open the rest of the console: no links to it. */}
-            {admin ? (
-              <nav aria-label="Console" className="flex flex-wrap items-center gap-3 text-xs">
-                {CONSOLE_LINKS.map((link) => (
-                  <Link key={link.href} href={link.href} className="text-primary underline underline-offset-2 hover:no-underline">
-                    {link.label}
-                  </Link>
-                ))}
-              </nav>
-            ) : null}
           </div>
           <p className="max-w-3xl text-sm text-muted-foreground">
             {admin

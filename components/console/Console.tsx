@@ -2,7 +2,6 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { ArrowLeftIcon, CoinsIcon, ListTreeIcon, SearchIcon, ServerCogIcon } from "lucide-react";
-import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { PAUSE_REASON_LIST, REASON_LABELS, ReasonBadge } from "@/components/interactions/reasons";
@@ -14,10 +13,11 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { Input, Select } from "@/components/ui/Input";
 import { Skeleton } from "@/components/ui/Skeleton";
 import type { RouterOutputs } from "@/components/trpc/types";
-import { PAUSE_REASONS, type PauseReason } from "@/server/domain";
 import { duration, relative, tokens } from "./format";
 import { RunDetail } from "./RunDetail";
 import { RunStatusBadge } from "./RunStatusBadge";
+import { listInput, runFilters } from "./runFilters";
+import { useLiveRunList } from "./useLiveRunList";
 
 const STATUSES = ["queued", "running", "paused", "completed", "failed", "cancelled", "rejected", "expired", "lost"] as const;
 
@@ -38,22 +38,24 @@ function nested(runs: Run[]): { run: Run; depth: number }[] {
   return out;
 }
 
-const asStatus = (v: string | null) => ((STATUSES as readonly string[]).includes(v ?? "") ? (v as (typeof STATUSES)[number]) : "");
-const asReason = (v: string | null) => ((PAUSE_REASONS as readonly string[]).includes(v ?? "") ? (v as PauseReason) : "");
+/** What a row says about its run: its own input (and the goal an operator redirected it to). */
+function runLabel(run: Run): string {
+  const input = run.input ?? run.threadTitle ?? "—";
+  return run.goal ? `${input} → goal: ${run.goal}` : input;
+}
 
 /**
  * The operator console: every run of the tenant, live, with filters; a run's timeline and the nine
  * instructions; the scheduler's queue. It calls only the public tRPC procedures any client can.
  */
-export function Console() {
+export function Console({ initial }: { initial?: { input: ReturnType<typeof listInput>; runs: Run[] } }) {
   const trpc = useTRPC();
   // Filters and search live in the URL: a filtered view can be shared, reloaded and gone back to.
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
-  const status = asStatus(params.get("status"));
-  const reason = asReason(params.get("reason"));
-  const q = params.get("q") ?? "";
+  const { status, reason, q } = runFilters((key) => params.get(key));
+  const input = listInput({ status, reason, q });
   const [search, setSearch] = useState(q);
   const setParam = (key: string, value: string) => {
     const next = new URLSearchParams(params.toString());
@@ -70,15 +72,20 @@ export function Console() {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only the typed text starts a search
   }, [search]);
   const [selected, setSelected] = useState<string | null>(null);
-  // There is no list feed: a slow poll keeps the list current (the open run updates live over its own feed).
+  // The list follows the server's feed of run changes; a poll stands in while the feed is down,
+  // and a slow one covers runs another instance executes (their changes reach this one's feed only when watched).
+  const live = useLiveRunList();
+  const poll = live ? 15_000 : 3000;
+  // The first list comes with the page (loaded on the server for the URL's filters): no wait for it.
+  const [first] = useState(initial);
   const runs = useQuery(
-    trpc.runs.list.queryOptions(
-      { ...(status ? { status } : {}), ...(reason ? { reason } : {}), ...(q ? { q } : {}) },
-      { refetchInterval: 3000 },
-    ),
+    trpc.runs.list.queryOptions(input, {
+      refetchInterval: poll,
+      ...(first && JSON.stringify(first.input) === JSON.stringify(input) ? { initialData: first.runs } : {}),
+    }),
   );
   const rows = useMemo(() => nested(runs.data ?? []), [runs.data]);
-  const queue = useQuery(trpc.runs.queue.queryOptions(undefined, { refetchInterval: 3000 }));
+  const queue = useQuery(trpc.runs.queue.queryOptions(undefined, { refetchInterval: poll }));
   // Tokens models spent on the tenant's runs in the last 30 days (fixed per page load, so the query key stays put).
   const [usageSince] = useState(() => new Date(Date.now() - 30 * 24 * 3600_000).toISOString());
   const usage = useQuery(trpc.runs.usage.queryOptions({ since: usageSince }, { refetchInterval: 15_000 }));
@@ -102,27 +109,21 @@ export function Console() {
         <div className="grid gap-3 border-b p-3 sm:p-4">
           <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
             <h1 className="text-base font-semibold tracking-tight">Runs</h1>
-            <span className="flex items-center gap-3 text-xs">
-              <Link href="/console/webhooks" className="text-primary underline underline-offset-2 hover:no-underline">
-                Webhooks
-              </Link>
-              <Link href="/console/mcp" className="text-primary underline underline-offset-2 hover:no-underline">
-                MCP servers
-              </Link>
-              <Link href="/console/audit" className="text-primary underline underline-offset-2 hover:no-underline">
-                Export audit
-              </Link>
-              <Link href="/console/retention" className="text-primary underline underline-offset-2 hover:no-underline">
-                Data retention
-              </Link>
-              <Link href="/console/budgets" className="text-primary underline underline-offset-2 hover:no-underline">
-                Model budgets
-              </Link>
-            </span>
-            <p className="flex min-w-0 items-center gap-1.5 text-xs text-muted-foreground" data-testid="scheduler">
+            {/* Your organisation's runs only; the capacity is the serving process's, shared by all. */}
+            <p
+              className="flex min-w-0 items-center gap-1.5 text-xs text-muted-foreground"
+              data-testid="scheduler"
+              data-active={queue.data?.active}
+              data-queued={queue.data?.queue.length}
+            >
               <ServerCogIcon className="size-3.5 shrink-0" aria-hidden="true" />
               <span className="min-w-0 [overflow-wrap:anywhere]">
-                Scheduler: {queue.data ? `${queue.data.active} of ${queue.data.maxActive} running, ${queue.data.queue.length} queued` : "…"}
+                Scheduler:{" "}
+                {queue.data
+                  ? `${queue.data.active} running, ${queue.data.queue.length} queued · room for ${queue.data.maxActive} at once`
+                  : queue.isError
+                    ? "unavailable"
+                    : "…"}
                 {queue.data?.queue.length
                   ? ` — next: ${queue.data.queue.map((q) => `${q.runId.slice(0, 8)} (p${q.priority})`).join(", ")}`
                   : ""}
@@ -194,7 +195,7 @@ export function Console() {
               <thead className="sticky top-0 z-10 bg-background shadow-[inset_0_-1px_0_var(--border)]">
                 <tr>
                   <th className={th}>Run</th>
-                  <th className={cn(th, "hidden 2xl:table-cell")}>Goal or thread</th>
+                  <th className={cn(th, "hidden 2xl:table-cell")}>Input</th>
                   <th className={th}>Status</th>
                   <th className={th}>Owner</th>
                   <th className={cn(th, "hidden sm:table-cell")}>Agent</th>
@@ -242,13 +243,14 @@ export function Console() {
                       </button>
                       <span
                         className="line-clamp-2 max-w-32 text-xs text-muted-foreground [overflow-wrap:anywhere] sm:max-w-52 2xl:hidden"
-                        title={run.goal ?? run.threadTitle ?? undefined}
+                        title={runLabel(run)}
+                        data-testid="run-label"
                       >
-                        {run.goal ?? run.threadTitle}
+                        {runLabel(run)}
                       </span>
                     </td>
-                    <td className={cn(td, "hidden max-w-56 truncate 2xl:table-cell")} title={run.goal ?? run.threadTitle ?? undefined}>
-                      {run.goal ? `Goal: ${run.goal}` : (run.threadTitle ?? "—")}
+                    <td className={cn(td, "hidden max-w-56 truncate 2xl:table-cell")} title={runLabel(run)}>
+                      {runLabel(run)}
                     </td>
                     <td className={td}>
                       <span className="flex flex-wrap items-center gap-1">
@@ -264,12 +266,13 @@ export function Console() {
                     <td className={cn(td, "max-w-32 truncate")}>{run.ownerName ?? run.ownerId}</td>
                     <td className={cn(td, "hidden text-muted-foreground sm:table-cell")}>{run.agentId}</td>
                     <td className={cn(td, "text-right whitespace-nowrap text-muted-foreground tabular-nums")}>
-                      <time dateTime={run.createdAt} title={new Date(run.createdAt).toLocaleString()}>
+                      {/* The first rows are rendered on the server: its clock, locale and time zone are not the browser's. */}
+                      <time dateTime={run.createdAt} title={new Date(run.createdAt).toLocaleString()} suppressHydrationWarning>
                         {relative(run.createdAt).replace(" ago", "")}
                         <span className="hidden sm:inline"> ago</span>
                       </time>
                     </td>
-                    <td className={cn(td, "hidden text-right whitespace-nowrap tabular-nums md:table-cell")}>
+                    <td className={cn(td, "hidden text-right whitespace-nowrap tabular-nums md:table-cell")} suppressHydrationWarning>
                       {duration(run.createdAt, run.finishedAt)}
                     </td>
                     <td

@@ -2,7 +2,6 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { ArrowLeftIcon, PlusIcon, ServerIcon } from "lucide-react";
-import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorAlert } from "@/components/ui/Alert";
@@ -70,17 +69,6 @@ export function McpServers() {
             <h1 ref={listHeading} tabIndex={-1} className="text-base font-semibold tracking-tight outline-none">
               MCP servers
             </h1>
-            <nav aria-label="Console" className="flex flex-wrap items-center gap-3 text-xs">
-              <Link href="/console" className="text-primary underline underline-offset-2 hover:no-underline">
-                Runs
-              </Link>
-              <Link href="/console/webhooks" className="text-primary underline underline-offset-2 hover:no-underline">
-                Webhooks
-              </Link>
-              <Link href="/console/audit" className="text-primary underline underline-offset-2 hover:no-underline">
-                Export audit
-              </Link>
-            </nav>
           </div>
           <p className="text-sm text-muted-foreground">
             The assistant is offered the tools of these servers as{" "}

@@ -1,7 +1,6 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorAlert } from "@/components/ui/Alert";
@@ -36,20 +35,6 @@ export function Retention() {
         <header className="grid gap-2">
           <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
             <h1 className="text-lg font-semibold tracking-tight">Data retention</h1>
-            <nav aria-label="Console" className="flex flex-wrap items-center gap-3 text-xs">
-              <Link href="/console" className="text-primary underline underline-offset-2 hover:no-underline">
-                Runs
-              </Link>
-              <Link href="/console/webhooks" className="text-primary underline underline-offset-2 hover:no-underline">
-                Webhooks
-              </Link>
-              <Link href="/console/mcp" className="text-primary underline underline-offset-2 hover:no-underline">
-                MCP servers
-              </Link>
-              <Link href="/console/audit" className="text-primary underline underline-offset-2 hover:no-underline">
-                Export audit
-              </Link>
-            </nav>
           </div>
           <p className="max-w-3xl text-sm text-muted-foreground">
             What your organisation keeps, and for how long. A sweep deletes what is past the policy; until then nothing changes.

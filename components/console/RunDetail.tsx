@@ -2,24 +2,21 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { ChevronRightIcon, CircleDotIcon, ExternalLinkIcon, PauseIcon, PlayIcon, ShieldCheckIcon, ShieldXIcon } from "lucide-react";
-import Link from "next/link";
+import { ChevronRightIcon, CircleDotIcon, PauseIcon, PlayIcon, ShieldCheckIcon, ShieldXIcon } from "lucide-react";
 import { useState, type ReactNode } from "react";
 import { RunGateDecision } from "@/components/decisions/RunGateDecision";
-import { ReasonBadge } from "@/components/interactions/reasons";
 import { useTRPC } from "@/components/trpc/client";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { cn } from "@/components/ui/cn";
 import { Input } from "@/components/ui/Input";
-import { Skeleton } from "@/components/ui/Skeleton";
-import { Tooltip } from "@/components/ui/Tooltip";
 import type { RouterOutputs } from "@/components/trpc/types";
 import type { RunEvent, SteeringInstruction } from "@/server/domain";
 import { HIDDEN_KEYS, timelineLines, type Names, type Tone } from "./timeline";
-import { duration, relative, tokens } from "./format";
-import { RunStatusBadge } from "./RunStatusBadge";
+import { duration } from "./format";
+import { Gated } from "./Gated";
+import { RunHeader } from "./RunHeader";
 
 type Instruction = SteeringInstruction;
 
@@ -46,24 +43,6 @@ export function whyNot(run: RunInfo | undefined, control: Control): string | nul
     case "TALK":
       return null;
   }
-}
-
-/** A button that, when it does not apply, is disabled and says why on hover and keyboard focus. */
-function Gated({ why, children }: { why: string | null; children: (disabled: boolean) => ReactNode }) {
-  if (!why) return <>{children(false)}</>;
-  return (
-    <Tooltip content={why}>
-      {/* A disabled button gets no pointer or focus: the wrapper carries the hint. */}
-      <span
-        tabIndex={0}
-        title={why}
-        className="inline-flex cursor-not-allowed rounded-lg outline-none focus-visible:ring-2 focus-visible:ring-ring"
-        data-why={why}
-      >
-        {children(true)}
-      </span>
-    </Tooltip>
-  );
 }
 
 export function RunDetail({ runId, standalone = false }: { runId: string; standalone?: boolean }) {
@@ -110,74 +89,19 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
   const live = feed.status === "pending" && !(info && FINISHED.has(info.status));
   return (
     <article className="grid gap-4" data-testid="run-detail">
-      <header className="grid gap-1.5">
-        <div className="flex flex-wrap items-center gap-2">
-          {standalone ? (
-            <h1 className="font-mono text-lg font-semibold tracking-tight">Run {runId.slice(0, 8)}</h1>
-          ) : (
-            <h2 className="font-mono text-lg font-semibold tracking-tight">Run {runId.slice(0, 8)}</h2>
-          )}
-          {info ? <RunStatusBadge status={info.status} testId="run-status" /> : null}
-          {info?.pauseReason ? <ReasonBadge reason={info.pauseReason} /> : null}
-          {standalone ? null : (
-            <Link
-              href={`/console/runs/${encodeURIComponent(runId)}`}
-              className="ml-auto inline-flex items-center gap-1 text-xs text-primary underline-offset-2 hover:underline"
-            >
-              Open run page
-              <ExternalLinkIcon className="size-3.5" aria-hidden="true" />
-            </Link>
-          )}
-        </div>
-        {info?.goal || info?.threadTitle ? (
-          <p className="text-sm font-medium [overflow-wrap:anywhere]" data-testid="run-title">
-            {info.goal ? `Goal: ${info.goal}` : info.threadTitle}
-          </p>
-        ) : null}
-        {info ? (
-          <p className="text-sm text-muted-foreground [overflow-wrap:anywhere]">
-            {info.ownerName} · {info.agentId} · priority {info.priority}
-            {info.parentRunId ? ` · helper of ${info.parentRunId.slice(0, 8)}` : ""}
-            {info.childCount ? ` · ${info.childCount} helper run(s)` : ""}
-          </p>
-        ) : null}
-        {info ? (
-          <dl className="flex flex-wrap gap-x-5 gap-y-1 text-xs text-muted-foreground" data-testid="run-facts">
-            <div className="flex gap-1">
-              <dt>Started</dt>
-              <dd className="text-foreground">
-                <time dateTime={info.createdAt} title={new Date(info.createdAt).toLocaleString()}>
-                  {relative(info.createdAt)}
-                </time>
-              </dd>
-            </div>
-            <div className="flex gap-1">
-              <dt>Duration</dt>
-              <dd className="text-foreground tabular-nums">{duration(info.createdAt, info.finishedAt)}</dd>
-            </div>
-            <div className="flex gap-1">
-              <dt>Tokens</dt>
-              <dd className="text-foreground tabular-nums" data-testid="run-tokens">
-                {tokens(info.usage.inputTokens)} in · {tokens(info.usage.outputTokens)} out
-              </dd>
-            </div>
-          </dl>
-        ) : run.isError ? (
-          <ErrorAlert>Could not load the run: {run.error.message}</ErrorAlert>
-        ) : (
-          <Skeleton className="h-4 w-48" />
-        )}
-      </header>
+      <RunHeader runId={runId} info={info} standalone={standalone} loadError={run.isError ? run.error.message : null} />
 
-      <Card className="p-4">
-        <Heading className="mb-1 text-sm font-semibold">Steer</Heading>
-        <p className="mb-3 text-xs text-muted-foreground" data-testid="steer-hint">
-          {info && FINISHED.has(info.status)
-            ? `The run has ended (${info.status}): no instruction applies any more.`
-            : "Greyed-out instructions do not apply to the run as it is now; hover or focus one to see why."}
-        </p>
-        <fieldset className="grid gap-4" aria-label="Steering" disabled={steer.isPending}>
-          <ControlGroup label="Say something to the run">
+      <Card className="p-3 sm:p-4">
+        <div className="mb-2 flex flex-wrap items-baseline gap-x-3 gap-y-0.5">
+          <Heading className="text-sm font-semibold">Steer</Heading>
+          <p className="text-xs text-muted-foreground" data-testid="steer-hint">
+            {info && FINISHED.has(info.status)
+              ? `The run has ended (${info.status}): no instruction applies any more.`
+              : "Greyed-out instructions do not apply now: tap, hover or focus one to see why."}
+          </p>
+        </div>
+        <fieldset className="flex flex-wrap gap-x-6 gap-y-3" aria-label="Steering" disabled={steer.isPending}>
+          <ControlGroup label="Say something to the run" wide>
             <Input
               aria-label="Instruction text"
               placeholder="Context, goal or message…"
@@ -297,9 +221,9 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
               )}
             </div>
           </ControlGroup>
-          {steer.error ? <ErrorAlert>{steer.error.message}</ErrorAlert> : null}
+          {steer.error ? <ErrorAlert className="basis-full">{steer.error.message}</ErrorAlert> : null}
           {steer.isSuccess ? (
-            <p className="text-sm text-success-fg" role="status">
+            <p className="basis-full text-sm text-success-fg" role="status">
               Instruction accepted.
             </p>
           ) : null}
@@ -396,10 +320,13 @@ function Stamp({ seq, at, start }: { seq: number; at: number; start: number }) {
   );
 }
 
-function ControlGroup({ label, children }: { label: string; children: ReactNode }) {
+/** One group of the steering toolbar; `wide` takes a line of its own (the text box). */
+function ControlGroup({ label, wide = false, children }: { label: string; wide?: boolean; children: ReactNode }) {
   return (
-    <div className="grid gap-2">
-      <p className="text-xs font-medium text-muted-foreground">{label}</p>
+    <div role="group" aria-label={label} className={cn("grid content-start gap-1.5", wide && "basis-full")}>
+      <p className="text-xs font-medium text-muted-foreground" aria-hidden="true">
+        {label}
+      </p>
       {children}
     </div>
   );

@@ -2,7 +2,6 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ArrowLeftIcon, CheckIcon, CopyIcon, KeyRoundIcon, PlusIcon, Trash2Icon, WebhookIcon } from "lucide-react";
-import Link from "next/link";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { RouterOutputs } from "@/components/trpc/types";
@@ -69,17 +68,6 @@ export function Webhooks() {
         <div className="grid gap-3 border-b p-3 sm:p-4">
           <div className="flex flex-wrap items-center justify-between gap-2">
             <h1 className="text-base font-semibold tracking-tight">Webhooks</h1>
-            <nav aria-label="Console" className="flex items-center gap-3 text-xs">
-              <Link href="/console" className="text-primary underline underline-offset-2 hover:no-underline">
-                Runs
-              </Link>
-              <Link href="/console/mcp" className="text-primary underline underline-offset-2 hover:no-underline">
-                MCP servers
-              </Link>
-              <Link href="/console/audit" className="text-primary underline underline-offset-2 hover:no-underline">
-                Export audit
-              </Link>
-            </nav>
           </div>
           <p className="text-sm text-muted-foreground">
             Harbor POSTs your organisation&apos;s pause events to these URLs, signed the{" "}

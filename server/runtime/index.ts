@@ -88,6 +88,8 @@ export function createRuntime(deps: RuntimeDeps) {
     follow: (runId: string) => log.bus.follow(runId),
     /** A run's logged events after `afterSeq`, then live ones until it ends (owner or tenant admin). */
     watchRun: log.feed.watch,
+    /** Which runs the caller may list just changed (admins: the tenant's; members: their own), live. */
+    watchRunList: log.listFeed.watch,
     parkedCount: () => coordinator.parkedCount,
     /** One sweep now, as the interval would: deadlines that fell due act, expired waits close. */
     sweepNow: () => coordinator.sweepExpired(),

@@ -266,11 +266,12 @@ describe("the model budgets page in Chromium", () => {
         expect(await page.getByTestId("user-month-text").textContent()).toBe("39,200 of 500,000 tokens this month · 7 %");
         expect(await card.getByRole("meter", { name: "This month (UTC)" }).getAttribute("aria-valuenow")).toBe("39200");
         expect(await card.textContent()).toContain("30,000 in · 9,200 out · 1 request");
-        // Nobody else's use, no workspace totals, no limits to change, no console links.
+        // Nobody else's use, no workspace totals, no limits to change, no links to the admins' console pages.
         for (const hidden of ["workspace-usage", "usage-by-user", "budget-limits", "limits-form"])
           expect(await page.getByTestId(hidden).count(), hidden).toBe(0);
         expect(await page.getByRole("button", { name: "Edit limits" }).count()).toBe(0);
-        expect(await page.getByRole("navigation", { name: "Console" }).count()).toBe(0);
+        // The console's links: only the page she may open.
+        expect(await page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents()).toEqual(["Model budgets"]);
         expect(await page.content()).not.toContain("bob@acme.test");
         expect((await view(page)).usage.map((u) => u.email)).toEqual(["alice@acme.test"]);
         // The API refuses her a change too.

@@ -2,12 +2,14 @@ import { ShieldAlertIcon } from "lucide-react";
 import { Suspense } from "react";
 import { PageMessage } from "@/components/PageMessage";
 import { Console } from "@/components/console/Console";
+import { listInput, runFilters } from "@/components/console/runFilters";
+import { serverApi } from "@/server/api/server-caller";
 import { requireIdentity } from "@/server/auth/session";
 import { hasRole } from "@/server/runtime";
 
 export const dynamic = "force-dynamic";
 
-export default async function ConsolePage() {
+export default async function ConsolePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const identity = await requireIdentity("/console");
   if (!hasRole(identity, "admin")) {
     return (
@@ -16,10 +18,14 @@ export default async function ConsolePage() {
       </PageMessage>
     );
   }
-  // The filters live in the URL (useSearchParams).
+  // The list for the URL's filters comes with the page, so it shows without a second round trip;
+  // from then on the console keeps it live. (The filters live in the URL: useSearchParams.)
+  const params = await searchParams;
+  const input = listInput(runFilters((key) => (typeof params[key] === "string" ? params[key] : undefined)));
+  const runs = await (await serverApi()).runs.list(input);
   return (
     <Suspense>
-      <Console />
+      <Console initial={{ input, runs }} />
     </Suspense>
   );
 }

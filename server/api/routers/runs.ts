@@ -32,7 +32,10 @@ export const runsRouter = createTRPCRouter({
     .input(z.strictObject({ runId: id, afterSeq: afterSeq.optional() }))
     .query(({ ctx, input }) => ctx.harbor.runtime.runs.timeline(ctx.identity, input.runId, input.afterSeq)),
 
-  /** The scheduler's queue of this serving process (admins). */
+  /** Which of the runs one may list changed (ids and event types only): a list asks again when told. */
+  changes: protectedProcedure.subscription(({ ctx, signal }) => ctx.harbor.runtime.watchRunList(ctx.identity, signal)),
+
+  /** The scheduler's queue of this serving process (admins): the tenant's own runs, and the process's capacity. */
   queue: adminProcedure.query(({ ctx }) => ctx.harbor.runtime.schedulerQueue(ctx.identity)),
 
   /** One of the nine instructions; anything else is refused by the closed union. */

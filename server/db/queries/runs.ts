@@ -116,6 +116,9 @@ export async function holdSteering(db: Executor, runId: string, stored: StoredIn
   return { held: rowCount(result) > 0 };
 }
 
+/** How much of a run's input a listing carries: enough to tell runs apart, never a whole pasted document. */
+const INPUT_CHARS = 280;
+
 export interface RunListFilter {
   tenantId: string;
   status?: string;
@@ -123,7 +126,7 @@ export interface RunListFilter {
   /** Only this owner's runs (a member's view); all of the tenant's otherwise. */
   ownerId?: string;
   runId?: string;
-  /** Free text: a run id prefix, or a case-insensitive part of its goal, thread title, owner's name or agent id. */
+  /** Free text: a run id prefix, or a case-insensitive part of its input, goal, thread title, owner's name or agent id. */
   q?: string;
   limit?: number;
 }
@@ -137,9 +140,15 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
   const result = await db.execute(sql`
     select r.id, coalesce(t.client_id, r.thread_id) as thread_id, r.owner_id, u.name as owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
       r.parent_run_id, r.instance_id, r.error, r.created_at, r.updated_at, r.finished_at, r.input_tokens, r.output_tokens,
-      t.title as thread_title, r.checkpoint->>'goal' as goal,
+      t.title as thread_title, r.checkpoint->>'goal' as goal, left(i.content, ${INPUT_CHARS}) as input,
       (select count(*) from runs c where c.parent_run_id = r.id)::int as child_count
     from runs r left join users u on u.id = r.owner_id left join threads t on t.id = r.thread_id
+      -- The run's own input: the first message a person wrote for it, or the one it holds until its turn.
+      left join lateral (
+        select coalesce(
+          (select m.content from messages m where m.thread_id = r.thread_id and m.run_id = r.id and m.role = 'user' order by m.position limit 1),
+          r.checkpoint->'pendingInput'->0->>'content') as content
+      ) i on true
     where r.tenant_id = ${filter.tenantId}
       and (${filter.status ?? null}::text is null or r.status = ${filter.status ?? null})
       and (${filter.reason ?? null}::text is null or r.pause_reason = ${filter.reason ?? null})
@@ -148,6 +157,7 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
       and (${q}::text is null
         or left(r.id, length(${q})) = ${q}
         or position(lower(${q}) in lower(coalesce(t.title, ''))) > 0
+        or position(lower(${q}) in lower(coalesce(i.content, ''))) > 0
         or position(lower(${q}) in lower(coalesce(r.checkpoint->>'goal', ''))) > 0
         or position(lower(${q}) in lower(coalesce(u.name, ''))) > 0
         or position(lower(${q}) in lower(r.agent_id)) > 0)
@@ -172,6 +182,7 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     output_tokens: z.number(),
     thread_title: z.string().nullable(),
     goal: z.string().nullable(),
+    input: z.string().nullable(),
     child_count: z.number(),
   });
   return rowsOf(result, row).map((r) => ({
@@ -197,6 +208,8 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
     /** The thread's title, and the goal an operator redirected the run to (if any). */
     threadTitle: r.thread_title,
     goal: r.goal,
+    /** What started this run (the first characters of it): its own message, not its thread's first. */
+    input: r.input,
   }));
 }
 
@@ -333,4 +346,10 @@ export async function takeNextQueuedRun(
         handedOff: row.handed_off,
       }
     : undefined;
+}
+
+/** Whose run it is (its tenant and owner), or undefined for an unknown run. */
+export async function runOwner(db: Executor, runId: string): Promise<{ tenantId: string; ownerId: string } | undefined> {
+  const [row] = await db.select({ tenantId: runs.tenantId, ownerId: runs.ownerId }).from(runs).where(eq(runs.id, runId)).limit(1);
+  return row;
 }

@@ -24,7 +24,11 @@ export class EventBus {
   /** Called when a reader says where it stands: events stored by another instance may be waiting for it. */
   onPositioned: ((runId: string) => void) | undefined;
 
+  /** Listeners of every run's events (the run lists' feeds): each gets every published event. */
+  private readonly everything = new Set<Listener>();
+
   publish(event: LoggedEvent): void {
+    for (const listener of this.everything) listener(event);
     for (const reader of this.readers.get(event.runId) ?? []) {
       // Each reader gets each event once, in order — the same event may arrive twice (written here,
       // and read back from the log for a reader of another instance's run).
@@ -32,6 +36,15 @@ export class EventBus {
       reader.seq = event.seq;
       reader.listener(event);
     }
+  }
+
+  /**
+   * Every event published here from now on, of any run (the same one may come twice); the returned
+   * function stops it. For feeds that only need to know that something happened to a run.
+   */
+  subscribeAll(listener: Listener): () => void {
+    this.everything.add(listener);
+    return () => this.everything.delete(listener);
   }
 
   subscribe(runId: string, listener: Listener, afterSeq?: number): Subscription {

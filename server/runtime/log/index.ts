@@ -8,4 +8,5 @@ export { type EventStore, RunJournal, toStoredRows } from "./journal";
 export { batched, groupCommit } from "./group-commit";
 export { LiveQueue } from "./live-queue";
 export { runFeed } from "./run-feed";
+export { runListFeed, type RunListChange } from "./run-list-feed";
 export { SubscriptionSlots } from "./subscriptions";

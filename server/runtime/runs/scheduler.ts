@@ -99,10 +99,16 @@ export class Scheduler {
     return entry !== undefined;
   }
 
-  /** The queue in the order it will be taken (one tenant's runs), and how many run in the process. */
+  /**
+   * One tenant's view of the scheduler: how many of its runs execute here and its queue in the
+   * order it will be taken, with the process's capacity. Other tenants' runs are never counted in:
+   * a tenant learns nothing of another's activity.
+   */
   snapshot(tenantId: string): { active: number; maxActive: number; queue: QueuedRun[] } {
+    let active = 0;
+    for (const run of this.active.values()) if (run.tenantId === tenantId) active += 1;
     return {
-      active: this.active.size,
+      active,
       maxActive: this.maxActive,
       queue: this.ordered()
         .filter((w) => w.tenantId === tenantId)

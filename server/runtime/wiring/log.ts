@@ -4,7 +4,7 @@
  */
 import { appendRunEvents, type RunEventsEntry } from "@/server/db/queries/run-writes";
 import { lastSeq } from "@/server/db/queries/runs";
-import { EventBus, groupCommit, RunJournal, runFeed, SubscriptionSlots, type EventStore } from "../log";
+import { EventBus, groupCommit, RunJournal, runFeed, runListFeed, SubscriptionSlots, type EventStore } from "../log";
 import type { RuntimeDeps } from "./deps";
 
 export function composeLog(deps: RuntimeDeps) {
@@ -21,6 +21,8 @@ export function composeLog(deps: RuntimeDeps) {
     journalFor: async (runId: string) => new RunJournal(runId, store, bus, await lastSeq(deps.db, runId)),
     /** A run's logged events, then its live ones. */
     feed: runFeed(deps.db, bus, subscriptions),
+    /** Which runs a reader may list just changed (the console's list). */
+    listFeed: runListFeed(deps.db, bus, subscriptions),
   };
 }
 
