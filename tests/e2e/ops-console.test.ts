@@ -41,10 +41,11 @@ describe("the operator console: run page, payloads, instructions by state, searc
   });
 
   it("keeps search and filters in the URL and finds a run by its thread's title", async () => {
-    const runId = await countingRun(alice, carol, 6);
-    expect(new URL(carol.url()).searchParams.get("q")).toBe("count slowly to 6");
+    // Long enough to still run while the filters change: the live list drops it from "running" as it ends.
+    const runId = await countingRun(alice, carol, 60);
+    expect(new URL(carol.url()).searchParams.get("q")).toBe("count slowly to 60");
     const row = carol.locator(`[data-testid="run-row"][data-run-id="${runId}"]`);
-    expect(await row.textContent()).toContain("count slowly to 6");
+    expect(await row.textContent()).toContain("count slowly to 60");
     await carol.getByLabel("Filter by status").selectOption("running");
     await carol.waitForURL(/status=running/);
     await carol.getByTestId("runs-search").fill(runId.slice(0, 8));
