@@ -28,7 +28,11 @@ export function InboxRow({ interaction: i, current, onOpen }: { interaction: Pau
     >
       <span className="flex min-w-0 items-start justify-between gap-2">
         <strong className="line-clamp-2 min-w-0 text-sm font-medium [overflow-wrap:anywhere]">{i.message}</strong>
-        <StatusBadge status={i.status} kind={i.kind} />
+        {/* As wide as "Waiting for approval" whatever the status says: a decision that shortens the
+            badge must not unwrap the title and shift the rows below. */}
+        <span className="flex shrink-0 basis-40 justify-end">
+          <StatusBadge status={i.status} kind={i.kind} />
+        </span>
       </span>
       <span className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
         <ReasonBadge reason={i.pauseReason} />
