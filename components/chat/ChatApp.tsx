@@ -14,7 +14,7 @@ import { refusedReason, ToolCallNote } from "@/components/interactions/ToolCallN
 import { useToolCatalog } from "@/components/interactions/tools";
 import { AnchorIcon, BotIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon } from "lucide-react";
 import Link from "next/link";
-import { ErrorAlert } from "@/components/ui/Alert";
+import { ErrorAlert, WarningNotice } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
 import { Select } from "@/components/ui/Input";
@@ -398,17 +398,10 @@ function Conversation({
             />
           ) : null}
           {gates.operatorPause ? (
-            <div
-              className="flex items-start gap-2.5 rounded-xl border border-warning-border bg-warning-bg px-4 py-3 text-sm text-warning-fg"
-              role="status"
-              data-testid="operator-pause"
-            >
-              <PauseCircleIcon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
-              <p>
-                <strong className="font-semibold">Paused by an operator.</strong> The {agentName.toLowerCase()} goes on where it stopped as
-                soon as an admin resumes it.
-              </p>
-            </div>
+            <WarningNotice icon={PauseCircleIcon} data-testid="operator-pause">
+              <strong className="font-semibold">Paused by an operator.</strong> The {agentName.toLowerCase()} goes on where it stopped as
+              soon as an admin resumes it.
+            </WarningNotice>
           ) : null}
           {run.queuedAhead !== null ? (
             <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-queued">

@@ -1,6 +1,7 @@
 "use client";
 
 import { WifiOffIcon } from "lucide-react";
+import { WarningNotice } from "@/components/ui/Alert";
 
 /**
  * Said while Harbor cannot be reached: what is shown stays, and the page catches up by itself once
@@ -9,16 +10,9 @@ import { WifiOffIcon } from "lucide-react";
 export function OfflineBanner({ offline }: { offline: boolean }) {
   if (!offline) return null;
   return (
-    <div
-      className="mx-auto mb-2 flex w-full max-w-3xl items-start gap-2.5 rounded-xl border border-warning-border bg-warning-bg px-4 py-3 text-sm text-warning-fg"
-      role="status"
-      data-testid="offline-banner"
-    >
-      <WifiOffIcon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
-      <p>
-        <strong className="font-semibold">Offline: Harbor cannot be reached.</strong> Reconnecting… What arrived so far stays here, and the
-        reply catches up as soon as the server is back.
-      </p>
-    </div>
+    <WarningNotice icon={WifiOffIcon} className="mx-auto mb-2 w-full max-w-3xl" data-testid="offline-banner">
+      <strong className="font-semibold">Offline: Harbor cannot be reached.</strong> Reconnecting… What arrived so far stays here, and the
+      reply catches up as soon as the server is back.
+    </WarningNotice>
   );
 }

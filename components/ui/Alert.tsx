@@ -1,5 +1,5 @@
 import { CircleAlertIcon } from "lucide-react";
-import type { ComponentProps } from "react";
+import type { ComponentProps, ComponentType } from "react";
 import { cn } from "./cn";
 
 /** An error said in place (role="alert": read out as it appears). */
@@ -15,6 +15,28 @@ export function ErrorAlert({ className, children, ...props }: ComponentProps<"di
     >
       <CircleAlertIcon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
       <div className="min-w-0">{children}</div>
+    </div>
+  );
+}
+
+/** A state worth knowing said in place, calmly (role="status"): a pause, a lost connection. */
+export function WarningNotice({
+  icon: Icon,
+  className,
+  children,
+  ...props
+}: ComponentProps<"div"> & { icon: ComponentType<{ className?: string; "aria-hidden"?: boolean | "true" }> }) {
+  return (
+    <div
+      role="status"
+      className={cn(
+        "flex items-start gap-2.5 rounded-xl border border-warning-border bg-warning-bg px-4 py-3 text-sm text-warning-fg",
+        className,
+      )}
+      {...props}
+    >
+      <Icon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+      <p>{children}</p>
     </div>
   );
 }
