@@ -1,12 +1,12 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { AlertTriangleIcon, CheckIcon, InboxIcon, SearchXIcon, Undo2Icon, UserIcon, XIcon } from "lucide-react";
-import type { ReactNode } from "react";
+import { AlertTriangleIcon, CheckIcon, InboxIcon, SearchXIcon, Undo2Icon, XIcon } from "lucide-react";
 import { DecisionControl, type Ask } from "@/components/decisions/DecisionControl";
 import { largeTransferAmount } from "@/components/decisions/confirmation";
 import { Countdown } from "@/components/interactions/Countdown";
 import { ArgList, InteractionCard } from "@/components/interactions/InteractionCard";
+import { MetaItem, RequestedBy } from "@/components/interactions/RequestMeta";
 import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
 import { REASON_LABELS } from "@/components/interactions/reasons";
 import { argEntries, useToolCatalog } from "@/components/interactions/tools";
@@ -14,7 +14,6 @@ import { useTRPC } from "@/components/trpc/client";
 import type { InteractionView } from "@/components/trpc/types";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
-import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { useToast } from "@/components/ui/Toaster";
 import type { GrantChoice, InteractionKind } from "@/server/domain";
@@ -117,13 +116,7 @@ export function RequestDetail({
       {interaction.tool ? <ArgList entries={argEntries(interaction.tool.args)} /> : null}
       <Conversation interaction={interaction} viewerId={viewerId} viewerIsAdmin={viewerIsAdmin} />
       <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
-        <MetaItem label="Requested by">
-          <span className="flex min-w-0 items-center gap-1.5">
-            <UserIcon className="size-3.5 shrink-0 text-muted-foreground" aria-hidden="true" />
-            {interaction.requester.name}
-          </span>
-          <span className="block truncate text-xs text-muted-foreground">{interaction.requester.email}</span>
-        </MetaItem>
+        <RequestedBy requester={interaction.requester} />
         <MetaItem label="Requested">{when(interaction.createdAt)}</MetaItem>
         <MetaItem label="Reason" testId="detail-reason">
           {interaction.kind === "mcp_input" ? "MCP server" : REASON_LABELS[interaction.pauseReason]}
@@ -263,17 +256,6 @@ function Votes({ interaction, viewerId }: { interaction: InteractionView; viewer
           May still vote: {interaction.mayVote.map((u) => name(u.id, u.name)).join(", ")}
         </span>
       ) : null}
-    </div>
-  );
-}
-
-function MetaItem({ label, testId, wide, children }: { label: string; testId?: string; wide?: boolean; children: ReactNode }) {
-  return (
-    <div className={cn("min-w-0", wide && "sm:col-span-2")}>
-      <dt className="text-xs font-medium text-muted-foreground">{label}</dt>
-      <dd className="mt-0.5 [overflow-wrap:anywhere]" data-testid={testId}>
-        {children}
-      </dd>
     </div>
   );
 }

@@ -64,10 +64,12 @@ const components: Components = {
       <input
         type="checkbox"
         checked={!!checked}
+        // Not `disabled`: a browser greys disabled boxes until "done" is hard to tell from "not done".
         readOnly
-        disabled
+        aria-readonly
+        tabIndex={-1}
         aria-label={checked ? "Done" : "Not done"}
-        className="translate-y-0.5 accent-primary"
+        className="pointer-events-none translate-y-0.5 accent-primary"
       />
     ) : null,
 };

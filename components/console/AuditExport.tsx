@@ -15,7 +15,7 @@ export function AuditExport({ maxDays }: { maxDays: number }) {
   return (
     <Card className="w-full max-w-lg">
       <CardHeader>
-        <CardTitle>Export audit</CardTitle>
+        <CardTitle level={1}>Export audit</CardTitle>
         <CardDescription>
           Your organisation&apos;s audit log, each row chained to the one before by its hash. Check a JSON Lines or CSV file with{" "}
           <code>node scripts/verify-audit.mjs &lt;file&gt;</code>.

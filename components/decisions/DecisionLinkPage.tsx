@@ -11,7 +11,6 @@ import {
   SearchXIcon,
   ShieldAlertIcon,
   ShieldCheckIcon,
-  UserIcon,
   VoteIcon,
   type LucideIcon,
 } from "lucide-react";
@@ -20,6 +19,7 @@ import type { ReactNode } from "react";
 import { PageMessage } from "@/components/PageMessage";
 import { Countdown } from "@/components/interactions/Countdown";
 import { ArgList, FinePrint, InteractionCard } from "@/components/interactions/InteractionCard";
+import { MetaItem, RequestedBy } from "@/components/interactions/RequestMeta";
 import { StatusBadge, toneOf } from "@/components/interactions/StatusBadge";
 import { argEntries, useToolCatalog } from "@/components/interactions/tools";
 import { useTRPC } from "@/components/trpc/client";
@@ -188,34 +188,28 @@ function Decision({
         {interaction.message ? <p className="text-sm text-muted-foreground [overflow-wrap:anywhere]">{interaction.message}</p> : null}
         {interaction.tool ? <ArgList entries={argEntries(interaction.tool.args)} /> : null}
         <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
-          <Meta label="Requested by">
-            <span className="flex min-w-0 items-center gap-1.5">
-              <UserIcon className="size-3.5 shrink-0 text-muted-foreground" aria-hidden="true" />
-              {interaction.requester.name}
-            </span>
-            <span className="block truncate text-xs text-muted-foreground">{interaction.requester.email}</span>
-          </Meta>
-          <Meta label="Requested">{when(interaction.createdAt)}</Meta>
-          <Meta label="Who decides">
+          <RequestedBy requester={interaction.requester} />
+          <MetaItem label="Requested">{when(interaction.createdAt)}</MetaItem>
+          <MetaItem label="Who decides">
             {interaction.quorum > 1
               ? `${interaction.quorum} approvers, not the requester; one rejection rejects`
               : "Any approver except the requester"}
-          </Meta>
+          </MetaItem>
           {interaction.status === "pending" ? (
-            <Meta label="Expires">
+            <MetaItem label="Expires">
               <Countdown until={interaction.expiresAt} />
-            </Meta>
+            </MetaItem>
           ) : (
-            <Meta label="Decision" testId="link-receipt">
+            <MetaItem label="Decision" testId="link-receipt">
               {receipt(interaction, viewerId)}
-            </Meta>
+            </MetaItem>
           )}
           {interaction.quorum > 1 ? (
-            <Meta label={`Votes (${approvalsOf(interaction)} of ${interaction.quorum} approvals)`} wide>
+            <MetaItem label={`Votes (${approvalsOf(interaction)} of ${interaction.quorum} approvals)`} wide>
               {interaction.votes.length === 0
                 ? "No votes yet."
                 : interaction.votes.map((v) => `${v.approved ? "Approved" : "Rejected"} by ${v.name ?? v.by}`).join(" · ")}
-            </Meta>
+            </MetaItem>
           ) : null}
         </dl>
         {seen.state === "open" ? (
@@ -325,15 +319,4 @@ function receipt(i: InteractionView, viewerId: string): string {
     case "pending":
       return "Waiting for a decision";
   }
-}
-
-function Meta({ label, testId, wide, children }: { label: string; testId?: string; wide?: boolean; children: ReactNode }) {
-  return (
-    <div className={cn("min-w-0", wide && "sm:col-span-2")}>
-      <dt className="text-xs font-medium text-muted-foreground">{label}</dt>
-      <dd className="mt-0.5 [overflow-wrap:anywhere]" data-testid={testId}>
-        {children}
-      </dd>
-    </div>
-  );
 }

@@ -9,8 +9,10 @@ export function CardHeader({ className, ...props }: ComponentProps<"div">) {
   return <div className={cn("flex flex-col gap-1.5 p-5 pb-0", className)} {...props} />;
 }
 
-export function CardTitle({ className, ...props }: ComponentProps<"h2">) {
-  return <h2 className={cn("text-lg leading-tight font-semibold tracking-tight", className)} {...props} />;
+/** A card's heading; `level={1}` when the card is the whole page (a page needs one level-one heading). */
+export function CardTitle({ className, level = 2, ...props }: ComponentProps<"h2"> & { level?: 1 | 2 }) {
+  const Heading = level === 1 ? "h1" : "h2";
+  return <Heading className={cn("text-lg leading-tight font-semibold tracking-tight", className)} {...props} />;
 }
 
 export function CardDescription({ className, ...props }: ComponentProps<"p">) {

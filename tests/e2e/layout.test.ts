@@ -172,6 +172,9 @@ describe("every page at desktop and phone size, light and dark", () => {
         await page.goto(`${server.url}/console`);
         const rows = page.getByTestId("run-row");
         await expect.poll(() => rows.count(), PATIENCE).toBeGreaterThan(0);
+        // A phone cannot fit the console's six pages in a row: a fading edge says more lie to the right.
+        const more = page.getByTestId("console-nav-more");
+        await expect.poll(() => more.evaluate((e) => getComputedStyle(e).opacity), PATIENCE).toBe(size === "phone" ? "1" : "0");
         await check(page, "console", size, scheme);
         await rows.first().click();
         await expect.poll(() => page.getByTestId("timeline").textContent(), PATIENCE).toContain("#");
@@ -204,6 +207,8 @@ describe("every page at desktop and phone size, light and dark", () => {
         await check(page, "console-webhooks", size, scheme);
         await page.goto(`${server.url}/console/audit`);
         await page.getByText("Export audit").first().waitFor(PATIENCE);
+        // The last page's link is scrolled into view, and nothing lies beyond it.
+        await expect.poll(() => more.evaluate((e) => getComputedStyle(e).opacity), PATIENCE).toBe("0");
         await check(page, "console-audit", size, scheme);
         await page.goto(`${server.url}/decide/not-a-link`);
         await page.getByTestId("link-invalid").waitFor(PATIENCE);
