@@ -15,10 +15,14 @@ interface Toast {
 type ShowToast = (toast: Toast) => void;
 
 const TOAST_MS = 6_000;
+/** The header's height (h-14) and a small gap. */
+const HEADER_CLEARANCE = "4rem";
 
 /**
  * Short confirmations that something happened (sonner). They appear at the top, away from the
- * controls that caused them, so a toast never lands under the pointer; screen readers hear them
+ * controls that caused them, so a toast never lands under the pointer; below the app's header, so
+ * they never hide its navigation or pending count; and at the right on a wide screen, so they
+ * leave a request's title readable (a phone's are full width). Screen readers hear them
  * through sonner's polite live region; at most three show at a time.
  */
 export function Toaster({ children }: { children: ReactNode }) {
@@ -26,7 +30,9 @@ export function Toaster({ children }: { children: ReactNode }) {
     <>
       {children}
       <Sonner
-        position="top-center"
+        position="top-right"
+        offset={{ top: HEADER_CLEARANCE }}
+        mobileOffset={{ top: HEADER_CLEARANCE }}
         theme="system"
         visibleToasts={3}
         closeButton

@@ -144,6 +144,24 @@ describe("the inbox as a triage queue", () => {
     expect(await rowA.boundingBox()).toEqual(boxA);
     await expect.poll(count, PATIENCE).toBe(before + 1);
     await screenshot(bob, "inbox-triage-advanced-desktop");
+    // The decision's toast hides neither the navigation's count nor the next request's title (its words).
+    const toast = (await bob.getByTestId("toast").first().boundingBox())!;
+    const title = await detail
+      .locator("h2")
+      .first()
+      .evaluate((h) => {
+        const range = document.createRange();
+        range.selectNodeContents(h);
+        const { x, y, width, height } = range.getBoundingClientRect();
+        return { x, y, width, height };
+      });
+    for (const [what, b] of [
+      ["count", (await badge.first().boundingBox())!],
+      ["title", title],
+    ] as const) {
+      const apart = toast.x >= b.x + b.width || b.x >= toast.x + toast.width || toast.y >= b.y + b.height || b.y >= toast.y + toast.height;
+      expect(apart, `the toast covers the ${what}`).toBe(true);
+    }
 
     await rejectAll(bob, [second.interactionId]);
     await expect.poll(count, PATIENCE).toBe(before);
