@@ -13,13 +13,12 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { Input, Select } from "@/components/ui/Input";
 import { Skeleton } from "@/components/ui/Skeleton";
 import type { RouterOutputs } from "@/components/trpc/types";
+import { RUN_STATUSES } from "@/server/domain";
 import { duration, relative, tokens } from "./format";
 import { RunDetail } from "./RunDetail";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { listInput, runFilters } from "./runFilters";
 import { useLiveRunList } from "./useLiveRunList";
-
-const STATUSES = ["queued", "running", "paused", "completed", "failed", "cancelled", "rejected", "expired", "lost"] as const;
 
 type Run = RouterOutputs["runs"]["list"][number];
 
@@ -156,7 +155,7 @@ export function Console({ initial }: { initial?: { input: ReturnType<typeof list
             </label>
             <Select aria-label="Filter by status" value={status} className="sm:w-44" onChange={(e) => setParam("status", e.target.value)}>
               <option value="">All statuses</option>
-              {STATUSES.map((s) => (
+              {RUN_STATUSES.map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>

@@ -12,7 +12,7 @@ import { Card } from "@/components/ui/Card";
 import { cn } from "@/components/ui/cn";
 import { Input } from "@/components/ui/Input";
 import type { RouterOutputs } from "@/components/trpc/types";
-import type { RunEvent, SteeringInstruction } from "@/server/domain";
+import { isTerminalStatus, type RunEvent, type SteeringInstruction } from "@/server/domain";
 import { HIDDEN_KEYS, timelineLines, type Names, type Tone } from "./timeline";
 import { duration } from "./format";
 import { Gated } from "./Gated";
@@ -23,15 +23,13 @@ type Instruction = SteeringInstruction;
 type RunInfo = RouterOutputs["runs"]["get"];
 type Control = "PAUSE" | "RESUME" | "GATE" | "CANCEL" | "TALK";
 
-const FINISHED = new Set(["completed", "failed", "cancelled", "rejected", "expired", "lost"]);
-
 /**
  * Which instructions apply to the run as it is now; a string says why one does not. The server
  * decides in the end — this keeps an operator from sending what it would refuse or ignore.
  */
 export function whyNot(run: RunInfo | undefined, control: Control): string | null {
   if (!run) return "Loading the run…";
-  if (FINISHED.has(run.status)) return `The run has ended (${run.status}).`;
+  if (isTerminalStatus(run.status)) return `The run has ended (${run.status}).`;
   switch (control) {
     case "PAUSE":
       return run.status === "running" ? null : `Pause applies only while the run is running; it is ${run.status}.`;
@@ -86,7 +84,7 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
   const why = (control: Control) => whyNot(info, control);
   // One level under the run's own heading: h2 on the run's page (h1), h3 in the console's pane (h2).
   const Heading = standalone ? "h2" : "h3";
-  const live = feed.status === "pending" && !(info && FINISHED.has(info.status));
+  const live = feed.status === "pending" && !(info && isTerminalStatus(info.status));
   return (
     <article className="grid gap-4" data-testid="run-detail">
       <RunHeader runId={runId} info={info} standalone={standalone} loadError={run.isError ? run.error.message : null} />
@@ -95,7 +93,7 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
         <div className="mb-2 flex flex-wrap items-baseline gap-x-3 gap-y-0.5">
           <Heading className="text-sm font-semibold">Steer</Heading>
           <p className="text-xs text-muted-foreground" data-testid="steer-hint">
-            {info && FINISHED.has(info.status)
+            {info && isTerminalStatus(info.status)
               ? `The run has ended (${info.status}): no instruction applies any more.`
               : "Greyed-out instructions do not apply now: tap, hover or focus one to see why."}
           </p>
@@ -240,7 +238,7 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
               className={cn("size-2 rounded-full", live ? "animate-pulse-soft bg-success-fg" : "bg-muted-foreground")}
               aria-hidden="true"
             />
-            {live ? "Live" : info && FINISHED.has(info.status) ? "Ended" : "Connecting…"}
+            {live ? "Live" : info && isTerminalStatus(info.status) ? "Ended" : "Connecting…"}
           </span>
         </div>
         <ol className="grid" data-testid="timeline">
