@@ -53,6 +53,12 @@ export async function conversationEntries(db: Executor, threadId: string): Promi
   return rowsOf(result, z.object({ id: z.string(), role: z.enum(MESSAGE_ROLES), position: column.number }));
 }
 
+/** A message's text (undefined: no such message in the thread). */
+export async function messageContent(db: Executor, threadId: string, messageId: string): Promise<string | undefined> {
+  const result = await db.execute(sql`select content from messages where thread_id = ${threadId} and id = ${messageId}`);
+  return rowsOf(result, z.object({ content: z.string() }))[0]?.content;
+}
+
 /**
  * Supersedes the thread's messages from `fromPosition` on (those still in its conversation): each is
  * marked with the thread's last position now (see event-storage.ts for what that keeps). Rows are

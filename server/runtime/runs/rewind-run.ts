@@ -27,12 +27,15 @@ import {
   conversationEntries,
   latestAgentOf,
   lockThread,
+  messageContent,
   supersedeMessages,
   threadActivity,
   type ConversationEntry,
 } from "@/server/db/queries/thread-rewind";
+import { updateThreadTitle, type ThreadRow } from "@/server/db/queries/threads";
+import type { Executor } from "@/server/db";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
-import { assertThreadAccess, findTenantThread, threadView, type VerifiedIdentity } from "../access";
+import { assertThreadAccess, findTenantThread, threadView, titleFrom, type VerifiedIdentity } from "../access";
 import { HarborError, InvalidInputError, NotFoundError } from "../errors";
 import { RunJournal } from "../log";
 import type { StartRunRequest } from "./run-requests";
@@ -103,8 +106,10 @@ export async function rewindHere(ctx: RunsContext, identity: VerifiedIdentity, r
       if (!(await lockThread(tx, thread.id))) throw new NotFoundError("Thread");
       const activity = await threadActivity(tx, thread.id);
       if (activity.liveRunIds.length > 0 || activity.waiting) throw runInProgress(activity.liveRunIds);
-      const from = rewindPoint(await conversationEntries(tx, thread.id), request.messageId, text === undefined ? "regenerate" : "edit");
+      const conversation = await conversationEntries(tx, thread.id);
+      const from = rewindPoint(conversation, request.messageId, text === undefined ? "regenerate" : "edit");
       const superseded = await supersedeMessages(tx, thread.id, from);
+      if (text !== undefined && conversation[0]?.id === request.messageId) await retitle(tx, thread, request.messageId, text);
       const [begunThread] = await beginRuns(tx, [input]);
       if (!begunThread) throw new NothingBegun();
       await appendAudit(tx, {
@@ -127,6 +132,15 @@ export async function rewindHere(ctx: RunsContext, identity: VerifiedIdentity, r
   // Clients follow the run on its log (runs.events), as they follow any live run of the thread.
   void started.events.return?.();
   return { runId, threadId: clientThreadId, superseded: written.superseded, ...(message ? { messageId: message.id } : {}) };
+}
+
+/**
+ * The first message edited: a title that was made from it (not one the owner gave) follows the new
+ * text, so the conversation is not listed under words it no longer holds.
+ */
+async function retitle(tx: Executor, thread: ThreadRow, messageId: string, text: string): Promise<void> {
+  const before = await messageContent(tx, thread.id, messageId);
+  if (before !== undefined && thread.title === titleFrom(before)) await updateThreadTitle(tx, thread.id, titleFrom(text));
 }
 
 /** An edit's text: trimmed, not empty, storable. (Its length limit is the edge's, as for any message.) */

@@ -101,6 +101,23 @@ describe.each(testBackends())("rewinding a conversation on $name", (backend) => 
     expect((await as(ALICE).list({ search: "what can you do" })).map((t) => t.id)).not.toContain("rw-edit");
   });
 
+  it("a title made from the first message follows its edit; one the owner gave, or a later message's edit, leaves it", async () => {
+    await turn("rw-title", "hello");
+    await turn("rw-title", "and more");
+    const title = async () => (await runtime.threads.get(ALICE, "rw-title")).thread.title;
+    const [first, , second] = await conversation("rw-title");
+    const later = await as(ALICE).edit({ threadId: "rw-title", messageId: second!.id, text: "something else" });
+    await watchUntil(runtime, later.runId, ended);
+    expect(await title()).toBe("hello");
+    const edited = await as(ALICE).edit({ threadId: "rw-title", messageId: first!.id, text: "Plans for Lisbon\nin May" });
+    await watchUntil(runtime, edited.runId, ended);
+    expect(await title()).toBe("Plans for Lisbon");
+    await as(ALICE).rename({ threadId: "rw-title", title: "My trip" });
+    const again = await as(ALICE).edit({ threadId: "rw-title", messageId: edited.messageId!, text: "Plans for Porto" });
+    await watchUntil(runtime, again.runId, ended);
+    expect(await title()).toBe("My trip");
+  });
+
   it("regenerate: the last reply is replaced, the question stays", async () => {
     await turn("rw-regen", "hello");
     const before = await conversation("rw-regen");
