@@ -6,6 +6,7 @@
  */
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
+import { expectAccessible, horizontalOverflow } from "../helpers/axe";
 import { say, screenshot, signInAs, useBrowser } from "../helpers/browser";
 
 const server = inject("servers")[0]!;
@@ -59,12 +60,17 @@ describe("editing a message and regenerating a reply, in Chromium", () => {
       await expect.poll(() => box.inputValue(), PATIENCE).toBe(first);
       expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
       await screenshot(page, `chat-edit-${size}-editing`);
+      await expectAccessible(page, `the message editor (${size})`);
+      const { scrollWidth, innerWidth } = await horizontalOverflow(page);
+      expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
       await box.fill("count slowly to 3");
       await page.getByTestId("message-editor").getByRole("button", { name: "Send", exact: true }).click();
       await expect.poll(() => mine.allTextContents(), PATIENCE).toEqual([expect.stringContaining("count slowly to 3")]);
       await expect.poll(() => replies.allTextContents(), PATIENCE).toEqual(expect.arrayContaining([expect.stringMatching(/3\s*$/)]));
       await idle(page);
       expect(await page.getByTestId("messages").textContent()).not.toContain(MENU);
+      // The title was made from the first message: it follows the edit.
+      await expect.poll(() => page.locator("h1").textContent(), PATIENCE).toBe("count slowly to 3");
       await screenshot(page, `chat-edit-${size}-edited`);
 
       // The server's record says the same after a reload.
@@ -106,6 +112,7 @@ describe("editing a message and regenerating a reply, in Chromium", () => {
       else await why.hover();
       await expect.poll(() => page.getByRole("tooltip").textContent(), PATIENCE).toMatch(/wait for the reply/i);
       await screenshot(page, `chat-edit-${size}-busy`);
+      await expectAccessible(page, `disabled message actions (${size})`);
       await page.getByTestId("stop-run").click();
       await idle(page);
       await expect.poll(() => edit.isDisabled(), PATIENCE).toBe(false);
