@@ -64,8 +64,11 @@ describe("editing a message and regenerating a reply, in Chromium", () => {
       const { scrollWidth, innerWidth } = await horizontalOverflow(page);
       expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
       await box.fill("count slowly to 3");
+      const sent = Date.now();
       await page.getByTestId("message-editor").getByRole("button", { name: "Send", exact: true }).click();
       await expect.poll(() => mine.allTextContents(), PATIENCE).toEqual([expect.stringContaining("count slowly to 3")]);
+      await expect.poll(() => replies.first().textContent(), PATIENCE).toMatch(/1\s*$/);
+      const firstWord = Date.now() - sent;
       await expect.poll(() => replies.allTextContents(), PATIENCE).toEqual(expect.arrayContaining([expect.stringMatching(/3\s*$/)]));
       await idle(page);
       expect(await page.getByTestId("messages").textContent()).not.toContain(MENU);
@@ -84,8 +87,10 @@ describe("editing a message and regenerating a reply, in Chromium", () => {
       // Regenerate: only on the last reply; it is replaced by a new one (a new message), not added to.
       const before = await ids(replies);
       expect(await replies.first().getByRole("button", { name: "Regenerate" }).count()).toBe(before.length > 1 ? 0 : 1);
+      const asked = Date.now();
       await press(size, replies.last(), "Regenerate");
       await expect.poll(async () => (await ids(replies)).at(-1), PATIENCE).not.toBe(before.at(-1));
+      console.log(`${size}: edit → first new word ${firstWord} ms; regenerate → old reply replaced ${Date.now() - asked} ms`);
       await idle(page);
       await expect.poll(() => ids(replies), PATIENCE).toHaveLength(before.length);
       expect((await ids(replies)).some((id) => before.includes(id))).toBe(false);
