@@ -22,6 +22,7 @@ import { Sheet, SheetContent, SheetTrigger } from "@/components/ui/Sheet";
 import { Composer } from "./Composer";
 import { Markdown } from "./Markdown";
 import { MessageActions } from "./MessageActions";
+import { MessageEditor } from "./MessageEditor";
 import { suggestionsFor, type AgentSummary } from "./suggestions";
 import { ThreadList, useThreadInfo, useThreadTitle } from "./ThreadList";
 import { useGates } from "./useGates";
@@ -29,6 +30,7 @@ import { useRequestFocus } from "./useRequestFocus";
 import type { ChatMessage, ChatToolCall } from "./types";
 import type { InteractionView } from "@/components/trpc/types";
 import { useAgentRun } from "./useAgentRun";
+import { useRewind } from "./useRewind";
 import { useStopRun } from "./useStopRun";
 import { OfflineBanner } from "./OfflineBanner";
 import { takeAddress, useConversationAddress } from "./useConversationAddress";
@@ -235,6 +237,16 @@ function Conversation({
     await queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey({ threadId: id }) });
   }
 
+  // Edit and Regenerate start a run of their own: only on a conversation with nothing live or waiting.
+  const rewind = useRewind(threadId, run);
+  const rewindBlocked =
+    run.running || rewind.busy
+      ? "Wait for the reply to finish, or stop it"
+      : gates.pending.length > 0
+        ? (blockedBy ?? "Wait for the background work to finish")
+        : null;
+  const lastReply = lastReplyOf(run.messages);
+
   // A request that just opened takes the focus (never on a dismissive action).
   const conversation = useRef<HTMLDivElement>(null);
   useRequestFocus(conversation, gates.blockers, run.running);
@@ -299,8 +311,26 @@ function Conversation({
               <SystemNote key={m.id} content={m.content} live={m.id.startsWith("run-note-")} />
             ) : (
               <Fragment key={m.id}>
-                {m.content ? (
-                  <MessageBubble role={m.role} author={agentName} content={m.content} continued={continues(run.messages, index)} />
+                {rewind.editing === m.id ? (
+                  <MessageEditor
+                    initial={m.content}
+                    maxChars={maxMessageChars}
+                    busy={rewind.busy}
+                    unavailable={rewindBlocked && !rewind.busy ? rewindBlocked : null}
+                    onSend={(text) => void rewind.edit(m.id, text)}
+                    onCancel={rewind.stopEditing}
+                  />
+                ) : m.content ? (
+                  <MessageBubble
+                    role={m.role}
+                    author={agentName}
+                    content={m.content}
+                    continued={continues(run.messages, index)}
+                    id={m.id}
+                    onEdit={threadId && m.role === "user" ? () => rewind.startEditing(m.id) : undefined}
+                    onRegenerate={threadId && m.id === lastReply ? () => void rewind.regenerate(m.id) : undefined}
+                    unavailable={rewindBlocked}
+                  />
                 ) : null}
                 {m.toolCalls?.map((call) =>
                   // A call Harbor refused never opened a request: a failed step, whatever its tool waits for.
@@ -459,6 +489,12 @@ function Conversation({
   );
 }
 
+/** The conversation's last reply (its last assistant text with no message of the user after it): the one Regenerate replaces. */
+function lastReplyOf(messages: ChatMessage[]): string | null {
+  const index = messages.findLastIndex((m) => m.role === "assistant" && !!m.content);
+  return index !== -1 && !messages.slice(index).some((m) => m.role === "user") ? messages[index]!.id : null;
+}
+
 /** Whether an assistant message follows another one's plain text directly: it joins that group (no second name and avatar). */
 function continues(messages: ChatMessage[], index: number): boolean {
   const previous = messages[index - 1];
@@ -471,21 +507,35 @@ function MessageBubble({
   content,
   streaming,
   continued,
+  id,
+  onEdit,
+  onRegenerate,
+  unavailable = null,
 }: {
   role: "user" | "assistant";
   author?: string;
   content: string;
   streaming?: boolean;
   continued?: boolean;
+  id?: string;
+  onEdit?: () => void;
+  onRegenerate?: () => void;
+  /** Why Edit and Regenerate cannot be used now, or null. */
+  unavailable?: string | null;
 }) {
   if (role === "user")
     return (
-      <div className="group/message message user flex max-w-[85%] min-w-0 flex-col self-end" data-role={role} data-testid="message-user">
+      <div
+        className="group/message message user flex max-w-[85%] min-w-0 flex-col self-end"
+        data-role={role}
+        data-testid="message-user"
+        data-message-id={id}
+      >
         <div className="sr-only">You</div>
         <div className="message-body rounded-2xl rounded-br-md bg-muted px-4 py-2.5 text-[0.9375rem] leading-relaxed whitespace-pre-wrap [overflow-wrap:anywhere]">
           {content}
         </div>
-        <MessageActions text={content} align="end" />
+        <MessageActions text={content} align="end" onEdit={onEdit} unavailable={unavailable} />
       </div>
     );
   return (
@@ -493,6 +543,7 @@ function MessageBubble({
       className={cn("group/message message assistant flex min-w-0 gap-3", streaming && "streaming", continued && "-mt-3")}
       data-role={role}
       data-testid="message-assistant"
+      data-message-id={id}
     >
       <span
         className={cn("mt-0.5 grid size-7 shrink-0 place-items-center rounded-full bg-primary-soft text-primary", continued && "invisible")}
@@ -508,7 +559,7 @@ function MessageBubble({
             <span className="ml-0.5 inline-block h-4 w-1.5 animate-blink bg-foreground/70 align-[-2px]" aria-hidden="true" />
           ) : null}
         </div>
-        {streaming ? null : <MessageActions text={content} />}
+        {streaming ? null : <MessageActions text={content} onRegenerate={onRegenerate} unavailable={unavailable} />}
       </div>
     </div>
   );

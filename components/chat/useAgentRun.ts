@@ -315,6 +315,19 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     [run, threadId],
   );
 
+  /**
+   * The thread was rewound (an edit or a regenerate) and a new run started on it: the conversation
+   * shows what was kept at once, then the server's record and the run, followed on its log.
+   */
+  const rewound = useCallback(
+    (id: string, kept: ChatMessage[]) => {
+      messages.current = kept;
+      setState((s) => ({ ...s, messages: kept, running: true, streaming: null, error: null }));
+      attach(id);
+    },
+    [attach],
+  );
+
   /** Applies an event of a run someone else continued (an approver decided), as it happens. */
   const apply = useCallback((event: RunEvent) => setState((s) => applyRunEvent(s, event)), []);
 
@@ -336,7 +349,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     [threadId, answerBrowserTools],
   );
 
-  return { ...state, offline: follow.offline, send, resume, apply, note, report, replaceMessages, answerPending };
+  return { ...state, offline: follow.offline, send, resume, rewound, apply, note, report, replaceMessages, answerPending };
 }
 
 /** Runs each requested browser tool with the arguments of its call; the first failure stops them all. */

@@ -178,6 +178,13 @@ export const messages = pgTable(
     toolCalls: jsonb("tool_calls").$type<StoredToolCall[]>(),
     /** A tool message's call. */
     toolCallId: text("tool_call_id"),
+    /**
+     * Set when an edit or a regenerate dropped the message from its conversation: the position of
+     * the thread's last message at that moment. The row stays — runs' snapshots are rebuilt from
+     * it (a snapshot through a message at or before this position still shows it), and a client
+     * that sends its old id again cannot bring it back. Null: in the conversation.
+     */
+    supersededAtPosition: bigint("superseded_at_position", { mode: "number" }),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("messages_thread_id_unique").on(t.threadId, t.id)],

@@ -57,7 +57,11 @@ export const ERROR_CODES = [
   "ERR_TOOL_STATE_NOT_SERIALIZABLE",
   /** The run already ended: there is nothing left to steer. */
   "RUN_ENDED",
-  /** A new message reached a thread whose run is still executing, and the policy is `reject` (*Double-texting*). */
+  /**
+   * A new message reached a thread whose run is still executing, and the policy is `reject`
+   * (*Double-texting*); or an edit or regenerate reached a thread whose run is queued, running or
+   * paused (`details.runIds`). Nothing was stored.
+   */
   "RUN_IN_PROGRESS",
   /** More steering instructions wait for one run than its mailbox holds. */
   "TOO_MANY_INSTRUCTIONS",

@@ -1,10 +1,34 @@
 import { z } from "zod";
+import { settings } from "@/server/config";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/runtime";
 
 /** A string the database can store, trimmed, within `max` characters. */
 export function text(max: number) {
   return z.string().trim().max(max).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
 }
+
+/**
+ * A user's message, trimmed: not empty, storable, within the server's HARBOR_MAX_MESSAGE_CHARS (the
+ * composer's limit). The limit is read as each input is checked, never when this module loads
+ * (`next build` loads it without the server's settings).
+ */
+export const messageText = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE)
+  .superRefine((value, ctx) => {
+    const max = settings().maxMessageChars;
+    if (value.length > max)
+      ctx.addIssue({
+        code: "too_big",
+        origin: "string",
+        maximum: max,
+        inclusive: true,
+        input: value,
+        message: `longer than ${max} characters`,
+      });
+  });
 
 /** An id a client quotes back to us. */
 export const id = z.string().min(1).max(200).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);

@@ -66,6 +66,12 @@ export function createRuntime(deps: RuntimeDeps) {
      */
     consent: consentLegs(coordinator, runs.runs),
     startRun: runs.runs.startRun,
+    /**
+     * Edit-and-resend (`text`) or Regenerate: the owner's thread rewound to one of its messages —
+     * those dropped are superseded, never deleted — and a new run started from there, followed on
+     * `runs.events`. RUN_IN_PROGRESS while a run of the thread is queued, running or paused.
+     */
+    rewind: runs.runs.rewind,
     runs: runAccess(deps.db, runs.runs.steer),
     responses: responseService(deps.db, deps.serverSecret),
     webhooks: webhookService(deps.db, deps.serverSecret, deps.webhooks, notify.webhookWorker.registered),
@@ -135,7 +141,7 @@ export type { InterruptView, LoggedEvent, RunEvent } from "./log";
 export type { AgentDefinition, AgentRegistry, ModelPart, PlannedCall, Planner, PlannerContext, PlannerDecision } from "./agent";
 export { modelIdOf } from "./agent";
 export type { RunState, TranscriptMessage } from "./agent";
-export type { AbandonedRun, IncomingMessage, LoadReading, RefusedRun, StartRunRequest, StartedRun } from "./runs";
+export type { AbandonedRun, IncomingMessage, LoadReading, RefusedRun, RewindRequest, Rewound, StartRunRequest, StartedRun } from "./runs";
 export type { ResolutionInput } from "./pause";
 export { SteeringInstruction } from "./runs";
 export { APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer } from "./pause";

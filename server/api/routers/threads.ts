@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, text } from "@/server/edge/inputs";
+import { id, messageText, text } from "@/server/edge/inputs";
 import { MAX_THREAD_TITLE } from "@/server/runtime";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
@@ -27,6 +27,20 @@ export const threadsRouter = createTRPCRouter({
   delete: protectedProcedure
     .input(z.strictObject({ threadId: id }))
     .mutation(({ ctx, input }) => ctx.harbor.runtime.threads.delete(ctx.identity, input.threadId)),
+
+  /**
+   * Edit-and-resend: the owner's message and everything after it leave the conversation (superseded,
+   * never deleted), the new text takes its place and a new run answers it; follow it on `runs.events`.
+   * CONFLICT (RUN_IN_PROGRESS) while a run of the thread is queued, running or paused.
+   */
+  edit: protectedProcedure
+    .input(z.strictObject({ threadId: id, messageId: id, text: messageText }))
+    .mutation(({ ctx, input }) => ctx.harbor.runtime.rewind(ctx.identity, { ...input, requestId: ctx.requestId })),
+
+  /** Regenerate: the conversation's last reply leaves it and a new run answers the same message; as `edit`. */
+  regenerate: protectedProcedure
+    .input(z.strictObject({ threadId: id, messageId: id }))
+    .mutation(({ ctx, input }) => ctx.harbor.runtime.rewind(ctx.identity, { ...input, requestId: ctx.requestId })),
 
   get: protectedProcedure
     .input(z.object({ threadId: id }).strict())

@@ -1,8 +1,14 @@
 /**
  * How events are stored. A snapshot names the last message of its thread instead of copying the
- * transcript: a thread's messages are append-only, so "the thread's messages up to this one" is the
- * transcript the snapshot saw, rebuilt on read. A thread of n turns then stores O(n) bytes of
- * snapshots, not O(n²). A large shared state is stored once per thread and content, by the
+ * transcript: a thread's messages are never changed or deleted while it lives, so "the thread's
+ * messages up to this one" is the transcript the snapshot saw, rebuilt on read. A thread of n turns
+ * then stores O(n) bytes of snapshots, not O(n²).
+ *
+ * An edit or a regenerate (runs/rewind-run.ts) only marks the messages it drops with the thread's
+ * last position at that moment (`superseded_at_position`). A snapshot through a message at or
+ * before that position was taken before the rewind and still shows them; one through a later
+ * message was taken after it and does not. (A message added after a rewind has a higher position
+ * than every message then; one kept by it is lower than every message it dropped.) A large shared state is stored once per thread and content, by the
  * database as the event is inserted (migration 0021), and put back on read.
  */
 import { sql, type SQL } from "drizzle-orm";
@@ -37,8 +43,11 @@ export const hydratedData: SQL = sql`case when e.type = 'snapshot' and e.data ? 
           || case when m.tool_calls is null then '{}'::jsonb else jsonb_build_object('toolCalls', m.tool_calls) end
           || case when m.tool_call_id is null then '{}'::jsonb else jsonb_build_object('toolCallId', m.tool_call_id) end
         order by m.position)
-      from runs r join messages m on m.thread_id = r.thread_id
+      from runs r
+        cross join lateral (select x.position from messages x where x.thread_id = r.thread_id and x.id = e.data ->> 'through') through
+        join messages m on m.thread_id = r.thread_id
       where r.id = e.run_id
-        and m.position <= (select x.position from messages x where x.thread_id = r.thread_id and x.id = e.data ->> 'through')
+        and m.position <= through.position
+        and (m.superseded_at_position is null or m.superseded_at_position >= through.position)
     ), '[]'::jsonb))
   else e.data end`;

@@ -52,7 +52,7 @@ export function continuationOf(runId: SQL): SQL {
       'messages', coalesce((
         select json_agg(json_build_object('id', m.id, 'role', m.role, 'content', m.content,
           'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) order by m.position)
-        from messages m where m.thread_id = r.thread_id
+        from messages m where m.thread_id = r.thread_id and m.superseded_at_position is null
       ), '[]'::json),
       'ahead', coalesce((
         select json_agg(o.id order by o.created_at, o.id) from runs o

@@ -1,4 +1,4 @@
-import { asc, count, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Executor } from "../client";
 import { column, rowsOf } from "./rows";
@@ -41,6 +41,7 @@ export async function insertThread(
   return created;
 }
 
+/** The thread's conversation, in order: its messages, less those an edit or a regenerate superseded. */
 export async function listMessages(db: Executor, threadId: string): Promise<MessageRow[]> {
   return db
     .select({
@@ -53,11 +54,14 @@ export async function listMessages(db: Executor, threadId: string): Promise<Mess
       createdAt: messages.createdAt,
     })
     .from(messages)
-    .where(eq(messages.threadId, threadId))
+    .where(and(eq(messages.threadId, threadId), isNull(messages.supersededAtPosition)))
     .orderBy(asc(messages.position));
 }
 
-/** How many messages a thread holds. */
+/**
+ * How many messages a thread holds, superseded ones too: they are still stored, so the length limit
+ * (`HARBOR_MAX_THREAD_MESSAGES`) bounds what editing again and again can keep.
+ */
 export async function countMessages(db: Executor, threadId: string): Promise<number> {
   const [row] = await db.select({ n: count() }).from(messages).where(eq(messages.threadId, threadId));
   return row?.n ?? 0;
@@ -96,7 +100,8 @@ export async function listThreadsWithContext(
     where t.tenant_id = ${owner.tenantId} and t.owner_id = ${owner.ownerId}
       and (${pattern}::text is null
         or t.title ilike ${pattern}
-        or exists (select 1 from messages m where m.thread_id = t.id and m.role in ('user', 'assistant') and m.content ilike ${pattern}))
+        or exists (select 1 from messages m where m.thread_id = t.id and m.role in ('user', 'assistant')
+          and m.superseded_at_position is null and m.content ilike ${pattern}))
     order by t.updated_at desc
     limit ${options.limit ?? 100}`);
   const row = z.object({

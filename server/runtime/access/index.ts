@@ -17,12 +17,14 @@ export { accountService, hashToken, MAX_TOKEN_DAYS, TOKEN_PREFIX } from "./api-t
 export { authorizeConversationRead } from "./conversation-reads";
 export {
   assertThreadAccess,
+  findTenantThread,
   ForeignThreadError,
   MAX_THREAD_TITLE,
   ownsThread,
   storedThreadIds,
   tenantThreadId,
   threadService,
+  threadView,
   titleFrom,
 } from "./threads";
 export { type CredentialBroker, type CredentialOwner } from "./credentials";

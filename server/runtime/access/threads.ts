@@ -74,15 +74,20 @@ export function assertThreadAccess(thread: Pick<ThreadRow, "tenantId" | "ownerId
   if (thread.ownerId !== identity.userId) throw new ForbiddenError("This thread belongs to another user.");
 }
 
+/**
+ * The thread the caller's tenant knows as `threadId`: its own of that id, or its own under
+ * `tenantThreadId`. NOT_FOUND when the tenant has none (whoever else holds the id).
+ */
+export async function findTenantThread(db: Database, secret: string, identity: Identity, threadId: string): Promise<ThreadRow> {
+  const thread = await findThread(db, threadId);
+  const own =
+    thread && thread.tenantId !== identity.tenantId ? await findThread(db, tenantThreadId(secret, identity.tenantId, threadId)) : thread;
+  if (!own) throw new NotFoundError("Thread");
+  return own;
+}
+
 export function threadService(db: Database, secret: string) {
-  /** The thread the caller's tenant knows as `threadId`: its own of that id, or its own under `tenantThreadId`. */
-  const tenantThread = async (identity: Identity, threadId: string): Promise<ThreadRow> => {
-    const thread = await findThread(db, threadId);
-    const own =
-      thread && thread.tenantId !== identity.tenantId ? await findThread(db, tenantThreadId(secret, identity.tenantId, threadId)) : thread;
-    if (!own) throw new NotFoundError("Thread");
-    return own;
-  };
+  const tenantThread = (identity: Identity, threadId: string) => findTenantThread(db, secret, identity, threadId);
   return {
     /** The caller's own threads, newest first; `search` keeps those whose title or messages contain it. */
     list: (identity: Identity, options: { search?: string } = {}) =>

@@ -11,7 +11,7 @@
 import { lastSeq } from "@/server/db/queries/runs";
 import { beginRuns, type BeginRunInput } from "@/server/db/queries/run-writes";
 import type { InteractionKind } from "@/server/domain";
-import { secretKeeper, type Identity } from "../access";
+import { secretKeeper, type Identity, type VerifiedIdentity } from "../access";
 import type { RoutedRequest } from "../cluster";
 import { batched, RunJournal } from "../log";
 import type { ResolutionInput, ResolveVia } from "../pause";
@@ -21,12 +21,14 @@ import { RunsInFlight } from "./in-flight";
 import { LoadGauge } from "./load";
 import { QueueTaker } from "./queue-taker";
 import { handleRouted, resolveInteractions } from "./resolve-answers";
+import { rewindHere, type RewindRequest } from "./rewind-run";
 import type { StartRunRequest } from "./run-requests";
 import type { RunsContext, RunsDeps } from "./runs-context";
 import { spawnChildren, startHere } from "./start-run";
 import { steeringService } from "./steer";
 
 export type { AbandonedRun, IncomingMessage, RefusedRun, StartedRun, StartRunRequest } from "./run-requests";
+export type { RewindRequest, Rewound } from "./rewind-run";
 export type { RunsDeps } from "./runs-context";
 
 export function runService(deps: RunsDeps) {
@@ -66,6 +68,11 @@ export function runService(deps: RunsDeps) {
   return {
     startRun: (identity: Identity, request: StartRunRequest) => ctx.inFlight.admit(() => startHere(ctx, identity, request)),
     steer: steering.steer,
+    /**
+     * Edit-and-resend or Regenerate (see rewind-run.ts): the owner's thread rewound to one of its
+     * messages and a new run started from there; RUN_IN_PROGRESS while anything on it is live or waiting.
+     */
+    rewind: (identity: VerifiedIdentity, request: RewindRequest) => ctx.inFlight.admit(() => rewindHere(ctx, identity, request)),
     /** Resolves interactions outside a transport run (tRPC, console); ready runs go on in the background. */
     resolveInteractions: (identity: Identity, entries: readonly ResolutionInput[], via: Exclude<ResolveVia, "agui">) =>
       resolveInteractions(ctx, identity, entries, via),

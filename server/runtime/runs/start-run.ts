@@ -20,12 +20,12 @@ import { HarborError, InvalidInputError, NotFoundError } from "../errors";
 import { RunJournal, toStoredRows, type LoggedEvent } from "../log";
 import { browserResults } from "./browser-results";
 import { resumeRun } from "./resume-run";
-import type { IncomingMessage, RunStart, StartRunRequest } from "./run-requests";
+import type { IncomingMessage, RunStart, StartedRun, StartRunRequest } from "./run-requests";
 import { runLog, type RunsContext } from "./runs-context";
 import { pendingInteraction, refuse } from "./start-refusals";
 
 /** The new run's messages, ids and first event, as its first statement writes them. */
-interface NewRun {
+export interface NewRun {
   runId: string;
   agent: AgentDefinition;
   journal: RunJournal;
@@ -103,7 +103,7 @@ async function startNew(
 }
 
 /** What the run's first statement writes: the thread (new or touched), the messages, the run and its first event. */
-function beginInput(ctx: RunsContext, identity: Identity, request: StartRunRequest, run: NewRun): BeginRunInput {
+export function beginInput(ctx: RunsContext, identity: Identity, request: StartRunRequest, run: NewRun): BeginRunInput {
   const { deps } = ctx;
   // A run that will wait for an earlier one — here, or on another instance (the statement looks) —
   // keeps its messages until its turn (see joinHeldInput).
@@ -136,14 +136,14 @@ function beginInput(ctx: RunsContext, identity: Identity, request: StartRunReque
 }
 
 /** The run is written: its stream is followed from its first event, and it is driven in the background. */
-async function launch(
+export async function launch(
   ctx: RunsContext,
   identity: Identity,
   request: StartRunRequest,
   run: NewRun,
   thread: BegunThread,
   begun: number,
-): Promise<RunStart> {
+): Promise<StartedRun> {
   const { runId, agent, journal } = run;
   const base: RunState = {
     runId,
