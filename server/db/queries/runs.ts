@@ -144,10 +144,14 @@ export async function listRuns(db: Executor, filter: RunListFilter) {
       (select count(*) from runs c where c.parent_run_id = r.id)::int as child_count
     from runs r left join users u on u.id = r.owner_id left join threads t on t.id = r.thread_id
       -- The run's own input: the first message a person wrote for it, or the one it holds until its turn.
+      -- A run that answers again (Regenerate, Retry) wrote none: the person's last message before its reply.
       left join lateral (
         select coalesce(
           (select m.content from messages m where m.thread_id = r.thread_id and m.run_id = r.id and m.role = 'user' order by m.position limit 1),
-          r.checkpoint->'pendingInput'->0->>'content') as content
+          r.checkpoint->'pendingInput'->0->>'content',
+          (select p.content from messages p where p.thread_id = r.thread_id and p.role = 'user'
+            and p.position < (select min(o.position) from messages o where o.thread_id = r.thread_id and o.run_id = r.id)
+            order by p.position desc limit 1)) as content
       ) i on true
     where r.tenant_id = ${filter.tenantId}
       and (${filter.status ?? null}::text is null or r.status = ${filter.status ?? null})

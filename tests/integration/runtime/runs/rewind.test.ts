@@ -132,6 +132,8 @@ describe.each(testBackends())("rewinding a conversation on $name", (backend) => 
     expect(after[1]!.id).not.toBe(reply.id);
     expect(after[1]!.content).toBe(reply.content);
     expect(after[1]!.runId).toBe(again.runId);
+    // The console labels the new run with the question it answers again.
+    expect((await runtime.runs.get(ALICE, again.runId)).input).toBe("hello");
   });
 
   it("a client that sends the dropped messages again does not bring them back", async () => {
