@@ -2,7 +2,7 @@
 
 import { CheckIcon, CopyIcon, PencilIcon, RefreshCwIcon, type LucideIcon } from "lucide-react";
 import type { ComponentProps } from "react";
-import { Gated } from "@/components/console/Gated";
+import { Gated } from "@/components/ui/Gated";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
 import { Tooltip } from "@/components/ui/Tooltip";

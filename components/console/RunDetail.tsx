@@ -15,7 +15,7 @@ import type { RouterOutputs } from "@/components/trpc/types";
 import { isTerminalStatus, type RunEvent, type SteeringInstruction } from "@/server/domain";
 import { HIDDEN_KEYS, timelineLines, type Names, type Tone } from "./timeline";
 import { duration } from "./format";
-import { Gated } from "./Gated";
+import { Gated } from "@/components/ui/Gated";
 import { RunHeader } from "./RunHeader";
 
 type Instruction = SteeringInstruction;
