@@ -410,10 +410,18 @@ function Conversation({
             </div>
           ) : null}
           {run.running && !run.streaming && run.queuedAhead === null ? (
-            <div className="flex items-center gap-2 text-sm text-muted-foreground">
-              <TypingDots />
-              The {agentName.toLowerCase()} is working…
-            </div>
+            run.retrying ? (
+              // The model failed to answer and is asked again: said, instead of a silent "working…".
+              <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-retrying">
+                <TypingDots />
+                The model did not answer. Retrying… (attempt {run.retrying.attempt} of {run.retrying.maxAttempts})
+              </div>
+            ) : (
+              <div className="flex items-center gap-2 text-sm text-muted-foreground">
+                <TypingDots />
+                The {agentName.toLowerCase()} is working…
+              </div>
+            )
           ) : null}
           {run.error ? (
             <ErrorAlert data-testid="run-error" data-code={run.error.code}>

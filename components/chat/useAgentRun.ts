@@ -98,6 +98,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     streaming: null,
     running: false,
     queuedAhead: null,
+    retrying: null,
     error: null,
     progress: {},
   });
@@ -203,6 +204,8 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
             onTextMessageStartEvent: ({ event }) => setState((s) => startText(s, event.messageId)),
             onTextMessageContentEvent: ({ event }) => setState((s) => addText(s, event.messageId, event.delta)),
             onTextMessageEndEvent: ({ event }) => setState((s) => endText(s, event.messageId)),
+            // The model answered with a call: it is no longer being asked again.
+            onToolCallStartEvent: () => setState((s) => (s.retrying ? { ...s, retrying: null } : s)),
             onToolCallResultEvent: ({ event }) =>
               setState((s) =>
                 s.messages.some((m) => m.id === event.messageId)
@@ -259,7 +262,8 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
         // attaches to the thread's runs and catches up from their log once the server is back.
         const dropped = started && !ended;
         if (dropped) attach(id);
-        else if (active.current === 0 && !attached.current) setState((s) => ({ ...s, running: false, streaming: null, queuedAhead: null }));
+        else if (active.current === 0 && !attached.current)
+          setState((s) => ({ ...s, running: false, streaming: null, queuedAhead: null, retrying: null }));
       }
       return { delivered: !refused, browserRequests: ended && !failed ? browserRequests : [] };
     },
