@@ -319,6 +319,22 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     [run, threadId],
   );
 
+  /**
+   * Starts the thread's work again from its record (Retry: after a failed run, or a request that
+   * expired or was lost): no answers and no new message, so the server plans from the user's last
+   * words. Once at a time: a second click while one is on its way does nothing.
+   */
+  const retryOnItsWay = useRef(false);
+  const retry = useCallback(async () => {
+    if (!threadId || retryOnItsWay.current || active.current > 0) return { delivered: false };
+    retryOnItsWay.current = true;
+    try {
+      return await run(threadId, { resume: [] });
+    } finally {
+      retryOnItsWay.current = false;
+    }
+  }, [run, threadId]);
+
   /** Applies an event of a run someone else continued (an approver decided), as it happens. */
   const apply = useCallback((event: RunEvent) => setState((s) => applyRunEvent(s, event)), []);
 
@@ -340,7 +356,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     [threadId, answerBrowserTools],
   );
 
-  return { ...state, offline: follow.offline, send, resume, apply, note, report, replaceMessages, answerPending };
+  return { ...state, offline: follow.offline, send, resume, retry, apply, note, report, replaceMessages, answerPending };
 }
 
 /** Runs each requested browser tool with the arguments of its call; the first failure stops them all. */

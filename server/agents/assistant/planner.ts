@@ -219,7 +219,8 @@ function instructionsFor(base: string, state: Readonly<RunState>): string {
  * model said before its tool calls goes back as one message with them, as the model sent it, and
  * each call and its result under the model's own id for it (the thread may know it by another).
  */
-export function toModelMessages(transcript: readonly TranscriptMessage[]): ModelMessage[] {
+export function toModelMessages(all: readonly TranscriptMessage[]): ModelMessage[] {
+  const transcript = withoutUnansweredCalls(all);
   const toolNames = new Map<string, string>();
   const modelIds = new Map<string, string>();
   const messages: ModelMessage[] = [];
@@ -259,6 +260,22 @@ export function toModelMessages(transcript: readonly TranscriptMessage[]): Model
     }
   }
   return messages;
+}
+
+/**
+ * A call with no result by the time the model is asked again will never have one (its request
+ * expired or was lost): providers refuse a call without its result, so it is left out — the words
+ * said with it stay.
+ */
+function withoutUnansweredCalls(transcript: readonly TranscriptMessage[]): TranscriptMessage[] {
+  const answered = new Set(transcript.flatMap((m) => (m.role === "tool" && m.toolCallId ? [m.toolCallId] : [])));
+  return transcript.flatMap((m): TranscriptMessage[] => {
+    if (!m.toolCalls?.some((c) => !answered.has(c.id))) return [m];
+    const toolCalls = m.toolCalls.filter((c) => answered.has(c.id));
+    if (toolCalls.length > 0) return [{ ...m, toolCalls }];
+    const { toolCalls: _unanswered, ...words } = m;
+    return words.content ? [words] : [];
+  });
 }
 
 /**
