@@ -14,7 +14,7 @@ export const isDead = (status: InteractionView["status"] | undefined) => status 
 export function RetryRequest({ onRetry, busy }: { onRetry(): void; busy: boolean }) {
   return (
     <div>
-      <Button variant="secondary" size="sm" onClick={onRetry} disabled={busy} data-testid="retry-request">
+      <Button variant="secondary" onClick={onRetry} disabled={busy} data-testid="retry-request">
         <RotateCcwIcon aria-hidden="true" />
         Retry
       </Button>

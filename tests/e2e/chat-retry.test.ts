@@ -7,6 +7,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible } from "../helpers/axe";
 import { say, screenshot, signInAs, useBrowser } from "../helpers/browser";
 import { startModelServer, type ChatRequest, type ModelServer, type ScriptedTurn } from "../helpers/model-server";
 import { startOwnServer, type OwnServer } from "../helpers/own-server";
@@ -73,6 +74,7 @@ describe("trying again, in the chat", () => {
         const notice = page.getByTestId("run-retrying");
         await expect.poll(() => notice.textContent(), PATIENCE).toContain("Retrying… (attempt 2 of 3)");
         expect(await page.getByTestId("messages").textContent()).not.toContain("is working…");
+        expect(await notice.getAttribute("role")).toBe("status");
         await screenshot(page, `chat-retry-${size}-retrying`);
         await expect.poll(() => notice.textContent(), PATIENCE).toContain("Retrying… (attempt 3 of 3)");
 
@@ -110,6 +112,7 @@ describe("trying again, in the chat", () => {
         const retry = cards.first().getByRole("button", { name: "Retry" });
         await retry.waitFor(PATIENCE);
         expect(await cards.first().textContent()).toContain("Expired before anyone decided");
+        await expectAccessible(page, `an expired request with Retry (${size})`);
         await screenshot(page, `chat-retry-${size}-expired`);
 
         // A double click asks once: one fresh card, the message not sent again.
