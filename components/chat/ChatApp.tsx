@@ -12,6 +12,7 @@ import { McpQuestionCard, mcpPayload } from "@/components/interactions/McpQuesti
 import { RemoteQuestionCard } from "@/components/interactions/RemoteQuestionCard";
 import { refusedReason, ToolCallNote } from "@/components/interactions/ToolCallNote";
 import { useToolCatalog } from "@/components/interactions/tools";
+import { isDead } from "@/components/interactions/RetryRequest";
 import { AnchorIcon, BotIcon, MessageSquarePlusIcon, PanelLeftIcon, PauseCircleIcon } from "lucide-react";
 import Link from "next/link";
 import { ErrorAlert, WarningNotice } from "@/components/ui/Alert";
@@ -262,6 +263,13 @@ function Conversation({
   // A run that failed before it answered can run again: the user's message is still the last word.
   const canRetry =
     !!threadId && !run.running && !run.error?.remedy && !blockedBy && run.messages.findLast((m) => m.role !== "system")?.role === "user";
+  // Requests nobody can answer any more (expired, lost) that the conversation ended on: Retry asks again.
+  const askAgain = !!threadId && !run.running && !blockedBy ? deadEnd(run.messages, gates.byToolCall) : NONE;
+  const retry = () =>
+    void run
+      .retry()
+      .then(() => gates.refresh())
+      .catch(() => undefined);
   const suggestions = suggestionsFor(agent);
   return (
     <section className="flex min-w-0 flex-1 flex-col" aria-label="Conversation">
@@ -355,6 +363,7 @@ function Conversation({
                       busy={run.running}
                       onSubmit={(value) => void gates.answerAlone(call.id, { status: "resolved", payload: value }, { privately: true })}
                       onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" }, { privately: true })}
+                      onRetry={askAgain.has(call.id) ? retry : undefined}
                     />
                   ) : gates.byToolCall.get(call.id)?.kind === "oauth" ? (
                     <Fragment key={call.id}>
@@ -365,6 +374,7 @@ function Conversation({
                         busy={run.running}
                         onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
                         onConsent={() => void gates.refresh()}
+                        onRetry={askAgain.has(call.id) ? retry : undefined}
                       />
                       {results.has(call.id) && !gates.gateByToolCall.has(call.id) ? (
                         <ToolCallNote call={call} result={results.get(call.id)} where="server" />
@@ -380,6 +390,7 @@ function Conversation({
                           void gates.answerAlone(call.id, { status: "resolved", payload: mcpPayload(answer) }, { privately: true })
                         }
                         onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" }, { privately: true })}
+                        onRetry={askAgain.has(call.id) ? retry : undefined}
                       />
                       {results.has(call.id) && !gates.gateByToolCall.has(call.id) ? (
                         <ToolCallNote call={call} result={results.get(call.id)} where="server" />
@@ -394,6 +405,7 @@ function Conversation({
                         void gates.answerAlone(call.id, { status: "resolved", payload }, { privately: "credential" in payload })
                       }
                       onCancel={() => void gates.answerAlone(call.id, { status: "cancelled" })}
+                      onRetry={askAgain.has(call.id) ? retry : undefined}
                     />
                   ) : !(tools.gated(call.name) ?? gates.byToolCall.has(call.id)) ? (
                     <ToolCallNote key={call.id} call={call} result={results.get(call.id)} where="server" progress={run.progress[call.id]} />
@@ -408,6 +420,7 @@ function Conversation({
                         busy={run.running}
                         onDecide={(approved, reason, grant) => gates.decide(call.id, approved, reason, grant)}
                         onWithdraw={() => gates.withdraw(call.id)}
+                        onRetry={askAgain.has(call.id) ? retry : undefined}
                       />
                       {run.progress[call.id] && !results.has(call.id) ? (
                         <ToolCallNote call={call} where="server" progress={run.progress[call.id]} />
@@ -440,10 +453,18 @@ function Conversation({
             </div>
           ) : null}
           {run.running && !run.streaming && run.queuedAhead === null ? (
-            <div className="flex items-center gap-2 text-sm text-muted-foreground">
-              <TypingDots />
-              The {agentName.toLowerCase()} is working…
-            </div>
+            run.retrying ? (
+              // The model failed to answer and is asked again: said, instead of a silent "working…".
+              <div className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="run-retrying">
+                <TypingDots />
+                The model did not answer. Retrying… (attempt {run.retrying.attempt} of {run.retrying.maxAttempts})
+              </div>
+            ) : (
+              <div className="flex items-center gap-2 text-sm text-muted-foreground">
+                <TypingDots />
+                The {agentName.toLowerCase()} is working…
+              </div>
+            )
           ) : null}
           {run.error ? (
             <ErrorAlert data-testid="run-error" data-code={run.error.code}>
@@ -458,7 +479,7 @@ function Conversation({
               ) : null}
               {canRetry ? (
                 // No answers and no new message: the thread's run starts again from its record, which ends in the user's message.
-                <Button variant="link" className="font-medium text-danger-fg" onClick={() => void run.resume([])}>
+                <Button variant="link" className="font-medium text-danger-fg" onClick={retry}>
                   Retry
                 </Button>
               ) : null}
@@ -493,6 +514,20 @@ function Conversation({
 function lastReplyOf(messages: ChatMessage[]): string | null {
   const index = messages.findLastIndex((m) => m.role === "assistant" && !!m.content);
   return index !== -1 && !messages.slice(index).some((m) => m.role === "user") ? messages[index]!.id : null;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The calls of the conversation's last word whose requests nobody can answer any more (expired, or
+ * lost with a restart): the work stopped there, and Retry asks again. Any later word — the user's,
+ * or the assistant's — and there is nothing to retry.
+ */
+function deadEnd(messages: readonly ChatMessage[], requests: ReadonlyMap<string, InteractionView>): ReadonlySet<string> {
+  const last = messages.findLast((m) => m.role === "user" || m.role === "assistant");
+  if (last?.role !== "assistant" || !last.toolCalls?.length) return NONE;
+  const dead = last.toolCalls.filter((c) => isDead(requests.get(c.id)?.status));
+  return dead.length > 0 ? new Set(dead.map((c) => c.id)) : NONE;
 }
 
 /** Whether an assistant message follows another one's plain text directly: it joins that group (no second name and avatar). */

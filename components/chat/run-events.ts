@@ -55,8 +55,10 @@ export function endText<S extends NoticeState>(s: S, messageId: string): S {
 
 /** Text that starts streaming; a message already shown is not streamed again (a replayed log). */
 export function startText<S extends NoticeState>(s: S, messageId: string): S {
-  if (shown(s, messageId)) return s.streaming?.id === messageId ? { ...s, streaming: null } : s;
-  return { ...s, queuedAhead: null, streaming: { id: messageId, content: "" } };
+  // Words came: the run no longer waits its turn or for its model to be asked again.
+  const answered = { ...s, queuedAhead: null, retrying: null };
+  if (shown(s, messageId)) return s.streaming?.id === messageId ? { ...answered, streaming: null } : answered;
+  return { ...answered, streaming: { id: messageId, content: "" } };
 }
 
 export function addText<S extends NoticeState>(s: S, messageId: string, delta: string): S {
@@ -72,6 +74,8 @@ export function applyRunEvent<S extends FollowedState>(s: S, event: RunEvent): S
       return withNotice({ ...s, running: true }, { type: "queued", position: event.position });
     case "run.cancelled":
       return withNotice(s, { type: "cancelled", by: event.by });
+    case "model.retrying":
+      return withNotice({ ...s, running: true }, { type: "retrying", attempt: event.attempt, maxAttempts: event.maxAttempts });
     case "text.started":
       return { ...startText(s, event.messageId), running: true };
     case "text.delta":
@@ -89,14 +93,23 @@ export function applyRunEvent<S extends FollowedState>(s: S, event: RunEvent): S
       return { ...s, messages: event.messages };
     case "run.completed":
     case "run.paused":
-      return { ...s, running: false, streaming: null, queuedAhead: null };
+      return { ...s, running: false, streaming: null, queuedAhead: null, retrying: null };
     case "run.failed":
-      return { ...s, running: false, streaming: null, queuedAhead: null, error: { message: event.message, code: event.code } };
+      return {
+        ...s,
+        running: false,
+        streaming: null,
+        queuedAhead: null,
+        retrying: null,
+        error: { message: event.message, code: event.code },
+      };
     case "tool.progress":
       return withProgress(s, event);
     // What these change shows in the snapshot and text that follow, or in the thread's requests.
-    case "run.handed_off":
     case "tool.call":
+      // The model answered (with a call): it is no longer being asked again.
+      return s.retrying ? { ...s, retrying: null } : s;
+    case "run.handed_off":
     case "pause.requested":
     case "client_tool.requested":
     case "external_wait.started":

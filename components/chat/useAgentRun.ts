@@ -98,6 +98,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     streaming: null,
     running: false,
     queuedAhead: null,
+    retrying: null,
     error: null,
     progress: {},
   });
@@ -203,6 +204,8 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
             onTextMessageStartEvent: ({ event }) => setState((s) => startText(s, event.messageId)),
             onTextMessageContentEvent: ({ event }) => setState((s) => addText(s, event.messageId, event.delta)),
             onTextMessageEndEvent: ({ event }) => setState((s) => endText(s, event.messageId)),
+            // The model answered with a call: it is no longer being asked again.
+            onToolCallStartEvent: () => setState((s) => (s.retrying ? { ...s, retrying: null } : s)),
             onToolCallResultEvent: ({ event }) =>
               setState((s) =>
                 s.messages.some((m) => m.id === event.messageId)
@@ -259,7 +262,8 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
         // attaches to the thread's runs and catches up from their log once the server is back.
         const dropped = started && !ended;
         if (dropped) attach(id);
-        else if (active.current === 0 && !attached.current) setState((s) => ({ ...s, running: false, streaming: null, queuedAhead: null }));
+        else if (active.current === 0 && !attached.current)
+          setState((s) => ({ ...s, running: false, streaming: null, queuedAhead: null, retrying: null }));
       }
       return { delivered: !refused, browserRequests: ended && !failed ? browserRequests : [] };
     },
@@ -328,6 +332,22 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     [attach],
   );
 
+  /**
+   * Starts the thread's work again from its record (Retry: after a failed run, or a request that
+   * expired or was lost): no answers and no new message, so the server plans from the user's last
+   * words. Once at a time: a second click while one is on its way does nothing.
+   */
+  const retryOnItsWay = useRef(false);
+  const retry = useCallback(async () => {
+    if (!threadId || retryOnItsWay.current || active.current > 0) return { delivered: false };
+    retryOnItsWay.current = true;
+    try {
+      return await run(threadId, { resume: [] });
+    } finally {
+      retryOnItsWay.current = false;
+    }
+  }, [run, threadId]);
+
   /** Applies an event of a run someone else continued (an approver decided), as it happens. */
   const apply = useCallback((event: RunEvent) => setState((s) => applyRunEvent(s, event)), []);
 
@@ -349,7 +369,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
     [threadId, answerBrowserTools],
   );
 
-  return { ...state, offline: follow.offline, send, resume, rewound, apply, note, report, replaceMessages, answerPending };
+  return { ...state, offline: follow.offline, send, resume, retry, rewound, apply, note, report, replaceMessages, answerPending };
 }
 
 /** Runs each requested browser tool with the arguments of its call; the first failure stops them all. */

@@ -137,6 +137,13 @@ export function timelineLines(events: readonly { seq: number; at: number; event:
       case "pause.escalated":
         line(`Nobody decided in time: escalated to the tenant's ${event.to}`, rest(event), "warning");
         break;
+      case "model.retrying":
+        line(
+          `The model did not answer (${event.reason}): attempt ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toLocaleString()} s`,
+          rest(event),
+          "warning",
+        );
+        break;
       case "budget.warning":
         line(
           `${event.scope === "tenant" ? "The workspace's" : "The user's"} ${event.period === "day" ? "daily" : "monthly"} model budget is ${Math.floor((event.used / event.limit) * 100)} % used (${event.used.toLocaleString()} of ${event.limit.toLocaleString()} tokens)`,

@@ -9,6 +9,7 @@ import { Countdown } from "./Countdown";
 import { DecisionControl } from "@/components/decisions/DecisionControl";
 import { largeTransferAmount } from "@/components/decisions/confirmation";
 import { ArgList, InteractionCard, Outcome } from "./InteractionCard";
+import { isDead, RetryRequest } from "./RetryRequest";
 import { StatusBadge, toneOf } from "./StatusBadge";
 import { argEntries, resultSummary, useToolCatalog } from "./tools";
 
@@ -25,10 +26,12 @@ export interface ApprovalCardProps {
   onDecide(approved: boolean, reason?: string, grant?: GrantChoice): void | Promise<unknown>;
   /** The requester takes back their own open request (offered where they may: requests they answer themselves). */
   onWithdraw?(): void | Promise<unknown>;
+  /** Asks again for a request that expired or was lost (offered where the conversation ended on it). */
+  onRetry?(): void;
 }
 
 /** A gated tool call in the conversation: what it will do, who decides, until when, and what happened. */
-export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy, onDecide, onWithdraw }: ApprovalCardProps) {
+export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy, onDecide, onWithdraw, onRetry }: ApprovalCardProps) {
   const outcome = resultSummary(result);
   // A call a standing approval let through had no request of its own: it shows as approved.
   const standing = !interaction && outcome?.standing === true;
@@ -45,7 +48,10 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
       aria-label={title}
     >
       <ArgList entries={argEntries(call.args)} />
-      <footer className="grid gap-2">{footer()}</footer>
+      <footer className="grid gap-2">
+        {footer()}
+        {onRetry && isDead(interaction?.status) ? <RetryRequest onRetry={onRetry} busy={busy} /> : null}
+      </footer>
     </InteractionCard>
   );
 
@@ -125,10 +131,13 @@ export function ApprovalCard({ call, interaction, result, viewerId, chosen, busy
             nothing was done
           </Outcome>
         );
+      // With Retry beside it, the card does not also tell the user to ask again.
       case "expired":
-        return <Outcome ok={false}>Expired before anyone decided · nothing was done. Ask again if you still need it.</Outcome>;
+        return (
+          <Outcome ok={false}>Expired before anyone decided · nothing was done.{onRetry ? "" : " Ask again if you still need it."}</Outcome>
+        );
       case "lost":
-        return <Outcome ok={false}>Lost when Harbor restarted · nothing was done. Please ask again.</Outcome>;
+        return <Outcome ok={false}>Lost when Harbor restarted · nothing was done.{onRetry ? "" : " Please ask again."}</Outcome>;
     }
   }
 }

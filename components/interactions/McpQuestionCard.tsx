@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/Button";
 import { Field, Input, Select } from "@/components/ui/Input";
 import { Countdown } from "./Countdown";
 import { FinePrint, InteractionCard, Outcome } from "./InteractionCard";
+import { isDead, RetryRequest } from "./RetryRequest";
 import { StatusBadge, toneOf } from "./StatusBadge";
 
 /** One field of an MCP server's form (MCP forms are flat: strings, numbers, booleans, choices). */
@@ -57,11 +58,14 @@ export function McpQuestionCard({
   busy,
   onAnswer,
   onCancel,
+  onRetry,
 }: {
   interaction: InteractionView;
   busy: boolean;
   onAnswer(answer: McpAnswer): void;
   onCancel(): void;
+  /** Asks again for a question that expired or was lost (offered where the conversation ended on it). */
+  onRetry?(): void;
 }) {
   const status = interaction.status;
   const server = interaction.detail?.mcp?.server ?? "The tool's server";
@@ -78,7 +82,7 @@ export function McpQuestionCard({
       aria-label={`${server} asks`}
     >
       <blockquote className="border-l-2 border-primary/40 pl-3 text-sm [overflow-wrap:anywhere]">{interaction.message}</blockquote>
-      <footer>
+      <footer className="grid gap-3">
         {status !== "pending" ? (
           <Settled interaction={interaction} server={server} page={page !== undefined} />
         ) : page ? (
@@ -93,6 +97,7 @@ export function McpQuestionCard({
         ) : (
           <ServerForm interaction={interaction} server={server} busy={busy} onAnswer={onAnswer} onCancel={onCancel} />
         )}
+        {onRetry && isDead(status) ? <RetryRequest onRetry={onRetry} busy={busy} /> : null}
       </footer>
     </InteractionCard>
   );

@@ -6,6 +6,7 @@ import { ExternalLinkIcon, KeyRoundIcon } from "lucide-react";
 import { Button } from "@/components/ui/Button";
 import { Countdown } from "./Countdown";
 import { FinePrint, InteractionCard, Outcome } from "./InteractionCard";
+import { isDead, RetryRequest } from "./RetryRequest";
 import { StatusBadge, toneOf } from "./StatusBadge";
 import { useToolCatalog } from "./tools";
 
@@ -31,6 +32,7 @@ export function OAuthCard({
   busy,
   onCancel,
   onConsent,
+  onRetry,
 }: {
   interaction: InteractionView;
   toolName: string;
@@ -38,6 +40,8 @@ export function OAuthCard({
   onCancel(): void;
   /** The consent window reported back (the conversation refreshes and follows the run). */
   onConsent(outcome: ConsentMessage["outcome"]): void;
+  /** Asks again for a consent that expired or was lost (offered where the conversation ended on it). */
+  onRetry?(): void;
 }) {
   const tools = useToolCatalog();
   const status = interaction.status;
@@ -102,6 +106,7 @@ export function OAuthCard({
         ) : (
           <Outcome ok={false}>No longer waiting · please ask again</Outcome>
         )}
+        {onRetry && isDead(status) ? <RetryRequest onRetry={onRetry} busy={busy} /> : null}
       </footer>
     </InteractionCard>
   );

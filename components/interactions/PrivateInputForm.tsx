@@ -6,6 +6,7 @@ import { LockIcon } from "lucide-react";
 import { Button } from "@/components/ui/Button";
 import { Field, Input } from "@/components/ui/Input";
 import { FinePrint, InteractionCard, Outcome } from "./InteractionCard";
+import { isDead, RetryRequest } from "./RetryRequest";
 import { StatusBadge, toneOf } from "./StatusBadge";
 
 interface FieldSchema {
@@ -32,11 +33,14 @@ export function PrivateInputForm({
   busy,
   onSubmit,
   onCancel,
+  onRetry,
 }: {
   interaction?: InteractionView;
   busy: boolean;
   onSubmit(value: Record<string, string>): void;
   onCancel(): void;
+  /** Asks again for a form that expired or was lost (offered where the conversation ended on it). */
+  onRetry?(): void;
 }) {
   const fields = fieldsOf(interaction?.responseSchema ?? null);
   const [values, setValues] = useState<Record<string, string>>({});
@@ -101,6 +105,7 @@ export function PrivateInputForm({
                 : "Expired · nothing was sent"}
         </Outcome>
       )}
+      {onRetry && isDead(status) ? <RetryRequest onRetry={onRetry} busy={busy} /> : null}
     </InteractionCard>
   );
 }

@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/Button";
 import { Field, Input } from "@/components/ui/Input";
 import { Countdown } from "./Countdown";
 import { FinePrint, InteractionCard, Outcome } from "./InteractionCard";
+import { isDead, RetryRequest } from "./RetryRequest";
 import { StatusBadge, toneOf } from "./StatusBadge";
 
 /**
@@ -18,11 +19,14 @@ export function RemoteQuestionCard({
   busy,
   onAnswer,
   onCancel,
+  onRetry,
 }: {
   interaction: InteractionView;
   busy: boolean;
   onAnswer(payload: { text: string } | { credential: string }): void;
   onCancel(): void;
+  /** Asks again for a question that expired or was lost (offered where the conversation ended on it). */
+  onRetry?(): void;
 }) {
   const [value, setValue] = useState("");
   const status = interaction.status;
@@ -47,7 +51,7 @@ export function RemoteQuestionCard({
       aria-label={`${agent} asks`}
     >
       <blockquote className="border-l-2 border-primary/40 pl-3 text-sm italic [overflow-wrap:anywhere]">{interaction.message}</blockquote>
-      <footer>
+      <footer className="grid gap-3">
         {status === "pending" ? (
           <form className="grid gap-3" onSubmit={submit} autoComplete="off">
             <Field label={credential ? "Credential" : "Your answer"}>
@@ -88,6 +92,7 @@ export function RemoteQuestionCard({
         ) : (
           <Outcome ok={false}>No longer waiting · please ask again</Outcome>
         )}
+        {onRetry && isDead(status) ? <RetryRequest onRetry={onRetry} busy={busy} /> : null}
       </footer>
     </InteractionCard>
   );

@@ -92,6 +92,11 @@ export type RunEvent =
   | { type: "pause.escalated"; pauseId: string; to: EscalationGroup; expiresAt: number }
   /** A gated call passed on a standing approval (no pause): the grant and who gave it. */
   | { type: "grant.used"; grantId: string; toolCallId: string; toolName: string; grantedBy: string }
+  /**
+   * A model request failed before any of its answer came (`reason`: "HTTP 503", "no connection" —
+   * never the prompt or a key) and is asked again after `delayMs`, as attempt `attempt` of `maxAttempts`.
+   */
+  | { type: "model.retrying"; attempt: number; maxAttempts: number; delayMs: number; reason: string }
   /** A model token budget this run draws on is 80 % used or more (said once per run and budget). */
   | { type: "budget.warning"; scope: BudgetScope; period: BudgetPeriod; used: number; limit: number }
   | { type: "pause.resumed"; pauseId: string; runId: string; decision: "approved" | "rejected" | "cancelled" | "resolved"; actorId: string }

@@ -21,6 +21,8 @@ export const WIRE_EVENTS = {
   grantUsed: "grant.used",
   /** A tool call in flight reported progress (`{ toolCallId, progress, total?, message? }`). */
   toolProgress: "tool.progress",
+  /** A model request failed and is asked again after a wait (`{ runId, attempt, maxAttempts, delayMs, reason }`). */
+  modelRetrying: "model.retrying",
   /** A model token budget the run draws on is 80 % used or more (`{ scope, period, used, limit }`). */
   budgetWarning: "budget.warning",
 } as const;

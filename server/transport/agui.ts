@@ -240,6 +240,16 @@ export function toAguiEvents(logged: LoggedEvent, transport: TransportRun): Base
       return [];
     case "grant.used":
       return [custom(WIRE_EVENTS.grantUsed, timestamp, { grantId: e.grantId, toolCallId: e.toolCallId, toolName: e.toolName })];
+    case "model.retrying":
+      return [
+        custom(WIRE_EVENTS.modelRetrying, timestamp, {
+          runId: logged.runId,
+          attempt: e.attempt,
+          maxAttempts: e.maxAttempts,
+          delayMs: e.delayMs,
+          reason: e.reason,
+        }),
+      ];
     case "budget.warning":
       return [custom(WIRE_EVENTS.budgetWarning, timestamp, { scope: e.scope, period: e.period, used: e.used, limit: e.limit })];
     case "pause.resumed":

@@ -165,7 +165,7 @@ describe("approval journeys in Chromium", () => {
     await alice.context().close();
   });
 
-  it("tells alice her approval was lost when Harbor restarted, and lets her ask again", async () => {
+  it("tells alice her approval was lost when Harbor restarted, and Retry asks again", async () => {
     const first = await startServer({ HARBOR_STREAM_CHUNK_MS: "15" }, "e2e-restart");
     let second: Awaited<ReturnType<typeof startServer>> | undefined;
     try {
@@ -185,10 +185,15 @@ describe("approval journeys in Chromium", () => {
       const card = page.getByTestId("approval-card");
       await expect.poll(() => card.getAttribute("data-status"), PATIENCE).toBe("lost");
       await expect.poll(() => card.textContent(), PATIENCE).toContain("Lost when Harbor restarted");
+      // The card offers Retry: it asks again, with a fresh request and without sending the message twice.
+      const retry = card.getByRole("button", { name: "Retry" });
+      await retry.waitFor(PATIENCE);
       await screenshot(page, "chat-approval-lost");
-      // The thread is free again: asking again opens a fresh request.
-      await say(page, "send an email to later@example.com saying hello");
+      await retry.click();
+      await expect.poll(() => page.getByTestId("approval-card").count(), PATIENCE).toBe(2);
       await expect.poll(() => page.getByTestId("approval-card").last().getAttribute("data-status"), PATIENCE).toBe("pending");
+      expect(await page.getByTestId("message-user").count()).toBe(1);
+      await screenshot(page, "chat-approval-lost-asked-again");
       await context.close();
     } finally {
       await first.stop();

@@ -5,7 +5,18 @@
 import { randomUUID } from "node:crypto";
 import type { BaseEvent } from "@ag-ui/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { AGUI_CLIENTS, approve, interruptsOf, postRun, runError, runInput, runTurn, streamedText, userMessage } from "../helpers/agui";
+import {
+  AGUI_CLIENTS,
+  approve,
+  customEvents,
+  interruptsOf,
+  postRun,
+  runError,
+  runInput,
+  runTurn,
+  streamedText,
+  userMessage,
+} from "../helpers/agui";
 import { signInCast, trpcQuery, type Auth } from "../helpers/http";
 import { startModelServer, type ModelServer } from "../helpers/model-server";
 import { startServer, type RunningServer } from "../helpers/server";
@@ -41,6 +52,33 @@ describe("the assistant agent over AG-UI", () => {
   });
 
   describe.each(AGUI_CLIENTS)("with @ag-ui/client $version", (client) => {
+    it("says each retry of a failing model as CUSTOM model.retrying, then streams the answer", { timeout: 30_000 }, async () => {
+      // The first two requests fail (503, then 429 asking for a second's wait); the third answers.
+      model.script((_, i) =>
+        i === 0 ? { status: 503, retryAfterSeconds: 0 } : i === 1 ? { status: 429, retryAfterSeconds: 1 } : { text: "Back in business." },
+      );
+      const turn = await runTurn(client, {
+        baseUrl: server.url,
+        auth: alice,
+        threadId: randomUUID(),
+        messages: [userMessage("are you there?")],
+        agentId: "assistant",
+      });
+      // `runId` is Harbor's id of the run (as in run.queued), the same for every retry of it.
+      const runId = customEvents(turn.events, "model.retrying")[0]?.runId;
+      expect(runId).toEqual(expect.any(String));
+      expect(customEvents(turn.events, "model.retrying")).toEqual([
+        { runId, attempt: 2, maxAttempts: 3, delayMs: 0, reason: "HTTP 503" },
+        { runId, attempt: 3, maxAttempts: 3, delayMs: 1_000, reason: "HTTP 429" },
+      ]);
+      const lastRetry = turn.events.findLastIndex((e) => e.type === "CUSTOM");
+      expect(lastRetry).toBeLessThan(turn.events.findIndex((e) => e.type === "TEXT_MESSAGE_START"));
+      expect(streamedText(turn.events)).toBe("Back in business.");
+      expect(model.requests).toHaveLength(3);
+      // Nothing of the request or the endpoint is told.
+      expect(JSON.stringify(customEvents(turn.events, "model.retrying"))).not.toMatch(/127\.0\.0\.1|are you there/);
+    });
+
     it("streams the model's text as TEXT_MESSAGE_CONTENT deltas", async () => {
       model.script(() => ({ text: "Hello from a real HTTP model, word by word.", chunkMs: 25 }));
       const turn = await runTurn(client, {

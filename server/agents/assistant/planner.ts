@@ -19,6 +19,7 @@ import {
   type ToolRegistry,
   type TranscriptMessage,
 } from "@/server/runtime";
+import { DEFAULT_RETRY_POLICY, retryVerdict } from "./retry-policy";
 
 export interface ModelSettings {
   /** The API root, e.g. `http://127.0.0.1:11434/v1`. */
@@ -27,7 +28,10 @@ export interface ModelSettings {
   apiKey?: string;
   /** How long one model request may take in all, and until its first chunk. */
   timeoutMs?: number;
-  /** Retries of a request that failed with 429 (honouring `Retry-After`), 5xx or a dropped connection. */
+  /**
+   * Retries of a request that failed with 429 (honouring `Retry-After`), 5xx or a dropped connection
+   * before any of its answer came (default 2: after 2 s, then 4 s); each wait is a `model.retrying` event.
+   */
   maxRetries?: number;
   /** The most tokens one model request may answer with (sent as `max_tokens`). */
   maxTokens?: number;
@@ -84,12 +88,41 @@ export function modelPlanner(options: ModelPlannerOptions): Planner {
   };
 }
 
+/**
+ * The model's answer, asked again after a transient failure (see retry-policy.ts) as long as none of
+ * the failed attempt reached the user; each wait is announced first (`retrying`), so the user sees it.
+ */
 async function* modelParts(
   options: ModelPlannerOptions,
   tools: ToolSet,
   state: Readonly<RunState>,
   signal: AbortSignal,
 ): AsyncGenerator<ModelPart> {
+  const policy = { ...DEFAULT_RETRY_POLICY, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) };
+  for (let attempt = 1; ; attempt++) {
+    const outcome = yield* oneAttempt(options, tools, state, signal);
+    if (signal.aborted) throw signal.reason ?? new Error("aborted");
+    if (outcome.failure === undefined) return;
+    const verdict = retryVerdict({ error: outcome.failure, attempt, streamed: outcome.streamed }, policy);
+    if (!verdict.retry) {
+      throw Object.assign(new HarborError("MODEL_UNAVAILABLE", "The model is not answering right now; try again in a moment."), {
+        cause: outcome.failure,
+      });
+    }
+    const { attempt: next, maxAttempts, delayMs, reason } = verdict;
+    yield { type: "retrying", attempt: next, maxAttempts, delayMs, reason };
+    await sleep(delayMs, signal);
+    if (signal.aborted) throw signal.reason ?? new Error("aborted");
+  }
+}
+
+/** One model request, streamed; a failure is returned (with whether anything of it was streamed), not thrown. */
+async function* oneAttempt(
+  options: ModelPlannerOptions,
+  tools: ToolSet,
+  state: Readonly<RunState>,
+  signal: AbortSignal,
+): AsyncGenerator<ModelPart, { failure?: unknown; streamed: boolean }> {
   const failures: unknown[] = [];
   const maxChars = options.maxOutputChars ?? MODEL_OUTPUT_DEFAULTS.maxOutputChars;
   let streamed = 0;
@@ -101,15 +134,20 @@ async function* modelParts(
     messages: toModelMessages(state.transcript),
     tools,
     maxOutputTokens: options.maxTokens ?? MODEL_OUTPUT_DEFAULTS.maxTokens,
-    maxRetries: options.maxRetries ?? 2,
+    // Retried here (modelParts), where each wait can be told.
+    maxRetries: 0,
     abortSignal: AbortSignal.any([signal, overflow.signal]),
     ...(options.timeoutMs ? { timeout: { totalMs: options.timeoutMs, firstChunkMs: options.timeoutMs } } : {}),
     onError: ({ error }) => void failures.push(error),
   });
+  // Whether any of the answer came (text, reasoning, a tool call): such an attempt is never asked again.
+  let answered = false;
   for await (const part of result.fullStream) {
     // Reasoning counts too: the SDK keeps it, though it is not shown.
     if (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-input-delta") {
-      streamed += part.type === "tool-input-delta" ? part.delta.length : part.text.length;
+      const size = part.type === "tool-input-delta" ? part.delta.length : part.text.length;
+      if (size > 0) answered = true;
+      streamed += size;
       if (streamed > maxChars) {
         overflow.abort();
         throw new HarborError("MODEL_OUTPUT_TOO_LARGE", `The model's answer passed ${maxChars} characters and was stopped.`, {
@@ -124,11 +162,13 @@ async function* modelParts(
         yield { type: "text", delta: part.text };
         break;
       case "tool-call":
+        answered = true;
         // A call the SDK could not take comes again as `tool-error`, with the same id: taken there.
         if (part.invalid) break;
         yield { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input };
         break;
       case "tool-error":
+        answered = true;
         // A call the SDK could not take (unparsable arguments, unknown tool): the loop refuses it
         // and tells the model why.
         yield { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input };
@@ -150,12 +190,20 @@ async function* modelParts(
         break;
     }
   }
-  if (signal.aborted) throw signal.reason ?? new Error("aborted");
-  if (failures.length > 0) {
-    throw Object.assign(new HarborError("MODEL_UNAVAILABLE", "The model is not answering right now; try again in a moment."), {
-      cause: failures[0],
-    });
-  }
+  return { ...(failures.length > 0 ? { failure: failures[0] } : {}), streamed: answered };
+}
+
+/** Waits `ms`, or less when the run is cancelled meanwhile (the caller then sees the signal aborted). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** The agent's instructions, then what operators steered in: a redirected goal, injected context. */
@@ -171,7 +219,8 @@ function instructionsFor(base: string, state: Readonly<RunState>): string {
  * model said before its tool calls goes back as one message with them, as the model sent it, and
  * each call and its result under the model's own id for it (the thread may know it by another).
  */
-export function toModelMessages(transcript: readonly TranscriptMessage[]): ModelMessage[] {
+export function toModelMessages(all: readonly TranscriptMessage[]): ModelMessage[] {
+  const transcript = withoutUnansweredCalls(all);
   const toolNames = new Map<string, string>();
   const modelIds = new Map<string, string>();
   const messages: ModelMessage[] = [];
@@ -211,6 +260,22 @@ export function toModelMessages(transcript: readonly TranscriptMessage[]): Model
     }
   }
   return messages;
+}
+
+/**
+ * A call with no result by the time the model is asked again will never have one (its request
+ * expired or was lost): providers refuse a call without its result, so it is left out — the words
+ * said with it stay.
+ */
+function withoutUnansweredCalls(transcript: readonly TranscriptMessage[]): TranscriptMessage[] {
+  const answered = new Set(transcript.flatMap((m) => (m.role === "tool" && m.toolCallId ? [m.toolCallId] : [])));
+  return transcript.flatMap((m): TranscriptMessage[] => {
+    if (!m.toolCalls?.some((c) => !answered.has(c.id))) return [m];
+    const toolCalls = m.toolCalls.filter((c) => answered.has(c.id));
+    if (toolCalls.length > 0) return [{ ...m, toolCalls }];
+    const { toolCalls: _unanswered, ...words } = m;
+    return words.content ? [words] : [];
+  });
 }
 
 /**

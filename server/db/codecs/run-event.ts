@@ -75,6 +75,7 @@ const runEventSchema = z.discriminatedUnion("type", [
   event("pause.reminder", { pauseId: z.string(), expiresAt: z.number() }),
   event("pause.escalated", { pauseId: z.string(), to: z.enum(ESCALATION_GROUPS), expiresAt: z.number() }),
   event("grant.used", { grantId: z.string(), toolCallId: z.string(), toolName: z.string(), grantedBy: z.string() }),
+  event("model.retrying", { attempt: z.number(), maxAttempts: z.number(), delayMs: z.number(), reason: z.string() }),
   event("budget.warning", { scope: z.enum(BUDGET_SCOPES), period: z.enum(BUDGET_PERIODS), used: z.number(), limit: z.number() }),
   event("pause.resumed", {
     pauseId: z.string(),

@@ -63,6 +63,33 @@ export async function browserRequestsFor(db: Executor, threadId: string, toolCal
     );
 }
 
+/**
+ * The waits of these tool calls (made by these runs) that are still open, or closed unanswered —
+ * expired, or lost with its process, so the call will never have a result. Found by the runs' index.
+ */
+export async function unansweredWaits(
+  db: Executor,
+  runIds: readonly string[],
+  toolCallIds: readonly string[],
+): Promise<{ toolCallId: string; kind: InteractionKind; status: "pending" | "expired" | "lost" }[]> {
+  if (runIds.length === 0 || toolCallIds.length === 0) return [];
+  const rows = await db
+    .select({ toolCallId: interactions.toolCallId, kind: interactions.kind, status: interactions.status })
+    .from(interactions)
+    .where(
+      and(
+        inArray(interactions.runId, [...runIds]),
+        inArray(interactions.toolCallId, [...toolCallIds]),
+        inArray(interactions.status, ["pending", "expired", "lost"]),
+      ),
+    );
+  return rows.flatMap((r) =>
+    r.toolCallId && (r.status === "pending" || r.status === "expired" || r.status === "lost")
+      ? [{ toolCallId: r.toolCallId, kind: r.kind, status: r.status }]
+      : [],
+  );
+}
+
 /** A run's open interactions. */
 export async function pendingOfRun(db: Executor, runId: string): Promise<InteractionRow[]> {
   return db

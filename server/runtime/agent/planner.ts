@@ -41,7 +41,12 @@ export interface PlannedCall {
 export type ModelPart =
   | { type: "text"; delta: string }
   | { type: "tool_call"; id: string; name: string; args: unknown }
-  | { type: "usage"; inputTokens: number; outputTokens: number };
+  | { type: "usage"; inputTokens: number; outputTokens: number }
+  /**
+   * The request failed before any of its answer came and is asked again after `delayMs`: attempt
+   * `attempt` of `maxAttempts`. `reason` is short and holds nothing secret ("HTTP 503").
+   */
+  | { type: "retrying"; attempt: number; maxAttempts: number; delayMs: number; reason: string };
 
 /** What a planner may use while it decides. */
 export interface PlannerContext {

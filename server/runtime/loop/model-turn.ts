@@ -49,6 +49,16 @@ export async function streamModelTurn(
         case "tool_call":
           calls.push({ id: part.id, name: part.name, args: part.args });
           break;
+        case "retrying":
+          // Written at once, before the wait: whoever follows the run sees why nothing comes yet.
+          writer.push({
+            type: "model.retrying",
+            attempt: part.attempt,
+            maxAttempts: part.maxAttempts,
+            delayMs: part.delayMs,
+            reason: part.reason,
+          });
+          break;
         case "usage":
           telemetry.modelTokens(state.tenantId, part.inputTokens, part.outputTokens);
           usage = {

@@ -72,6 +72,11 @@ export interface RunLoopDeps {
   ): Promise<StandingApproval | undefined>;
   /** Aborts when the run is cancelled, so a model's answer in flight stops at once. */
   signal?: AbortSignal;
+  /**
+   * Tool calls of earlier runs whose requests closed unanswered (expired, lost): left out of what
+   * the planner sees, so it plans from the user's words again instead of from a dead request.
+   */
+  closedCalls?: ReadonlySet<string>;
 }
 
 export type SafePoint =

@@ -22,6 +22,7 @@ import type {
 } from "../agent";
 import { announceCalls } from "./announce-calls";
 import { answerRefusedCalls, callsProblem } from "./call-checks";
+import { plannerView } from "./planner-view";
 import { runCalls } from "./run-calls";
 import type { LoopResult, RunLoopDeps } from "./run-loop-types";
 
@@ -77,7 +78,10 @@ export async function runLoop(initial: RunState, agent: AgentDefinition, deps: R
       throw new HarborError("STEP_LIMIT", `The run stopped after ${deps.maxSteps} planner steps.`);
     }
     const signal = deps.signal ?? new AbortController().signal;
-    const decision = await flushUnlessImmediate(agent.planner.next(state, { signal, tools: agent.tools }), deps);
+    const decision = await flushUnlessImmediate(
+      agent.planner.next(plannerView(state, deps.closedCalls), { signal, tools: agent.tools }),
+      deps,
+    );
     const end = await carryOutDecision({ ...state, step: state.step + 1 }, agent, decision, deps, signal);
     if (end.type !== "next") return end;
     state = end.state;

@@ -20,7 +20,7 @@ import { runLoop, type LoopResult, type RunLoopDeps } from "../loop";
 import { tracedStretch } from "./run-trace";
 import { safePoint } from "./safe-point";
 import type { LaneTurn } from "./thread-lanes";
-import { toTranscript } from "./transcript";
+import { toTranscript, unansweredCallsOf } from "./transcript";
 import { CancelledWhileWaiting, HandedOff, TakenElsewhere, takeTurn, untilAborted, untilTransportEnds } from "./turn";
 
 export interface DriveOptions {
@@ -80,10 +80,18 @@ async function executeRun(
       "While this message waited its turn, the conversation started waiting for an answer; answer it, then send the message again.",
     );
   }
-  const initial = options.loadTranscript ? { ...base, transcript: toTranscript(await listMessages(deps.db, base.threadId)) } : base;
+  const stored = options.loadTranscript ? await listMessages(deps.db, base.threadId) : undefined;
+  const initial = stored ? { ...base, transcript: toTranscript(stored) } : base;
   const agent = await withConnectedTools(deps, deps.agents.get(initial.agentId), initial.tenantId);
   if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
   const loopDeps = loopDepsFor(ctx, initial, agent, journal, options.grants);
+  if (stored) {
+    const unanswered = await unansweredCallsOf(deps.db, stored);
+    // Two runs that started at once (two Retry clicks in two tabs): the one behind finds the thread waiting.
+    if (unanswered.waiting) throw new HarborError("PENDING_INTERACTION", "The conversation waits for an answer; answer it first.");
+    // Nor does it plan from calls that earlier requests left unanswered for good (see transcript.ts).
+    loopDeps.closedCalls = unanswered.closed;
+  }
   const result = await runUntilSettled(ctx, initial, agent, loopDeps, options.resume, log);
   const final = result.state;
   switch (result.type) {

@@ -266,13 +266,26 @@ describe.each(testBackends())("the assistant (a model planner) on $name", (backe
   it("retries a 500 and a 429, then answers; a model that keeps failing ends the run MODEL_UNAVAILABLE", { timeout: 60_000 }, async () => {
     model.script((_, i) => (i === 0 ? { status: 500 } : i === 1 ? { status: 429, retryAfterSeconds: 0 } : { text: "Third time lucky." }));
     const run = started(await runtime.startRun(alice, request("m-retry", "hello?")));
-    expect(lastOf(await drain(run.events)).type).toBe("run.completed");
+    const events = await drain(run.events);
+    expect(lastOf(events).type).toBe("run.completed");
     expect(model.requests).toHaveLength(3);
+    // Each retry is in the run's log before its wait: the backoff's 2 s, then the 0 s the 429 asked for.
+    const retries = events.map((e) => e.event).filter((e) => e.type === "model.retrying");
+    expect(retries).toEqual([
+      { type: "model.retrying", attempt: 2, maxAttempts: 3, delayMs: 2_000, reason: "HTTP 500" },
+      { type: "model.retrying", attempt: 3, maxAttempts: 3, delayMs: 0, reason: "HTTP 429" },
+    ]);
+    expect(types(events).indexOf("model.retrying")).toBeLessThan(types(events).indexOf("text.started"));
+    // Stored and read back through the run's event codec like every other event.
+    const stored = await runtime.runs.timeline(alice, run.runId);
+    expect(stored.filter((e) => e.event.type === "model.retrying")).toHaveLength(2);
 
     model.requests.length = 0;
     model.script(() => ({ status: 503 }));
     const failing = started(await runtime.startRun(alice, request("m-down", "hello?")));
-    expect(lastOf(await drain(failing.events))).toMatchObject({ type: "run.failed", code: "MODEL_UNAVAILABLE" });
+    const failed = await drain(failing.events);
+    expect(lastOf(failed)).toMatchObject({ type: "run.failed", code: "MODEL_UNAVAILABLE" });
+    expect(types(failed).filter((t) => t === "model.retrying")).toHaveLength(2);
     expect(model.requests).toHaveLength(3);
   });
 

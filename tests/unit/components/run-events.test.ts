@@ -34,6 +34,24 @@ describe("a run's events applied to the conversation", () => {
     expect(caughtUp.streaming).toBeNull();
   });
 
+  it("says the model is asked again until its words come, and from a replayed log too", () => {
+    const retried: RunEvent[] = [
+      { type: "run.started", runId: "r2", threadId: "t1", agentId: "assistant" },
+      { type: "model.retrying", attempt: 2, maxAttempts: 3, delayMs: 2000, reason: "HTTP 503" },
+      { type: "model.retrying", attempt: 3, maxAttempts: 3, delayMs: 4000, reason: "HTTP 429" },
+    ];
+    const waiting = play(retried);
+    expect(waiting.retrying).toEqual({ attempt: 3, maxAttempts: 3 });
+    expect(waiting.running).toBe(true);
+    const answered = play([...retried, { type: "text.started", messageId: "m9" }]);
+    expect(answered.retrying).toBeNull();
+    // A log read again after the reply was shown still clears it.
+    const shown = { ...waiting, messages: [{ id: "m9", role: "assistant" as const, content: "Hi" }] };
+    expect(play([{ type: "text.started", messageId: "m9" }], shown).retrying).toBeNull();
+    expect(play([{ type: "run.failed", code: "MODEL_UNAVAILABLE", message: "down" }], waiting).retrying).toBeNull();
+    expect(play([{ type: "tool.call", messageId: "m8", toolCallId: "c", name: "send_email", args: {} }], waiting).retrying).toBeNull();
+  });
+
   it("adds text only to the message it belongs to", () => {
     const s = play([
       { type: "text.started", messageId: "a" },

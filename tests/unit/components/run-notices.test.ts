@@ -21,6 +21,14 @@ describe("what a run says about itself, in the chat", () => {
     expect(runNotice(WIRE_EVENTS.clientTool, { runId: "r", position: 1 })).toBeNull();
   });
 
+  it("reads model.retrying as the wire carries it: which attempt comes next, of how many", () => {
+    const wire = { runId: "r", attempt: 2, maxAttempts: 3, delayMs: 2000, reason: "HTTP 503" };
+    expect(runNotice(WIRE_EVENTS.modelRetrying, wire)).toEqual({ type: "retrying", attempt: 2, maxAttempts: 3 });
+    expect(runNotice(WIRE_EVENTS.modelRetrying, { ...wire, attempt: 1 })).toBeNull();
+    expect(runNotice(WIRE_EVENTS.modelRetrying, { runId: "r" })).toBeNull();
+    expect(withNotice(counting, { type: "retrying", attempt: 3, maxAttempts: 3 }).retrying).toEqual({ attempt: 3, maxAttempts: 3 });
+  });
+
   it("shows a queued run's place", () => {
     expect(withNotice(counting, { type: "queued", position: 3 }).queuedAhead).toBe(3);
   });
