@@ -334,6 +334,7 @@ function Conversation({
                     author={agentName}
                     content={m.content}
                     continued={continues(run.messages, index)}
+                    copyText={replyGroupText(run.messages, index)}
                     id={m.id}
                     onEdit={threadId && m.role === "user" ? () => rewind.startEditing(m.id) : undefined}
                     onRegenerate={threadId && m.id === lastReply ? () => void rewind.regenerate(m.id) : undefined}
@@ -536,12 +537,30 @@ function continues(messages: ChatMessage[], index: number): boolean {
   return messages[index]?.role === "assistant" && previous?.role === "assistant" && !!previous.content && !previous.toolCalls?.length;
 }
 
+/**
+ * What an assistant message's Copy copies: the whole group of replies it ends (one answer streamed
+ * as several messages reads as one), or null while the group goes on — its actions show once, under
+ * its last message, not under every line.
+ */
+function replyGroupText(messages: ChatMessage[], index: number): string | null {
+  if (messages[index]?.role !== "assistant") return messages[index]?.content ?? null;
+  if (continues(messages, index + 1) && messages[index + 1]?.content) return null;
+  let first = index;
+  while (first > 0 && continues(messages, first)) first--;
+  return messages
+    .slice(first, index + 1)
+    .map((m) => m.content)
+    .filter(Boolean)
+    .join("\n\n");
+}
+
 function MessageBubble({
   role,
   author = "Concierge",
   content,
   streaming,
   continued,
+  copyText = content,
   id,
   onEdit,
   onRegenerate,
@@ -552,6 +571,8 @@ function MessageBubble({
   content: string;
   streaming?: boolean;
   continued?: boolean;
+  /** What Copy copies; null hides the actions (a later message of the same reply shows them). */
+  copyText?: string | null;
   id?: string;
   onEdit?: () => void;
   onRegenerate?: () => void;
@@ -594,7 +615,7 @@ function MessageBubble({
             <span className="ml-0.5 inline-block h-4 w-1.5 animate-blink bg-foreground/70 align-[-2px]" aria-hidden="true" />
           ) : null}
         </div>
-        {streaming ? null : <MessageActions text={content} onRegenerate={onRegenerate} unavailable={unavailable} />}
+        {streaming || copyText === null ? null : <MessageActions text={copyText} onRegenerate={onRegenerate} unavailable={unavailable} />}
       </div>
     </div>
   );

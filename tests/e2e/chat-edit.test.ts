@@ -96,6 +96,8 @@ describe("editing a message and regenerating a reply, in Chromium", () => {
       expect((await ids(replies)).some((id) => before.includes(id))).toBe(false);
       expect(await mine.allTextContents()).toEqual([expect.stringContaining("count slowly to 3")]);
       await screenshot(page, `chat-edit-${size}-regenerated`);
+      // One answer streamed as several messages has one row of actions, under its end, copying it whole.
+      expect(await page.getByTestId("message-assistant").getByRole("button", { name: "Copy", exact: true }).count()).toBe(1);
       const regenerated = await ids(replies);
       await page.reload();
       await expect.poll(() => ids(replies), PATIENCE).toEqual(regenerated);
