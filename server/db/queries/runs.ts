@@ -7,7 +7,16 @@ import { continuationCodec, type Continuation } from "../codecs/continuation";
 import { runEventCodec } from "../codecs/run-event";
 import { runs } from "../schema";
 import { hydratedData } from "./event-storage";
-import { ERROR_CODES, PAUSE_REASONS, RUN_STATUSES, type Checkpoint, type RunEvent, type StoredInstruction } from "@/server/domain";
+import {
+  ERROR_CODES,
+  PAUSE_REASONS,
+  RUN_STATUSES,
+  type Checkpoint,
+  type ErrorCode,
+  type RunEvent,
+  type RunStatus,
+  type StoredInstruction,
+} from "@/server/domain";
 
 /** A run, its checkpoint read only where it is needed: an unreadable one fails that, not a cancel or a feed. */
 export type RunRow = Omit<typeof runs.$inferSelect, "checkpoint"> & { readCheckpoint(): Checkpoint | null };
@@ -99,6 +108,41 @@ export async function activeRunsOnThread(db: Executor, threadId: string): Promis
     .where(and(eq(runs.threadId, threadId), inArray(runs.status, ["queued", "running"])))
     .orderBy(asc(runs.createdAt), asc(runs.id));
   return rows.map((r) => r.id);
+}
+
+/** How a thread's latest run stands: its status, and why it failed when it did. */
+export interface LatestRun {
+  runId: string;
+  status: RunStatus;
+  error: { code: ErrorCode; message: string } | null;
+}
+
+/**
+ * A thread's runs as a page opening it needs them, in one statement: those still queued or running
+ * (oldest first), and its latest run — which tells how the conversation's last run ended when it
+ * ended while nobody watched (its instance died, and a survivor failed it).
+ */
+export async function threadRuns(db: Executor, threadId: string): Promise<{ liveRunIds: string[]; latestRun: LatestRun | null }> {
+  const result = await db.execute(sql`
+    with latest as (select id from runs where thread_id = ${threadId} order by created_at desc, id desc limit 1)
+    select r.id, r.status, r.error, r.id in (select id from latest) as latest
+    from runs r
+    where r.thread_id = ${threadId} and (r.status in ('queued', 'running') or r.id in (select id from latest))
+    order by r.created_at, r.id`);
+  const rows = rowsOf(
+    result,
+    z.object({
+      id: z.string(),
+      status: z.enum(RUN_STATUSES),
+      error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).nullable(),
+      latest: z.boolean(),
+    }),
+  );
+  const latest = rows.find((r) => r.latest);
+  return {
+    liveRunIds: rows.filter((r) => r.status === "queued" || r.status === "running").map((r) => r.id),
+    latestRun: latest ? { runId: latest.id, status: latest.status, error: latest.error } : null,
+  };
 }
 
 /**
