@@ -1,6 +1,6 @@
 /**
  * The console's first load, in Chromium: from navigating to `/console` to its run list shown (its
- * first rows painted), with N runs in the tenant — against the first load of `/chat` (its composer
+ * first rows painted), with N runs in the tenant (a fifth of them turns of long conversations) — against the first load of `/chat` (its composer
  * painted), a page of the same app with the same shell and sign-in but no list, loaded from the same
  * server in the same run, alternating with the console's so both meet the same machine. The target
  * (issue 35): under a second on this machine.
@@ -31,23 +31,38 @@ const LOADS = Number(process.env.BENCH_CONSOLE_LOADS ?? 7);
 const ROWS_SHOWN = 50;
 export const CONSOLE_TARGET_MS = 1_000;
 
-/** `runs` finished chats of alice's (a tenant with history), a few at a time. */
+/** One chat turn of alice's on `threadId`, to its end. */
+async function chatTurn(url: string, token: string, threadId: string, text: string): Promise<void> {
+  const res = await fetch(`${url}/api/agents/concierge/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: body(threadId, [{ id: randomUUID(), role: "user", content: text }]),
+  });
+  if (!(await res.text()).includes("RUN_FINISHED")) throw new Error(`seeding "${text}": HTTP ${res.status}`);
+}
+
+/** Turns of one long conversation: well under the messages a thread may hold (HARBOR_MAX_THREAD_MESSAGES, 1,000). */
+const LONG_TURNS = 400;
+
+/**
+ * `runs` finished runs of alice's, a tenant with history: a fifth of them the turns of long
+ * conversations (one turn after the other, as a person chats), the rest one-turn chats, a few at a time.
+ */
 async function seedRuns(url: string, runs: number): Promise<void> {
   const { token } = await createToken(url, await signIn(url, "alice@acme.test"), "bench-console");
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < runs) {
-        const n = next++;
-        const res = await fetch(`${url}/api/agents/concierge/runs`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-          body: body(randomUUID(), [{ id: randomUUID(), role: "user", content: `hello number ${n}` }]),
-        });
-        if (!(await res.text()).includes("RUN_FINISHED")) throw new Error(`seeding run ${n}: HTTP ${res.status}`);
+  const long = Math.floor(runs / 5);
+  let next = long;
+  await Promise.all([
+    ...Array.from({ length: Math.ceil(long / LONG_TURNS) }, async (_, c) => {
+      const conversation = randomUUID();
+      for (let n = c * LONG_TURNS; n < Math.min(long, (c + 1) * LONG_TURNS); n++) {
+        await chatTurn(url, token, conversation, `hello again, turn ${n}`);
       }
     }),
-  );
+    ...Array.from({ length: 6 }, async () => {
+      while (next < runs) await chatTurn(url, token, randomUUID(), `hello number ${next++}`);
+    }),
+  ]);
 }
 
 /**

@@ -176,37 +176,56 @@ export interface RunListFilter {
 }
 
 /**
+ * A run's own input, `r` being the run: the first message a person wrote for it, or the one it holds
+ * until its turn. Found by the run (`messages_run_user_idx`), never by scanning its thread.
+ */
+const runInputOf = sql`coalesce(
+  (select m.content from messages m where m.run_id = r.id and m.role = 'user' order by m.position limit 1),
+  r.checkpoint->'pendingInput'->0->>'content')`;
+
+/** The most runs one listing answers. */
+const MAX_LISTED = 500;
+
+/**
  * Runs of a tenant, newest first, with their owner's name and how many children each started; each
- * names its thread by the id the client knows.
+ * names its thread by the id the client knows. The page of runs is chosen first (newest first, by
+ * `runs_tenant_created_idx`), and only its rows are labelled and counted: a tenant's long history
+ * costs the console nothing until it searches it. Statements are prepared with one generic plan, so
+ * the statement names only the filters given, and its page size is part of its text: a plan made
+ * for "some filter, some limit" read every run of the tenant.
  */
 export async function listRuns(db: Executor, filter: RunListFilter) {
   const q = filter.q?.trim() || null;
+  const limit = Math.min(MAX_LISTED, Math.max(1, Math.trunc(filter.limit ?? 200)));
+  const where = [sql`r.tenant_id = ${filter.tenantId}`];
+  if (filter.status) where.push(sql`r.status = ${filter.status}`);
+  if (filter.reason) where.push(sql`r.pause_reason = ${filter.reason}`);
+  if (filter.ownerId) where.push(sql`r.owner_id = ${filter.ownerId}`);
+  if (filter.runId) where.push(sql`r.id = ${filter.runId}`);
+  if (q) {
+    where.push(sql`(left(r.id, length(${q})) = ${q}
+      or position(lower(${q}) in lower(coalesce(t.title, ''))) > 0
+      or position(lower(${q}) in lower(coalesce(r.checkpoint->>'goal', ''))) > 0
+      or position(lower(${q}) in lower(coalesce(u.name, ''))) > 0
+      or position(lower(${q}) in lower(r.agent_id)) > 0
+      or position(lower(${q}) in lower(coalesce(${runInputOf}, ''))) > 0)`);
+  }
   const result = await db.execute(sql`
-    select r.id, coalesce(t.client_id, r.thread_id) as thread_id, r.owner_id, u.name as owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
+    with page as (
+      select r.id, r.thread_id, r.owner_id, r.agent_id, r.status, r.pause_reason, r.priority, r.parent_run_id, r.instance_id, r.error,
+        r.created_at, r.updated_at, r.finished_at, r.input_tokens, r.output_tokens, r.checkpoint,
+        coalesce(t.client_id, r.thread_id) as client_thread_id, t.title as thread_title, u.name as owner_name
+      from runs r left join users u on u.id = r.owner_id left join threads t on t.id = r.thread_id
+      where ${sql.join(where, sql` and `)}
+      order by r.created_at desc
+      limit ${sql.raw(String(limit))}
+    )
+    select r.id, r.client_thread_id as thread_id, r.owner_id, r.owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
       r.parent_run_id, r.instance_id, r.error, r.created_at, r.updated_at, r.finished_at, r.input_tokens, r.output_tokens,
-      t.title as thread_title, r.checkpoint->>'goal' as goal, left(i.content, ${INPUT_CHARS}) as input,
+      r.thread_title, r.checkpoint->>'goal' as goal, left(${runInputOf}, ${INPUT_CHARS}) as input,
       (select count(*) from runs c where c.parent_run_id = r.id)::int as child_count
-    from runs r left join users u on u.id = r.owner_id left join threads t on t.id = r.thread_id
-      -- The run's own input: the first message a person wrote for it, or the one it holds until its turn.
-      left join lateral (
-        select coalesce(
-          (select m.content from messages m where m.thread_id = r.thread_id and m.run_id = r.id and m.role = 'user' order by m.position limit 1),
-          r.checkpoint->'pendingInput'->0->>'content') as content
-      ) i on true
-    where r.tenant_id = ${filter.tenantId}
-      and (${filter.status ?? null}::text is null or r.status = ${filter.status ?? null})
-      and (${filter.reason ?? null}::text is null or r.pause_reason = ${filter.reason ?? null})
-      and (${filter.ownerId ?? null}::text is null or r.owner_id = ${filter.ownerId ?? null})
-      and (${filter.runId ?? null}::text is null or r.id = ${filter.runId ?? null})
-      and (${q}::text is null
-        or left(r.id, length(${q})) = ${q}
-        or position(lower(${q}) in lower(coalesce(t.title, ''))) > 0
-        or position(lower(${q}) in lower(coalesce(i.content, ''))) > 0
-        or position(lower(${q}) in lower(coalesce(r.checkpoint->>'goal', ''))) > 0
-        or position(lower(${q}) in lower(coalesce(u.name, ''))) > 0
-        or position(lower(${q}) in lower(r.agent_id)) > 0)
-    order by r.created_at desc
-    limit ${filter.limit ?? 200}`);
+    from page r
+    order by r.created_at desc`);
   const row = z.object({
     id: z.string(),
     thread_id: z.string(),
