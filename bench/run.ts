@@ -27,6 +27,7 @@ import { measureThreadStorage } from "./thread-storage";
 import { chatTurnGoal, printPauseTargets, type Engine, type PauseCost } from "./pause-targets";
 import { measureMcp } from "./mcp";
 import { measureHealthUnderLoad, printHealthUnderLoad } from "./health";
+import { measureConsoleLoad, printConsoleLoad, type ConsoleLoad } from "./console-load";
 import { measureModelStream, type StreamResult } from "./model-stream";
 import { startModelServer } from "../tests/helpers/model-server";
 import { measureScheduler, measureSteeringLatency, type SchedulerThroughput, type SteeringLatency } from "./steering";
@@ -495,6 +496,8 @@ async function main() {
   if (process.env.BENCH_ONLY === "mcp") return mcpTurns();
   // `BENCH_ONLY=health npm run bench`: only health checks under a 200-chat burst.
   if (process.env.BENCH_ONLY === "health") return healthUnderLoad();
+  // `BENCH_ONLY=console-load npm run bench`: only the console's first load in Chromium.
+  if (process.env.BENCH_ONLY === "console-load") return consoleLoad();
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
   const pauseCostOnly = process.env.BENCH_ONLY === "pause-cost";
@@ -530,6 +533,7 @@ async function main() {
   await modelStream();
   await mcpTurns();
   await healthUnderLoad();
+  await consoleLoad();
   if (engines.includes("postgres")) await scaleOut();
   pauseTargets();
 }
@@ -554,6 +558,15 @@ async function healthUnderLoad(): Promise<void> {
   const results = [];
   for (const engine of engines) results.push(...(await measureHealthUnderLoad(engine, POSTGRES_URL)));
   printHealthUnderLoad(results);
+}
+
+/** The console's first load with a tenant's history (BENCH_CONSOLE_RUNS runs, default 60 and 1,000), against /chat's, on each engine. */
+async function consoleLoad(): Promise<void> {
+  const engines: Engine[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
+  const counts = (process.env.BENCH_CONSOLE_RUNS ?? "60,1000").split(",").map(Number);
+  const results: ConsoleLoad[] = [];
+  for (const engine of engines) for (const runs of counts) results.push(await measureConsoleLoad(engine, POSTGRES_URL, runs));
+  printConsoleLoad(results);
 }
 
 /** `runs.events` on a 50,000-event run against a 10-event one, on each engine. */

@@ -60,8 +60,9 @@ const settingsSchema = z.object({
   /** How many of one user's runs execute at once; the others wait without holding back anyone else's. */
   HARBOR_MAX_ACTIVE_RUNS_PER_USER: z.coerce.number().int().min(1).max(10_000).default(10),
   /**
-   * Load shedding: past this event-loop delay (the worst of the last second, in ms) an instance
-   * refuses new runs with 503 OVERLOADED and Retry-After instead of stalling everything it serves. 0: never.
+   * Load shedding: past this event-loop delay, sustained (the worst of each second, in ms, past it
+   * in three of the last five seconds), an instance refuses new runs with 503 OVERLOADED and
+   * Retry-After instead of stalling everything it serves; one stall alone is not shed. 0: never.
    */
   HARBOR_SHED_EVENT_LOOP_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** Load shedding: past this many runs waiting here for a slot, new runs are refused the same way. 0: never. */

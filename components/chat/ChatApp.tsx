@@ -34,6 +34,7 @@ import { useAgentRun } from "./useAgentRun";
 import { useRewind } from "./useRewind";
 import { useStopRun } from "./useStopRun";
 import { OfflineBanner } from "./OfflineBanner";
+import { interrupted } from "./run-events";
 import { takeAddress, useConversationAddress } from "./useConversationAddress";
 
 /** The agent a conversation talks to when nothing else is known: the concierge needs no model. */
@@ -261,8 +262,13 @@ function Conversation({
     : (blockedBy ?? `Message the ${agentName.toLowerCase()} (Enter to send)`);
   const disabled = blockedBy !== null;
   // A run that failed before it answered can run again: the user's message is still the last word.
+  // So can one cut short with its instance, whatever it had said: the agent takes the request up again.
   const canRetry =
-    !!threadId && !run.running && !run.error?.remedy && !blockedBy && run.messages.findLast((m) => m.role !== "system")?.role === "user";
+    !!threadId &&
+    !run.running &&
+    !run.error?.remedy &&
+    !blockedBy &&
+    (run.messages.findLast((m) => m.role !== "system")?.role === "user" || interrupted(run.error));
   // Requests nobody can answer any more (expired, lost) that the conversation ended on: Retry asks again.
   const askAgain = !!threadId && !run.running && !blockedBy ? deadEnd(run.messages, gates.byToolCall) : NONE;
   const retry = () =>
@@ -270,6 +276,9 @@ function Conversation({
       .retry()
       .then(() => gates.refresh())
       .catch(() => undefined);
+  // The thread's note of how its last run ended says what the failure shown below says: once is enough.
+  const endNote = run.error ? run.messages.at(-1) : undefined;
+  const shownBelow = (m: ChatMessage) => m === endNote && m.role === "system" && m.content === run.error?.message;
   const suggestions = suggestionsFor(agent);
   return (
     <section className="flex min-w-0 flex-1 flex-col" aria-label="Conversation">
@@ -315,7 +324,7 @@ function Conversation({
             </div>
           ) : null}
           {run.messages.map((m, index) =>
-            m.role === "tool" ? null : m.role === "system" || m.role === "developer" ? (
+            m.role === "tool" || shownBelow(m) ? null : m.role === "system" || m.role === "developer" ? (
               <SystemNote key={m.id} content={m.content} live={m.id.startsWith("run-note-")} />
             ) : (
               <Fragment key={m.id}>

@@ -4,7 +4,7 @@
  * subscribes again (a reconnect, a second follower of the same run) sees events it has already
  * shown — a message already in the conversation is never added a second time.
  */
-import type { RunEvent } from "@/server/domain";
+import type { RunEvent, RunStatus } from "@/server/domain";
 import { withNotice, type NoticeState } from "./run-notices";
 import type { ChatMessage } from "./types";
 
@@ -21,6 +21,25 @@ export interface RunFailure {
   /** What the user can do about it: sign in again (the session ended), or reload what was saved. */
   remedy?: "sign-in" | "reload";
 }
+
+/** How a conversation's latest run stands (`threads.get`'s `latestRun`). */
+export interface LatestRun {
+  runId: string;
+  status: RunStatus;
+  error: { code: string; message: string } | null;
+}
+
+/** What a page shows of the conversation's latest run when it opens or catches up: the failure of one that failed. */
+export function failureOf(run: LatestRun | null): RunFailure | null {
+  return run?.status === "failed" && run.error ? { message: run.error.message, code: run.error.code } : null;
+}
+
+/**
+ * Failures that say nothing about what was asked: the run stopped with the Harbor instance running
+ * it. Running it again may well succeed, also after a partial answer.
+ */
+const INTERRUPTIONS: ReadonlySet<string> = new Set(["INSTANCE_LOST"]);
+export const interrupted = (failure: RunFailure | null): boolean => failure?.code !== undefined && INTERRUPTIONS.has(failure.code);
 
 /** The part of a conversation's state a run's events change. */
 export interface FollowedState extends NoticeState {

@@ -10,6 +10,7 @@ import {
   addText,
   applyRunEvent,
   endText,
+  failureOf,
   startText,
   withProgress,
   type FollowedState,
@@ -129,6 +130,11 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
   const follow = useRunFollow({
     apply: (event) => setState((s) => applyRunEvent(s, event)),
     replaceMessages,
+    showLatestRun: (latestRun) => {
+      const failure = failureOf(latestRun);
+      // A run this page started since then decides what it shows; a failure already shown stays as it is.
+      if (failure && active.current === 0) setState((s) => (s.error ? s : { ...s, error: failure }));
+    },
     setFollowing: (following) => {
       attached.current = following;
       setState((s) => (following ? { ...s, running: true } : active.current > 0 ? s : { ...s, running: false, streaming: null }));

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTRPCClient } from "@/components/trpc/client";
 import type { RunEvent } from "@/server/domain";
-import { stopsRun } from "./run-events";
+import { stopsRun, type LatestRun } from "./run-events";
 import type { ChatMessage } from "./types";
 
 /** How long to wait before the next try to reach the server: doubling from 1 s, at most 10 s. */
@@ -14,6 +14,12 @@ export interface FollowTarget {
   apply(event: RunEvent): void;
   /** The server's record of the conversation, read before the runs' logs. */
   replaceMessages(messages: ChatMessage[]): void;
+  /**
+   * How the conversation's latest run stands. A run can end while the page does not follow it —
+   * its instance died while the page was offline, and the instance that came back failed it before
+   * the page asked again — so its end is read from here, not only from its log.
+   */
+  showLatestRun(run: LatestRun | null): void;
   /** Whether this page shows a run working (Stop offered). */
   setFollowing(following: boolean): void;
   /** A run stopped executing (ended, or waits on someone): the thread's requests may have changed. */
@@ -82,11 +88,12 @@ export function useRunFollow(target: FollowTarget) {
         let attempt = 0;
         while (!signal.aborted) {
           try {
-            const { messages, liveRunIds } = await client.threads.get.query({ threadId }, { signal });
+            const { messages, liveRunIds, latestRun } = await client.threads.get.query({ threadId }, { signal });
             if (signal.aborted) return;
             setOffline(false);
             attempt = 0;
             latest.current.replaceMessages(messages.map(toChatMessage));
+            latest.current.showLatestRun(latestRun);
             if (liveRunIds.length === 0) break;
             latest.current.setFollowing(true);
             for (const runId of liveRunIds) await followRun(runId, signal);

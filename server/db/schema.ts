@@ -187,7 +187,15 @@ export const messages = pgTable(
     supersededAtPosition: bigint("superseded_at_position", { mode: "number" }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("messages_thread_id_unique").on(t.threadId, t.id)],
+  (t) => [
+    uniqueIndex("messages_thread_id_unique").on(t.threadId, t.id),
+    // A run's own input (the console's label for it): its first user message, found by the run.
+    index("messages_run_user_idx")
+      .on(t.runId, t.position)
+      .where(sql`${t.role} = 'user'`),
+    // A thread's messages in order, and a run's place in its thread (a regenerated run's question).
+    index("messages_thread_position_idx").on(t.threadId, t.position),
+  ],
 );
 
 export const runs = pgTable(
@@ -227,6 +235,8 @@ export const runs = pgTable(
   },
   (t) => [
     index("runs_tenant_status_idx").on(t.tenantId, t.status),
+    // The console's list: a tenant's newest runs first, a page at a time.
+    index("runs_tenant_created_idx").on(t.tenantId, t.createdAt),
     index("runs_thread_idx").on(t.threadId),
     index("runs_parent_idx").on(t.parentRunId),
     index("runs_instance_status_idx").on(t.instanceId, t.status),

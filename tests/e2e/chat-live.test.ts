@@ -124,9 +124,23 @@ describe("a server that drops mid-reply, in Chromium", () => {
         const numbers = await numbersShown(page);
         expect(numbers.length).toBeGreaterThanOrEqual(kept.length);
         expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
-        // Not yet: a run reclaimed after its server died logs no end of its own, so the page says
-        // nothing about how it ended (issue 35, left for a follow-up).
+        // It says how the run ended — it failed with its server, which the restarted one found at its
+        // start, before the page asked again — and offers Retry.
+        const failure = page.getByTestId("run-error");
+        await expect.poll(() => failure.getAttribute("data-code"), PATIENCE).toBe("INSTANCE_LOST");
+        expect(await failure.textContent()).toContain("stopped before the run ended");
+        const retry = failure.getByRole("button", { name: "Retry" });
+        await retry.waitFor(PATIENCE);
+        // Said once: the thread's note of the same ending waits behind the failure shown.
+        expect(await page.getByTestId("system-note").count()).toBe(0);
         await screenshot(page, `chat-live-caught-up-${size}`);
+        // Retry counts on from where the run was cut, to its end.
+        await retry.click();
+        await expect.poll(() => page.getByTestId("messages").textContent(), PATIENCE).toContain("Done counting to 25.");
+        expect(await numbersShown(page)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+        expect(await failure.count()).toBe(0);
+        expect(await page.getByTestId("system-note").textContent()).toContain("stopped before the run ended");
+        await screenshot(page, `chat-live-retried-${size}`);
         await context.close();
       } finally {
         await first.stop();

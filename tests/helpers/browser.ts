@@ -3,26 +3,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
+import { launchBrowser } from "./chromium";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
+export { CHROMIUM, launchBrowser, signInAs } from "./chromium";
 
 /** One Chromium for a test file: launched before its tests, closed after them. */
 export function useBrowser(): Pick<Browser, "newContext"> {
@@ -69,12 +54,4 @@ export const SCREENSHOT_DIR = path.resolve("test-results/screenshots");
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-}
-
-export async function signInAs(page: Page, baseUrl: string, email: string, password = "harbor"): Promise<void> {
-  await page.goto(`${baseUrl}/signin`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(/\/chat/);
 }

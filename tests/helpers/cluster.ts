@@ -31,10 +31,6 @@ export async function startCluster(size: number, env: Record<string, string> = {
     HARBOR_STEP_MS: "150",
     HARBOR_INSTANCE_HEARTBEAT_MS: String(HEARTBEAT_MS),
     HARBOR_INSTANCE_TTL_MS: String(TTL_MS),
-    // These tests are about coordination, not load: a fresh instance on a busy 2-core CI machine can
-    // stall its event loop for a second loading its first run's route, and shedding would refuse that
-    // run (health.test.ts covers shedding; the stall itself is noted on issue 35).
-    HARBOR_SHED_EVENT_LOOP_MS: "0",
     ...env,
   };
   const instances: RunningServer[] = [];

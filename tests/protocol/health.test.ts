@@ -1,7 +1,8 @@
 /**
  * Health that tells the truth: alive and ready answered from memory, ready turning 503 once the
  * instance shuts down, and new runs shed with 503 OVERLOADED (Retry-After, nothing stored) once
- * the instance is past its limits — while the runs it took go on.
+ * the instance is past its limits — while the runs it took go on. The event loop's delay sheds only
+ * when it stays: a cold instance that stalls once takes its first run.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +15,14 @@ interface Ready {
   ready: boolean;
   database: string;
   stopping: boolean;
-  load: { eventLoopDelayMs: number; activeRuns: number; queuedRuns: number; enteringRuns: number; shedding: boolean };
+  load: {
+    eventLoopDelayMs: number;
+    sustainedEventLoopDelayMs: number;
+    activeRuns: number;
+    queuedRuns: number;
+    enteringRuns: number;
+    shedding: boolean;
+  };
 }
 
 const ready = async (url: string) => {
@@ -100,5 +108,63 @@ describe.each(OWN_ENGINES)("health and load shedding on $name", ({ name }) => {
     expect(stopping.status).toBe(503);
     expect(stopping.body).toMatchObject({ ready: false, stopping: true });
     await (await counting).text().catch(() => "cut");
+  }, 60_000);
+});
+
+/** Stops the server's process for `ms`, as a machine too busy to run it does: its event loop is that late when it runs again. */
+async function stall(pid: number, ms: number): Promise<void> {
+  process.kill(pid, "SIGSTOP");
+  await new Promise((r) => setTimeout(r, ms));
+  process.kill(pid, "SIGCONT");
+}
+
+describe.each(OWN_ENGINES)("shedding on the event loop's delay on $name: sustained only", ({ name }) => {
+  let server: OwnServer;
+  let alice: Auth;
+  const start = () => postRun(server.url, alice, runInput(randomUUID(), [userMessage("hello")]));
+
+  beforeAll(async () => {
+    // The default limit: past 1000 ms.
+    server = await startOwnServer(name, "health-delay");
+    alice = { cookie: await signIn(server.url, "alice@acme.test") };
+  });
+
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  it("takes a cold instance's first run right after its event loop stalled past the limit once", async () => {
+    // A fresh instance on a busy machine stalls for a second or more loading its first routes.
+    await stall(server.pid, 1_500);
+    const seen = await ready(server.url);
+    expect(seen.body.load.eventLoopDelayMs).toBeGreaterThanOrEqual(1_000);
+    expect(seen.body.load.shedding).toBe(false);
+    const first = await start();
+    expect(first.status).toBe(200);
+    expect((await readSse(first)).at(-1)?.data).toContain("RUN_FINISHED");
+  }, 30_000);
+
+  it("sheds new runs while its event loop stays behind past the limit, and takes them again once it caught up", async () => {
+    // More than a second behind in every second, for about six seconds.
+    for (let i = 0; i < 5; i++) {
+      await stall(server.pid, 1_300);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const behind = await ready(server.url);
+    expect(behind.body.load).toMatchObject({ shedding: true });
+    expect(behind.body.load.sustainedEventLoopDelayMs).toBeGreaterThan(1_000);
+    const shed = await start();
+    expect(shed.status).toBe(503);
+    expect(Number(shed.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(((await shed.json()) as { error: { code: string } }).error.code).toBe("OVERLOADED");
+
+    const caughtUp = await until(
+      () => ready(server.url),
+      (r) => !r.body.load.shedding,
+    );
+    expect(caughtUp.body.load.shedding).toBe(false);
+    const after = await start();
+    expect(after.status).toBe(200);
+    await readSse(after);
   }, 60_000);
 });

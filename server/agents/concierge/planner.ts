@@ -165,9 +165,15 @@ function countingStep(state: Readonly<RunState>, stepMs: number): PlannerDecisio
   const target = goal ? Number(COUNT.exec(goal)?.[1]) : NaN;
   if (asked === -1 || !Number.isFinite(target)) return undefined;
   const since = transcript.slice(asked + 1);
-  // A finished count is history, and so is one whose run ended early (its note is a system message):
-  // later messages are answered as usual.
-  if (since.some((m) => m.role === "system" || (m.role === "assistant" && m.content.startsWith("Done counting to ")))) return undefined;
+  // A finished count is history, and so is one whose run ended early (its note is a system message)
+  // when the user said something since: that message is answered as usual. A run asked for on the
+  // thread as it stands after such a note, with nothing new said (a Retry), counts on from where it was cut.
+  const endedEarly = since.some((m) => m.role === "system");
+  if (
+    (endedEarly && since.some((m) => m.role === "user")) ||
+    since.some((m) => m.role === "assistant" && m.content.startsWith("Done counting to "))
+  )
+    return undefined;
   // Helpers first: child runs that count too, so cascading and isolated cancels can be seen.
   if (WITH_HELPERS.test(goal!) && (state.children ?? []).length === 0) {
     return { type: "spawn", requests: Array.from({ length: HELPERS }, () => `count slowly to ${target}`) };
@@ -199,9 +205,11 @@ export function conciergePlanner(options: { stepMs?: number } = {}): Planner {
 
 /** Everything but counting: tool results reported, the user's latest turn answered once. */
 function answer(state: Readonly<RunState>): PlannerDecision {
-  const last = state.transcript.at(-1);
-  if (last?.role === "tool") return { type: "say", text: report(state.transcript) };
-  // Answer the user's latest turn once; anything else means the run is done.
+  const latest = state.transcript.at(-1);
+  if (latest?.role === "tool") return { type: "say", text: report(state.transcript) };
+  // Answer the user's latest turn once; anything else means the run is done. A run asked for after
+  // one that ended before it answered (a Retry: only the run's note came since) answers it now.
+  const last = latest?.role === "system" ? state.transcript.findLast((m) => m.role !== "system") : latest;
   if (!last || last.role !== "user") return { type: "finish" };
   const calls = plannedCalls(last.content);
   const kinds = new Set(calls.map((c) => WAIT_KIND[c.name] ?? "approval"));

@@ -7,7 +7,16 @@ import { continuationCodec, type Continuation } from "../codecs/continuation";
 import { runEventCodec } from "../codecs/run-event";
 import { runs } from "../schema";
 import { hydratedData } from "./event-storage";
-import { ERROR_CODES, PAUSE_REASONS, RUN_STATUSES, type Checkpoint, type RunEvent, type StoredInstruction } from "@/server/domain";
+import {
+  ERROR_CODES,
+  PAUSE_REASONS,
+  RUN_STATUSES,
+  type Checkpoint,
+  type ErrorCode,
+  type RunEvent,
+  type RunStatus,
+  type StoredInstruction,
+} from "@/server/domain";
 
 /** A run, its checkpoint read only where it is needed: an unreadable one fails that, not a cancel or a feed. */
 export type RunRow = Omit<typeof runs.$inferSelect, "checkpoint"> & { readCheckpoint(): Checkpoint | null };
@@ -101,6 +110,41 @@ export async function activeRunsOnThread(db: Executor, threadId: string): Promis
   return rows.map((r) => r.id);
 }
 
+/** How a thread's latest run stands: its status, and why it failed when it did. */
+export interface LatestRun {
+  runId: string;
+  status: RunStatus;
+  error: { code: ErrorCode; message: string } | null;
+}
+
+/**
+ * A thread's runs as a page opening it needs them, in one statement: those still queued or running
+ * (oldest first), and its latest run — which tells how the conversation's last run ended when it
+ * ended while nobody watched (its instance died, and a survivor failed it).
+ */
+export async function threadRuns(db: Executor, threadId: string): Promise<{ liveRunIds: string[]; latestRun: LatestRun | null }> {
+  const result = await db.execute(sql`
+    with latest as (select id from runs where thread_id = ${threadId} order by created_at desc, id desc limit 1)
+    select r.id, r.status, r.error, r.id in (select id from latest) as latest
+    from runs r
+    where r.thread_id = ${threadId} and (r.status in ('queued', 'running') or r.id in (select id from latest))
+    order by r.created_at, r.id`);
+  const rows = rowsOf(
+    result,
+    z.object({
+      id: z.string(),
+      status: z.enum(RUN_STATUSES),
+      error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).nullable(),
+      latest: z.boolean(),
+    }),
+  );
+  const latest = rows.find((r) => r.latest);
+  return {
+    liveRunIds: rows.filter((r) => r.status === "queued" || r.status === "running").map((r) => r.id),
+    latestRun: latest ? { runId: latest.id, status: latest.status, error: latest.error } : null,
+  };
+}
+
 /**
  * Keeps a steering instruction with a parked run — or one handed back to the cluster's queue by a
  * stopping instance — in its checkpoint, for its first safe point after it goes on, also after a
@@ -132,41 +176,61 @@ export interface RunListFilter {
 }
 
 /**
+ * A run's own input, `r` being the run: the first message a person wrote for it, or the one it holds
+ * until its turn. Found by the run (`messages_run_user_idx`), never by scanning its thread. A run
+ * that answers again (Regenerate, Retry) wrote none: the person's last message before its reply,
+ * found by position in its thread (`messages_thread_position_idx`).
+ */
+const runInputOf = sql`coalesce(
+  (select m.content from messages m where m.run_id = r.id and m.role = 'user' order by m.position limit 1),
+  r.checkpoint->'pendingInput'->0->>'content',
+  (select p.content from messages p where p.thread_id = r.thread_id and p.role = 'user'
+    and p.position < (select min(o.position) from messages o where o.thread_id = r.thread_id and o.run_id = r.id)
+    order by p.position desc limit 1))`;
+
+/** The most runs one listing answers. */
+const MAX_LISTED = 500;
+
+/**
  * Runs of a tenant, newest first, with their owner's name and how many children each started; each
- * names its thread by the id the client knows.
+ * names its thread by the id the client knows. The page of runs is chosen first (newest first, by
+ * `runs_tenant_created_idx`), and only its rows are labelled and counted: a tenant's long history
+ * costs the console nothing until it searches it. Statements are prepared with one generic plan, so
+ * the statement names only the filters given, and its page size is part of its text: a plan made
+ * for "some filter, some limit" read every run of the tenant.
  */
 export async function listRuns(db: Executor, filter: RunListFilter) {
   const q = filter.q?.trim() || null;
+  const limit = Math.min(MAX_LISTED, Math.max(1, Math.trunc(filter.limit ?? 200)));
+  const where = [sql`r.tenant_id = ${filter.tenantId}`];
+  if (filter.status) where.push(sql`r.status = ${filter.status}`);
+  if (filter.reason) where.push(sql`r.pause_reason = ${filter.reason}`);
+  if (filter.ownerId) where.push(sql`r.owner_id = ${filter.ownerId}`);
+  if (filter.runId) where.push(sql`r.id = ${filter.runId}`);
+  if (q) {
+    where.push(sql`(left(r.id, length(${q})) = ${q}
+      or position(lower(${q}) in lower(coalesce(t.title, ''))) > 0
+      or position(lower(${q}) in lower(coalesce(r.checkpoint->>'goal', ''))) > 0
+      or position(lower(${q}) in lower(coalesce(u.name, ''))) > 0
+      or position(lower(${q}) in lower(r.agent_id)) > 0
+      or position(lower(${q}) in lower(coalesce(${runInputOf}, ''))) > 0)`);
+  }
   const result = await db.execute(sql`
-    select r.id, coalesce(t.client_id, r.thread_id) as thread_id, r.owner_id, u.name as owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
+    with page as (
+      select r.id, r.thread_id, r.owner_id, r.agent_id, r.status, r.pause_reason, r.priority, r.parent_run_id, r.instance_id, r.error,
+        r.created_at, r.updated_at, r.finished_at, r.input_tokens, r.output_tokens, r.checkpoint,
+        coalesce(t.client_id, r.thread_id) as client_thread_id, t.title as thread_title, u.name as owner_name
+      from runs r left join users u on u.id = r.owner_id left join threads t on t.id = r.thread_id
+      where ${sql.join(where, sql` and `)}
+      order by r.created_at desc
+      limit ${sql.raw(String(limit))}
+    )
+    select r.id, r.client_thread_id as thread_id, r.owner_id, r.owner_name, r.agent_id, r.status, r.pause_reason, r.priority,
       r.parent_run_id, r.instance_id, r.error, r.created_at, r.updated_at, r.finished_at, r.input_tokens, r.output_tokens,
-      t.title as thread_title, r.checkpoint->>'goal' as goal, left(i.content, ${INPUT_CHARS}) as input,
+      r.thread_title, r.checkpoint->>'goal' as goal, left(${runInputOf}, ${INPUT_CHARS}) as input,
       (select count(*) from runs c where c.parent_run_id = r.id)::int as child_count
-    from runs r left join users u on u.id = r.owner_id left join threads t on t.id = r.thread_id
-      -- The run's own input: the first message a person wrote for it, or the one it holds until its turn.
-      -- A run that answers again (Regenerate, Retry) wrote none: the person's last message before its reply.
-      left join lateral (
-        select coalesce(
-          (select m.content from messages m where m.thread_id = r.thread_id and m.run_id = r.id and m.role = 'user' order by m.position limit 1),
-          r.checkpoint->'pendingInput'->0->>'content',
-          (select p.content from messages p where p.thread_id = r.thread_id and p.role = 'user'
-            and p.position < (select min(o.position) from messages o where o.thread_id = r.thread_id and o.run_id = r.id)
-            order by p.position desc limit 1)) as content
-      ) i on true
-    where r.tenant_id = ${filter.tenantId}
-      and (${filter.status ?? null}::text is null or r.status = ${filter.status ?? null})
-      and (${filter.reason ?? null}::text is null or r.pause_reason = ${filter.reason ?? null})
-      and (${filter.ownerId ?? null}::text is null or r.owner_id = ${filter.ownerId ?? null})
-      and (${filter.runId ?? null}::text is null or r.id = ${filter.runId ?? null})
-      and (${q}::text is null
-        or left(r.id, length(${q})) = ${q}
-        or position(lower(${q}) in lower(coalesce(t.title, ''))) > 0
-        or position(lower(${q}) in lower(coalesce(i.content, ''))) > 0
-        or position(lower(${q}) in lower(coalesce(r.checkpoint->>'goal', ''))) > 0
-        or position(lower(${q}) in lower(coalesce(u.name, ''))) > 0
-        or position(lower(${q}) in lower(r.agent_id)) > 0)
-    order by r.created_at desc
-    limit ${filter.limit ?? 200}`);
+    from page r
+    order by r.created_at desc`);
   const row = z.object({
     id: z.string(),
     thread_id: z.string(),

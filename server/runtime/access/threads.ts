@@ -11,7 +11,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import type { Database } from "@/server/db";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/server/domain";
-import { activeRunsOnThread } from "@/server/db/queries/runs";
+import { threadRuns } from "@/server/db/queries/runs";
 import {
   deleteThreads,
   findThread,
@@ -141,16 +141,17 @@ export function threadService(db: Database, secret: string) {
       }),
 
     /**
-     * The thread, its messages, and its runs still queued or running (oldest first): a page that
-     * opens the conversation attaches to those (`runs.events`) to show their text as it comes. For
-     * its owner, and (audited) for the tenant's admins.
+     * The thread, its messages, its runs still queued or running (oldest first) — a page that opens
+     * the conversation attaches to those (`runs.events`) to show their text as it comes — and its
+     * latest run, whose failure the page shows with Retry (also one that ended while nobody watched:
+     * its instance died). For its owner, and (audited) for the tenant's admins.
      */
     get: async (identity: Identity, threadId: string) => {
       const thread = await tenantThread(identity, threadId);
       await authorizeConversationRead(db, identity, { ...thread, type: "thread", id: thread.id, what: "Thread" });
       // Runs first: a run that ends between the two reads has its messages in the second.
-      const liveRunIds = await activeRunsOnThread(db, thread.id);
-      return { thread: threadView(thread), messages: await listMessages(db, thread.id), liveRunIds };
+      const { liveRunIds, latestRun } = await threadRuns(db, thread.id);
+      return { thread: threadView(thread), messages: await listMessages(db, thread.id), liveRunIds, latestRun };
     },
   };
 }

@@ -11,7 +11,7 @@ const SWEEP_RECLAIMED_EVERY = 15;
 /** Reclaimed instances and unanswered forwarded requests are forgotten after a day. */
 const PRUNE_AFTER_MS = 24 * 3600_000;
 
-export const INSTANCE_LOST_MESSAGE = "The Harbor instance running this stopped before the run ended; send your message again.";
+export const INSTANCE_LOST_MESSAGE = "The Harbor instance running this stopped before the run ended; try again.";
 
 /**
  * Claims dead instances and ends what they held: process-held waits `lost`, executing runs

@@ -8,7 +8,14 @@ import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { readinessProbe, type ReadinessProbe } from "@/server/ops/readiness";
 import type { LoadReading } from "@/server/runtime";
 
-const LOAD: LoadReading = { eventLoopDelayMs: 3, activeRuns: 0, queuedRuns: 0, enteringRuns: 0, shedding: false };
+const LOAD: LoadReading = {
+  eventLoopDelayMs: 3,
+  sustainedEventLoopDelayMs: 1,
+  activeRuns: 0,
+  queuedRuns: 0,
+  enteringRuns: 0,
+  shedding: false,
+};
 
 describe("readiness", () => {
   const probes: ReadinessProbe[] = [];

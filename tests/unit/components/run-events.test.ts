@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "@/server/domain";
-import { applyRunEvent, type FollowedState } from "@/components/chat/run-events";
+import { applyRunEvent, failureOf, interrupted, type FollowedState } from "@/components/chat/run-events";
 
 const empty: FollowedState = { messages: [], streaming: null, queuedAhead: null, running: false, error: null, progress: {} };
 
@@ -58,5 +58,24 @@ describe("a run's events applied to the conversation", () => {
       { type: "text.delta", messageId: "b", delta: "stray" },
     ]);
     expect(s.streaming).toEqual({ id: "a", content: "" });
+  });
+});
+
+describe("how the conversation's latest run ended, as a page that opens or catches up shows it", () => {
+  const lost = { code: "INSTANCE_LOST" as const, message: "The Harbor instance running this stopped before the run ended; try again." };
+
+  it("shows the failure of a run that failed, with its reason and code; nothing for any other ending", () => {
+    expect(failureOf({ runId: "r", status: "failed", error: lost })).toEqual({ message: lost.message, code: "INSTANCE_LOST" });
+    expect(failureOf({ runId: "r", status: "completed", error: null })).toBeNull();
+    expect(failureOf({ runId: "r", status: "running", error: null })).toBeNull();
+    expect(failureOf(null)).toBeNull();
+  });
+
+  it("reads a run its instance took down as interrupted (Retry, whatever it had said); other failures as they are", () => {
+    expect(interrupted(failureOf({ runId: "r", status: "failed", error: lost }))).toBe(true);
+    expect(interrupted(applyRunEvent(empty, { type: "run.failed", ...lost }).error)).toBe(true);
+    expect(interrupted({ message: "The model did not answer.", code: "MODEL_UNAVAILABLE" })).toBe(false);
+    expect(interrupted({ message: "Your session has ended.", remedy: "sign-in" })).toBe(false);
+    expect(interrupted(null)).toBe(false);
   });
 });

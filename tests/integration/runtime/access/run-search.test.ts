@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listRuns } from "@/server/db/queries/runs";
 import type { Identity, Runtime, StartRunRequest } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
 import { drain, started, testRuntime } from "../../../helpers/runtime";
@@ -51,6 +52,23 @@ describe.each(testBackends())("searching runs on $name", (backend) => {
     expect(ids(await runtime.runs.list(bob, { q: "zanzibar" }))).toEqual([]);
     expect(ids(await runtime.runs.list(alice, { q: "hello" }))).toEqual([aliceRun]);
     expect(await runtime.runs.list(mallory, { q: "hello" })).toEqual([]);
+  });
+
+  it("labels each run of a conversation by its own input, newest first, a page at a time; one by its id", async () => {
+    const turns = ["hello, first turn", "hello, second turn", "hello, third turn", "hello, fourth turn"];
+    const runIds: string[] = [];
+    for (const text of turns) {
+      const run = started(await runtime.startRun(carol, request("search-thread-c", text)));
+      await drain(run.events);
+      runIds.push(run.runId);
+    }
+    const page = await listRuns(database.db, { tenantId: carol.tenantId, ownerId: carol.userId, limit: 2 });
+    expect(page.map((r) => [r.runId, r.input])).toEqual([
+      [runIds[3], "hello, fourth turn"],
+      [runIds[2], "hello, third turn"],
+    ]);
+    expect(await runtime.runs.get(carol, runIds[0]!)).toMatchObject({ input: "hello, first turn", threadId: "search-thread-c" });
+    expect(ids(await runtime.runs.list(carol, { q: "SECOND TURN" }))).toEqual([runIds[1]]);
   });
 
   it("treats wildcard characters as plain text", async () => {

@@ -145,6 +145,57 @@ describe.each(testBackends())("threads: rename, delete, search on $name", (backe
   });
 });
 
+describe.each(testBackends())("a thread's runs as a page opening it reads them, on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  const get = (runtime: Runtime, threadId: string) =>
+    createCaller({ harbor: { runtime } as unknown as Harbor, identity: alice, requestId: "req-latest", log } satisfies Context).threads.get(
+      {
+        threadId,
+      },
+    );
+
+  it("names the runs still going and how the latest ended: completed, or failed with the instance that ran it", async () => {
+    const first = testRuntime(database.db, { agents: createAgents({ stepMs: 30 }), instanceId: `i-first-${backend.name}` });
+    await first.start();
+    const hello = started(await first.startRun(alice, request("t-latest", "hello")));
+    await watchUntil(first, hello.runId, (e) => e.type === "run.completed");
+    expect(await get(first, "t-latest")).toMatchObject({
+      liveRunIds: [],
+      latestRun: { runId: hello.runId, status: "completed", error: null },
+    });
+
+    const counting = started(await first.startRun(alice, request("t-latest", "count slowly to 200")));
+    await watchUntil(first, counting.runId, (e) => e.type === "text.delta");
+    expect(await get(first, "t-latest")).toMatchObject({
+      liveRunIds: [counting.runId],
+      latestRun: { runId: counting.runId, status: "running", error: null },
+    });
+    // Its instance goes while it counts: the run ends with it, and nobody follows it any more.
+    await first.stop(50);
+
+    const next = testRuntime(database.db, { agents: createAgents({ stepMs: 30 }), instanceId: `i-next-${backend.name}` });
+    await next.start();
+    const opened = await get(next, "t-latest");
+    expect(opened.liveRunIds).toEqual([]);
+    expect(opened.latestRun).toEqual({
+      runId: counting.runId,
+      status: "failed",
+      error: { code: "INSTANCE_LOST", message: expect.stringContaining("stopped before the run ended") },
+    });
+    expect(opened.messages.at(-1)).toMatchObject({ role: "system", content: opened.latestRun?.error?.message });
+    next.close();
+    await next.idle();
+  });
+
+  it("has no latest run for a thread that never ran", async () => {
+    const runtime = testRuntime(database.db);
+    const thread = await runtime.threads.create(alice, "empty");
+    expect(await get(runtime, thread.id)).toMatchObject({ liveRunIds: [], latestRun: null });
+    runtime.close();
+    await runtime.idle();
+  });
+});
+
 describe.each(testBackends())("thread ids scoped to their tenant on $name", (backend) => {
   const database = useSeededDatabase(backend);
   let runtime: Runtime;

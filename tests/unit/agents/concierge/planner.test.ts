@@ -63,6 +63,32 @@ describe("the concierge planner", () => {
     expect(await planner.next(state([]))).toEqual({ type: "finish" });
   });
 
+  describe("after a run that ended early (its thread's note), asked again with nothing new said: a Retry", () => {
+    const lost: TranscriptMessage = { id: "n", role: "system", content: "The Harbor instance running this stopped before the run ended." };
+    const said = (n: number): TranscriptMessage => ({ id: `a${n}`, role: "assistant", content: String(n) });
+
+    it("counts on from the last number said", async () => {
+      const cut = [{ id: "1", role: "user" as const, content: "count slowly to 5" }, said(1), said(2), lost];
+      expect(await planner.next(state(cut))).toEqual({ type: "say", text: "3", thenWaitMs: 0 });
+    });
+
+    it("answers a message the run never answered", async () => {
+      expect(await planner.next(state([{ id: "1", role: "user", content: "hey" }, lost]))).toEqual({ type: "say", text: replyTo("hey") });
+      const answered = [{ id: "1", role: "user" as const, content: "hey" }, lost, { id: "2", role: "assistant" as const, content: "…" }];
+      expect(await planner.next(state(answered))).toEqual({ type: "finish" });
+    });
+
+    it("leaves the count as history once the user said something else", async () => {
+      const cut = [
+        { id: "1", role: "user" as const, content: "count slowly to 5" },
+        said(1),
+        lost,
+        { id: "2", role: "user" as const, content: "hey" },
+      ];
+      expect(await planner.next(state(cut))).toEqual({ type: "say", text: replyTo("hey") });
+    });
+  });
+
   const ask = (content: string) => planner.next(state([{ id: "1", role: "user", content }]));
 
   it("maps the calendar and the travel agent to their tools, each in a message of its own", async () => {
