@@ -4,6 +4,7 @@
  * subscribes again (a reconnect, a second follower of the same run) sees events it has already
  * shown — a message already in the conversation is never added a second time.
  */
+import { z } from "zod";
 import type { RunEvent, RunStatus } from "@/server/domain";
 import { withNotice, type NoticeState } from "./run-notices";
 import type { ChatMessage } from "./types";
@@ -20,6 +21,33 @@ export interface RunFailure {
   code?: string;
   /** What the user can do about it: sign in again (the session ended), or reload what was saved. */
   remedy?: "sign-in" | "reload";
+}
+
+/** Harbor's error body (`{ error: { code, message } }`), as an AG-UI client quotes it after "HTTP 503: ". */
+const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+/**
+ * What the person reads when the request that starts or continues a run was refused: Harbor's own
+ * sentence and code when the answer carried them (say 503 OVERLOADED), never the raw JSON.
+ */
+export function failureOfRequest(error: unknown): RunFailure {
+  const message = error instanceof Error ? error.message : String(error);
+  const status = /HTTP (\d{3}):\s*([\s\S]*)$/.exec(message);
+  const code = status?.[1] ?? /\b(401|403|404)\b/.exec(message)?.[1];
+  if (code === "401") return { message: "Your session has ended.", remedy: "sign-in" };
+  if (code === "403") return { message: "This conversation belongs to another user." };
+  if (code === "404") return { message: "This conversation or agent does not exist." };
+  const body = status ? errorBody.safeParse(parsedJson(status[2]!)) : null;
+  if (body?.success) return { message: body.data.error.message, code: body.data.error.code };
+  return { message: `The run failed: ${message}` };
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** How a conversation's latest run stands (`threads.get`'s `latestRun`). */

@@ -11,6 +11,7 @@ import {
   applyRunEvent,
   endText,
   failureOf,
+  failureOfRequest,
   startText,
   withProgress,
   type FollowedState,
@@ -187,7 +188,7 @@ export function useAgentRun(agentId: string, threadId: string | null, initialMes
       const failOrRefuse = (error: unknown) => {
         if (started) return;
         refused = true;
-        setState((s) => ({ ...s, error: describe(error), messages: withoutMessage(s) }));
+        setState((s) => ({ ...s, error: failureOfRequest(error), messages: withoutMessage(s) }));
       };
       try {
         await agent.runAgent(
@@ -397,12 +398,4 @@ async function runBrowserTools(
     }
   }
   return { results };
-}
-
-function describe(error: unknown): RunFailure {
-  const message = error instanceof Error ? error.message : String(error);
-  if (/\b401\b/.test(message)) return { message: "Your session has ended.", remedy: "sign-in" };
-  if (/\b403\b/.test(message)) return { message: "This conversation belongs to another user." };
-  if (/\b404\b/.test(message)) return { message: "This conversation or agent does not exist." };
-  return { message: `The run failed: ${message}` };
 }

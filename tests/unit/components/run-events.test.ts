@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "@/server/domain";
-import { applyRunEvent, failureOf, interrupted, type FollowedState } from "@/components/chat/run-events";
+import { applyRunEvent, failureOf, failureOfRequest, interrupted, type FollowedState } from "@/components/chat/run-events";
 
 const empty: FollowedState = { messages: [], streaming: null, queuedAhead: null, running: false, error: null, progress: {} };
 
@@ -77,5 +77,32 @@ describe("how the conversation's latest run ended, as a page that opens or catch
     expect(interrupted({ message: "The model did not answer.", code: "MODEL_UNAVAILABLE" })).toBe(false);
     expect(interrupted({ message: "Your session has ended.", remedy: "sign-in" })).toBe(false);
     expect(interrupted(null)).toBe(false);
+  });
+});
+
+describe("a refused request, as the person reads it", () => {
+  it("says Harbor's own sentence, with its code, never the raw JSON", () => {
+    const shed = new Error(
+      `HTTP 503: ${JSON.stringify({ error: { code: "OVERLOADED", message: "This Harbor instance is busy and took nothing: send the request again in a moment." } })}`,
+    );
+    expect(failureOfRequest(shed)).toEqual({
+      message: "This Harbor instance is busy and took nothing: send the request again in a moment.",
+      code: "OVERLOADED",
+    });
+  });
+
+  it("turns an ended session, another's conversation and a missing one into their remedies", () => {
+    expect(failureOfRequest(new Error('HTTP 401: {"error":{"code":"UNAUTHENTICATED","message":"x"}}'))).toMatchObject({
+      remedy: "sign-in",
+    });
+    expect(failureOfRequest(new Error("HTTP 403: Forbidden")).message).toBe("This conversation belongs to another user.");
+    expect(failureOfRequest(new Error("HTTP 404: ")).message).toBe("This conversation or agent does not exist.");
+  });
+
+  it("quotes anything else as it came", () => {
+    expect(failureOfRequest(new Error("HTTP 502: <html>Bad gateway</html>")).message).toBe(
+      "The run failed: HTTP 502: <html>Bad gateway</html>",
+    );
+    expect(failureOfRequest(new TypeError("Failed to fetch")).message).toBe("The run failed: Failed to fetch");
   });
 });
