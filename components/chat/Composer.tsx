@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
 import { Textarea } from "@/components/ui/Input";
 import { Tooltip } from "@/components/ui/Tooltip";
+import { messageLimit } from "./message-limit";
 
 export interface ComposerProps {
   /** The message box, for the conversation to focus it. */
@@ -26,10 +27,6 @@ export interface ComposerProps {
   notice?: ReactNode;
 }
 
-/** From this share of the limit on, the counter shows. */
-const NEAR_LIMIT = 0.9;
-const count = (n: number) => n.toLocaleString("en-US");
-
 /** The box a message is written in, with Send (and Stop while a run works) beside it. */
 export function Composer({
   inputRef,
@@ -44,10 +41,7 @@ export function Composer({
   maxChars,
   notice,
 }: ComposerProps) {
-  // Nothing is ever cut: a message past the limit stays whole in the box, and Send says why it waits.
-  const length = draft.trim().length;
-  const over = length - maxChars;
-  const near = draft.length >= maxChars * NEAR_LIMIT;
+  const { length, over, near, tooLong, counter } = messageLimit(draft, maxChars);
   const send = () => {
     if (over <= 0) onSend();
   };
@@ -121,14 +115,8 @@ export function Composer({
           )}
           aria-live="polite"
         >
-          {over > 0 ? (
-            <span data-testid="composer-limit">
-              {count(over)} {over === 1 ? "character" : "characters"} too long to send — shorten it first.
-            </span>
-          ) : null}
-          <span data-testid="composer-counter">
-            {count(draft.length)} / {count(maxChars)}
-          </span>
+          {tooLong ? <span data-testid="composer-limit">{tooLong}</span> : null}
+          <span data-testid="composer-counter">{counter}</span>
         </p>
       ) : (
         <p className="mx-auto mt-2 hidden max-w-3xl text-center text-xs text-muted-foreground sm:block">

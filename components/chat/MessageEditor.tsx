@@ -4,10 +4,7 @@ import { useId, useState, type KeyboardEvent } from "react";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
 import { Textarea } from "@/components/ui/Input";
-
-/** From this share of the limit on, the counter shows (as in the composer). */
-const NEAR_LIMIT = 0.9;
-const count = (n: number) => n.toLocaleString("en-US");
+import { messageLimit } from "./message-limit";
 
 /**
  * One of the user's messages, being edited in place: Send replaces it (and everything after it)
@@ -33,9 +30,7 @@ export function MessageEditor({
 }) {
   const [text, setText] = useState(initial);
   const counterId = useId();
-  const length = text.trim().length;
-  const over = length - maxChars;
-  const near = text.length >= maxChars * NEAR_LIMIT;
+  const { length, over, near, tooLong, counter } = messageLimit(text, maxChars);
   const sendable = !busy && !unavailable && length > 0 && over <= 0;
   const send = () => {
     if (sendable) onSend(text.trim());
@@ -77,13 +72,7 @@ export function MessageEditor({
           className={cn("mr-auto px-2 text-xs tabular-nums", over > 0 ? "font-medium text-danger-fg" : "text-muted-foreground")}
           aria-live="polite"
         >
-          {unavailable ? (
-            <span data-testid="message-editor-why">{unavailable}</span>
-          ) : over > 0 ? (
-            `${count(over)} ${over === 1 ? "character" : "characters"} too long to send — shorten it first.`
-          ) : near ? (
-            `${count(text.length)} / ${count(maxChars)}`
-          ) : null}
+          {unavailable ? <span data-testid="message-editor-why">{unavailable}</span> : (tooLong ?? (near ? counter : null))}
         </p>
         <Button variant="ghost" size="sm" onClick={onCancel}>
           Cancel
