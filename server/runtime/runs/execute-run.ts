@@ -82,16 +82,15 @@ async function executeRun(
   }
   const stored = options.loadTranscript ? await listMessages(deps.db, base.threadId) : undefined;
   const initial = stored ? { ...base, transcript: toTranscript(stored) } : base;
+  // Checked before the agent's tools are connected (MCP servers): a run refused here costs no connection.
+  const unanswered = stored ? await unansweredCallsOf(deps.db, stored) : undefined;
+  // Two runs that started at once (two Retry clicks in two tabs): the one behind finds the thread waiting.
+  if (unanswered?.waiting) throw new HarborError("PENDING_INTERACTION", "The conversation waits for an answer; answer it first.");
   const agent = await withConnectedTools(deps, deps.agents.get(initial.agentId), initial.tenantId);
   if (!agent) throw new NotFoundError(`Agent "${initial.agentId}"`);
   const loopDeps = loopDepsFor(ctx, initial, agent, journal, options.grants);
-  if (stored) {
-    const unanswered = await unansweredCallsOf(deps.db, stored);
-    // Two runs that started at once (two Retry clicks in two tabs): the one behind finds the thread waiting.
-    if (unanswered.waiting) throw new HarborError("PENDING_INTERACTION", "The conversation waits for an answer; answer it first.");
-    // Nor does it plan from calls that earlier requests left unanswered for good (see transcript.ts).
-    loopDeps.closedCalls = unanswered.closed;
-  }
+  // Nor does it plan from calls that earlier requests left unanswered for good (see transcript.ts).
+  if (unanswered) loopDeps.closedCalls = unanswered.closed;
   const result = await runUntilSettled(ctx, initial, agent, loopDeps, options.resume, log);
   const final = result.state;
   switch (result.type) {
