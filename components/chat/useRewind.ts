@@ -1,7 +1,7 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useCallback, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
 import type { RunFailure } from "./run-events";
 import type { ChatMessage } from "./types";
@@ -21,12 +21,16 @@ export function useRewind(threadId: string | null, run: Run) {
   /** The message being edited. */
   const [editing, setEditing] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The state above redraws the buttons; this ref stops a double click, whose second click comes
+  // before that redraw (it would be refused by the server, and show an error over a rewind that went).
+  const onItsWay = useRef(false);
   const { messages, rewound, report } = run;
 
   /** Sends one rewind; on success the conversation shows `kept` and follows the new run. True when it went. */
   const rewind = useCallback(
     async (call: (threadId: string) => Promise<{ threadId: string; messageId?: string }>, kept: (messageId?: string) => ChatMessage[]) => {
-      if (!threadId || busy) return false;
+      if (!threadId || onItsWay.current) return false;
+      onItsWay.current = true;
       setBusy(true);
       try {
         const done = await call(threadId);
@@ -39,10 +43,11 @@ export function useRewind(threadId: string | null, run: Run) {
         report(failureOf(error));
         return false;
       } finally {
+        onItsWay.current = false;
         setBusy(false);
       }
     },
-    [threadId, busy, rewound, report, queryClient, trpc],
+    [threadId, rewound, report, queryClient, trpc],
   );
 
   /** Replaces the user's message `messageId` (and everything after it) with `text`, and asks again. */
