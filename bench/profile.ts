@@ -4,6 +4,7 @@
  * it, and prints the profile's self time grouped by where the code lives, then the hottest functions.
  *
  *   BENCH_PROFILE=cycles|turns|model BENCH_IN_FLIGHT=50 BENCH_SECONDS=10 npm run bench:profile
+ *   (BENCH_MODEL_CHUNK_MS=20 paces the model at 50 tokens/s; unpaced by default)
  *   (add BENCH_POSTGRES_URL=postgres://… to profile on a fresh PostgreSQL database; HARBOR_PGLITE_THREAD=0 for the server's thread)
  */
 import fs from "node:fs";
@@ -90,7 +91,12 @@ async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-profile-"));
   const model =
-    load === "model" ? await startModelServer(() => ({ text: "a story told one word at a time ".repeat(20), chunkMs: 0 })) : undefined;
+    load === "model"
+      ? await startModelServer(() => ({
+          text: "a story told one word at a time ".repeat(20),
+          chunkMs: Number(process.env.BENCH_MODEL_CHUNK_MS ?? 0),
+        }))
+      : undefined;
   const database = process.env.DATABASE_URL
     ? undefined
     : process.env.BENCH_POSTGRES_URL

@@ -73,7 +73,11 @@ export type RunEvent =
   | { type: "run.started"; runId: string; threadId: string; agentId: string; resumed?: boolean }
   | { type: "text.started"; messageId: string }
   | { type: "text.delta"; messageId: string; delta: string }
-  | { type: "text.ended"; messageId: string }
+  /**
+   * `interrupted`: the run's instance died while the text streamed; what was published but not
+   * stored yet is lost (see the runtime's log room).
+   */
+  | { type: "text.ended"; messageId: string; interrupted?: boolean }
   | { type: "tool.call"; messageId: string; toolCallId: string; name: string; args: Record<string, unknown> }
   | { type: "tool.result"; messageId: string; toolCallId: string; content: string }
   /** How far a call in flight has come, as its tool reports (an MCP server's progress notifications). */

@@ -8,7 +8,14 @@
  * user's message as a user message; a cancel aborts the request in flight.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { jsonSchema, streamText, tool as modelTool, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
+import {
+  experimental_streamLanguageModelCall as streamModelCall,
+  jsonSchema,
+  tool as modelTool,
+  type LanguageModel,
+  type ModelMessage,
+  type ToolSet,
+} from "ai";
 import { z } from "zod";
 import {
   HarborError,
@@ -116,7 +123,12 @@ async function* modelParts(
   }
 }
 
-/** One model request, streamed; a failure is returned (with whether anything of it was streamed), not thrown. */
+/**
+ * One model request, streamed; a failure is returned (with whether anything of it was streamed), not
+ * thrown. One call to the model through the AI SDK's `streamLanguageModelCall`: the prompt and the
+ * tools prepared and the calls parsed as `streamText` does, without its steps, retries and replays,
+ * which cost three times the CPU per streamed part and do nothing for a planner that is one step.
+ */
 async function* oneAttempt(
   options: ModelPlannerOptions,
   tools: ToolSet,
@@ -128,69 +140,71 @@ async function* oneAttempt(
   let streamed = 0;
   // Stops the request itself once the model says too much, so nothing more is read or buffered.
   const overflow = new AbortController();
-  const result = streamText({
-    model: options.model,
-    instructions: instructionsFor(options.instructions, state),
-    messages: toModelMessages(state.transcript),
-    tools,
-    maxOutputTokens: options.maxTokens ?? MODEL_OUTPUT_DEFAULTS.maxTokens,
-    // Retried here (modelParts), where each wait can be told.
-    maxRetries: 0,
-    abortSignal: AbortSignal.any([signal, overflow.signal]),
-    ...(options.timeoutMs ? { timeout: { totalMs: options.timeoutMs, firstChunkMs: options.timeoutMs } } : {}),
-    onError: ({ error }) => void failures.push(error),
-  });
+  // How long one request may take in all (so also until its first part).
+  const deadline = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
   // Whether any of the answer came (text, reasoning, a tool call): such an attempt is never asked again.
   let answered = false;
-  for await (const part of result.fullStream) {
-    // Reasoning counts too: the SDK keeps it, though it is not shown.
-    if (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-input-delta") {
-      const size = part.type === "tool-input-delta" ? part.delta.length : part.text.length;
-      if (size > 0) answered = true;
-      streamed += size;
-      if (streamed > maxChars) {
-        overflow.abort();
-        throw new HarborError("MODEL_OUTPUT_TOO_LARGE", `The model's answer passed ${maxChars} characters and was stopped.`, {
-          limit: maxChars,
-        });
-      }
-    }
-    // The AI SDK's stream has some thirty part types; those not named here carry nothing Harbor uses.
-    // eslint-disable-next-line @typescript-eslint/switch-exhaustiveness-check
-    switch (part.type) {
-      case "text-delta":
-        yield { type: "text", delta: part.text };
-        break;
-      case "tool-call":
-        answered = true;
-        // A call the SDK could not take comes again as `tool-error`, with the same id: taken there.
-        if (part.invalid) break;
-        yield { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input };
-        break;
-      case "tool-error":
-        answered = true;
-        // A call the SDK could not take (unparsable arguments, unknown tool): the loop refuses it
-        // and tells the model why.
-        yield { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input };
-        break;
-      case "finish-step":
-        // A model that reports no usage leaves none: no zeros stand for "not reported".
-        if (part.usage.inputTokens !== undefined || part.usage.outputTokens !== undefined) {
-          yield { type: "usage", inputTokens: part.usage.inputTokens ?? 0, outputTokens: part.usage.outputTokens ?? 0 };
+  try {
+    const { stream } = await streamModelCall({
+      model: options.model,
+      instructions: instructionsFor(options.instructions, state),
+      messages: toModelMessages(state.transcript),
+      tools,
+      maxOutputTokens: options.maxTokens ?? MODEL_OUTPUT_DEFAULTS.maxTokens,
+      abortSignal: AbortSignal.any([signal, overflow.signal, ...(deadline ? [deadline] : [])]),
+    });
+    for await (const part of stream) {
+      // Reasoning counts too: the SDK keeps it, though it is not shown.
+      if (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-input-delta") {
+        const size = part.type === "tool-input-delta" ? part.delta.length : part.text.length;
+        if (size > 0) answered = true;
+        streamed += size;
+        if (streamed > maxChars) {
+          overflow.abort();
+          throw new HarborError("MODEL_OUTPUT_TOO_LARGE", `The model's answer passed ${maxChars} characters and was stopped.`, {
+            limit: maxChars,
+          });
         }
-        break;
-      case "error":
-        failures.push(part.error);
-        break;
-      case "abort":
-        // Not a cancel (that is the run's signal): the request ran out of time.
-        if (!signal.aborted) failures.push(new Error("the model request timed out"));
-        break;
-      default:
-        break;
+      }
+      const taken = partOf(part);
+      if (taken.answered) answered = true;
+      if (taken.failure !== undefined) failures.push(taken.failure);
+      if (taken.part) yield taken.part;
     }
+  } catch (error) {
+    if (HarborError.is(error)) throw error;
+    // Not a cancel (that is the run's signal): the request ran out of time.
+    failures.push(deadline?.aborted && !signal.aborted ? new Error("the model request timed out") : error);
   }
   return { ...(failures.length > 0 ? { failure: failures[0] } : {}), streamed: answered };
+}
+
+type CallPart = Awaited<ReturnType<typeof streamModelCall>>["stream"] extends AsyncIterable<infer P> ? P : never;
+
+/** What one part of the model's stream means to the run: a part to yield, a failure, or that the model answered. */
+function partOf(part: CallPart): { part?: ModelPart; failure?: unknown; answered?: boolean } {
+  // The SDK's stream has some thirty part types; those not named here carry nothing Harbor uses.
+  // eslint-disable-next-line @typescript-eslint/switch-exhaustiveness-check
+  switch (part.type) {
+    case "text-delta":
+      return { part: { type: "text", delta: part.text } };
+    case "tool-call":
+      // A call the SDK could not take comes again as `tool-error`, with the same id: taken there.
+      if (part.invalid) return { answered: true };
+      return { answered: true, part: { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input } };
+    case "tool-error":
+      // A call the SDK could not take (unparsable arguments, unknown tool): the loop refuses it and
+      // tells the model why.
+      return { answered: true, part: { type: "tool_call", id: part.toolCallId, name: part.toolName, args: part.input } };
+    case "model-call-end":
+      // A model that reports no usage leaves none: no zeros stand for "not reported".
+      if (part.usage.inputTokens === undefined && part.usage.outputTokens === undefined) return {};
+      return { part: { type: "usage", inputTokens: part.usage.inputTokens ?? 0, outputTokens: part.usage.outputTokens ?? 0 } };
+    case "error":
+      return { failure: part.error };
+    default:
+      return {};
+  }
 }
 
 /** Waits `ms`, or less when the run is cancelled meanwhile (the caller then sees the signal aborted). */

@@ -1,7 +1,7 @@
 /**
- * When a failed model request is asked again, and after how long. The AI SDK would retry inside
- * `streamText` without a word to anyone; the planner retries itself instead (`streamText` with
- * `maxRetries: 0`), so each wait is a run event the user sees. The budget is the SDK's own: two
+ * When a failed model request is asked again, and after how long. The AI SDK's `streamText` would
+ * retry without a word to anyone; the planner makes single calls (`streamLanguageModelCall`, which
+ * never retries) and retries itself, so each wait is a run event the user sees. The budget is the SDK's own: two
  * retries, 2 s then 4 s, a server's `Retry-After` (or `retry-after-ms`) honoured when it asks for
  * less than a minute.
  */

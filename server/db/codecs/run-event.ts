@@ -65,7 +65,7 @@ const runEventSchema = z.discriminatedUnion("type", [
   event("run.started", { runId: z.string(), threadId: z.string(), agentId: z.string(), resumed: z.boolean().optional() }),
   event("text.started", { messageId: z.string() }),
   event("text.delta", { messageId: z.string(), delta: z.string() }),
-  event("text.ended", { messageId: z.string() }),
+  event("text.ended", { messageId: z.string(), interrupted: z.boolean().optional() }),
   event("tool.call", { messageId: z.string(), toolCallId: z.string(), name: z.string(), args: json }),
   event("tool.result", { messageId: z.string(), toolCallId: z.string(), content: z.string() }),
   event("tool.progress", { toolCallId: z.string(), progress: z.number(), total: z.number().optional(), message: z.string().optional() }),

@@ -115,32 +115,57 @@ export async function claimDeadInstances(db: Executor, me: string, ttlMs: number
 /**
  * Runs that execute nowhere: `queued` or `running` on a dead instance (or on none — written before
  * instances existed, when `unowned`). They end `failed` with `INSTANCE_LOST` and a final event, audited.
- * Returns each ended run with its final event's seq.
+ * A text message still streaming is closed first (`text.ended`, interrupted) and kept in the thread
+ * with the text stored of it; its closing events are numbered `streamedAhead` past the last stored
+ * one, past whatever the dead instance may have published unstored. Returns each event written.
  */
 export async function failRunsOf(
   db: Executor,
   deadInstances: readonly string[],
   failure: { code: "INSTANCE_LOST"; message: string },
-  unowned = false,
+  options: { unowned?: boolean; streamedAhead: number },
 ): Promise<{ runId: string; tenantId: string; seq: number; event: RunEvent }[]> {
   const event: RunEvent = { type: "run.failed", ...failure };
+  const closed = runEventCodec.encode({ type: "text.ended", messageId: "", interrupted: true });
   const result = await db.execute(sql`
     with ended as (
       update runs set status = 'failed', pause_reason = null, error = ${JSON.stringify(failure)}::jsonb, finished_at = now(), updated_at = now()
       where status in ('queued', 'running')
-        and (instance_id = any(${sql.param([...deadInstances])}::text[]) or (${unowned}::boolean and instance_id is null))
+        and (instance_id = any(${sql.param([...deadInstances])}::text[]) or (${options.unowned === true}::boolean and instance_id is null))
       returning id, tenant_id, thread_id, instance_id
     ),
-    -- The thread says what happened, so a reload shows it and the next message starts afresh.
+    last_text as (
+      select distinct on (x.run_id) x.run_id, x.type, x.data->>'messageId' as message_id
+      from run_events x join ended e on e.id = x.run_id
+      where x.type in ('text.started', 'text.ended')
+      order by x.run_id, x.seq desc
+    ),
+    numbered as (
+      select e.id, e.tenant_id, e.thread_id, t.message_id,
+        (select coalesce(max(seq), 0) from run_events x where x.run_id = e.id) as last_seq
+      from ended e left join last_text t on t.run_id = e.id and t.type = 'text.started'
+    ),
+    -- The thread says what happened, so a reload shows it and the next message starts afresh: the
+    -- interrupted text (as stored) first, then the note.
     notes as (
       insert into messages (id, thread_id, run_id, role, content)
-      select gen_random_uuid()::text, e.thread_id, e.id, 'system', ${failure.message}::text from ended e
+      select id, thread_id, run_id, role, content from (
+        select n.message_id as id, n.thread_id, n.id as run_id, 'assistant' as role,
+          (select coalesce(string_agg(d.data->>'delta', '' order by d.seq), '') from run_events d
+            where d.run_id = n.id and d.type = 'text.delta' and d.data->>'messageId' = n.message_id) as content, 0 as rank
+        from numbered n where n.message_id is not null
+        union all
+        select gen_random_uuid()::text, n.thread_id, n.id, 'system', ${failure.message}::text, 1 from numbered n
+      ) m order by run_id, rank
     ),
-    final as (
+    written as (
       insert into run_events (run_id, seq, type, data)
-      select e.id, (select coalesce(max(seq), 0) + 1 from run_events x where x.run_id = e.id), 'run.failed', ${JSON.stringify(runEventCodec.encode(event))}::jsonb
-      from ended e
-      returning run_id, seq
+      select n.id, n.last_seq + ${options.streamedAhead}::int + 1, 'text.ended', ${JSON.stringify(closed)}::jsonb || jsonb_build_object('messageId', n.message_id)
+      from numbered n where n.message_id is not null
+      union all
+      select n.id, n.last_seq + 1 + case when n.message_id is null then 0 else ${options.streamedAhead}::int + 1 end, 'run.failed', ${JSON.stringify(runEventCodec.encode(event))}::jsonb
+      from numbered n
+      returning run_id, seq, data
     ),
     audited as (
       insert into audit_log (tenant_id, actor_id, action, subject_type, subject_id, outcome, details)
@@ -149,12 +174,12 @@ export async function failRunsOf(
       -- Tenant by tenant: the chain's per-tenant locks are always taken in one order (no deadlock).
       order by tenant_id
     )
-    select e.id, e.tenant_id, f.seq from ended e join final f on f.run_id = e.id`);
-  return rowsOf(result, z.object({ id: z.string(), tenant_id: z.string(), seq: column.number })).map((r) => ({
+    select e.id, e.tenant_id, w.seq, w.data from ended e join written w on w.run_id = e.id order by e.id, w.seq`);
+  return rowsOf(result, z.object({ id: z.string(), tenant_id: z.string(), seq: column.number, data: z.unknown() })).map((r) => ({
     runId: r.id,
     tenantId: r.tenant_id,
     seq: r.seq,
-    event,
+    event: runEventCodec.decode(r.data),
   }));
 }
 

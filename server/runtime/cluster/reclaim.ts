@@ -4,6 +4,7 @@
  */
 import { claimDeadInstances, failRunsOf, handOffInstance, pruneInstances, reclaimedInstances } from "@/server/db/queries/instances";
 import { releaseLeases } from "@/server/db/queries/jobs";
+import { STREAMED_AHEAD_MAX, type RunEvent } from "../log";
 import type { Keeper } from "./keeper-state";
 
 /** Every this many heartbeats, what reclaimed instances still hold is looked for (see `reclaim`). */
@@ -25,11 +26,16 @@ export async function reclaim(keeper: Keeper, options: { startup?: boolean } = {
   if (won.length === 0 && !options.startup && state.ticks++ % SWEEP_RECLAIMED_EVERY !== 0) return won;
   const dead = await reclaimedInstances(deps.db);
   const lost = await deps.coordinator.closeWaitsOf(dead);
-  const failed = await failRunsOf(deps.db, dead, { code: "INSTANCE_LOST", message: INSTANCE_LOST_MESSAGE }, options.startup === true);
-  const at = Date.now();
-  for (const f of failed) deps.bus.publish({ runId: f.runId, seq: f.seq, at, event: f.event });
-  if (won.length > 0 || lost > 0 || failed.length > 0) {
-    deps.log.warn({ instances: won, lostWaits: lost, failedRuns: failed.length }, "reclaimed what dead instances held");
+  const failed = await failRunsOf(
+    deps.db,
+    dead,
+    { code: "INSTANCE_LOST", message: INSTANCE_LOST_MESSAGE },
+    { unowned: options.startup === true, streamedAhead: STREAMED_AHEAD_MAX },
+  );
+  publishAll(keeper, failed);
+  const failedRuns = failed.filter((f) => f.event.type === "run.failed").length;
+  if (won.length > 0 || lost > 0 || failedRuns > 0) {
+    deps.log.warn({ instances: won, lostWaits: lost, failedRuns }, "reclaimed what dead instances held");
   }
   if (options.startup) await pruneInstances(deps.db, PRUNE_AFTER_MS);
   return won;
@@ -46,7 +52,17 @@ export async function releaseOwn({ deps }: Keeper, options: { toCluster: boolean
   await deps.coordinator.closeWaitsOf([me]);
   if (options.toCluster) await handOffInstance(deps.db, me, true);
   await releaseLeases(deps.db, me);
-  const failed = await failRunsOf(deps.db, [me], { code: "INSTANCE_LOST", message: INSTANCE_LOST_MESSAGE });
+  const failed = await failRunsOf(
+    deps.db,
+    [me],
+    { code: "INSTANCE_LOST", message: INSTANCE_LOST_MESSAGE },
+    { streamedAhead: STREAMED_AHEAD_MAX },
+  );
+  publishAll({ deps }, failed);
+}
+
+/** Hands the events that ended runs to this instance's readers (another's read them from the log). */
+function publishAll({ deps }: Pick<Keeper, "deps">, written: readonly { runId: string; seq: number; event: RunEvent }[]): void {
   const at = Date.now();
-  for (const f of failed) deps.bus.publish({ runId: f.runId, seq: f.seq, at, event: f.event });
+  for (const w of written) deps.bus.publish({ runId: w.runId, seq: w.seq, at, event: w.event });
 }

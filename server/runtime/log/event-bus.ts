@@ -27,6 +27,34 @@ export class EventBus {
   /** Listeners of every run's events (the run lists' feeds): each gets every published event. */
   private readonly everything = new Set<Listener>();
 
+  /**
+   * Events published before they were stored (a model's streamed text), per run, until stored: a
+   * reader who reads the log meanwhile finds the rest here (`ahead`).
+   */
+  private readonly unstored = new Map<string, LoggedEvent[]>();
+
+  /** Publishes an event not yet stored, and holds it until `stored` says it is. */
+  publishAhead(event: LoggedEvent): void {
+    let held = this.unstored.get(event.runId);
+    if (!held) this.unstored.set(event.runId, (held = []));
+    held.push(event);
+    this.publish(event);
+  }
+
+  /** The run's events up to `seq` are stored: readers find them in the log now. */
+  stored(runId: string, seq: number): void {
+    const held = this.unstored.get(runId);
+    if (!held) return;
+    const kept = held.filter((e) => e.seq > seq);
+    if (kept.length > 0) this.unstored.set(runId, kept);
+    else this.unstored.delete(runId);
+  }
+
+  /** The run's published events after `seq` that are not stored yet, in order. */
+  ahead(runId: string, seq: number): LoggedEvent[] {
+    return (this.unstored.get(runId) ?? []).filter((e) => e.seq > seq);
+  }
+
   publish(event: LoggedEvent): void {
     for (const listener of this.everything) listener(event);
     for (const reader of this.readers.get(event.runId) ?? []) {

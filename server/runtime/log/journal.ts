@@ -2,6 +2,11 @@
  * A run's journal: assigns each event the run's next sequence number, appends it to the event log,
  * and only then publishes it. The run is executed by one process, which therefore owns the counter;
  * the (run_id, seq) primary key turns any second writer into a loud failure.
+ *
+ * One exception, for a model's text as it streams: `stream` publishes at once and stores soon after,
+ * in coalesced writes shared with other runs. Any other append waits for those writes first, so the
+ * stored log never has a hole; a crash loses at most the unwritten tail of the message being
+ * streamed (see `STREAMED_AHEAD_MAX`).
  */
 import type { Alongside, EventRow } from "@/server/db/queries/run-writes";
 import type { EventBus } from "./event-bus";
@@ -18,6 +23,14 @@ export interface AppendOptions {
   /** State changes that commit with the events. */
   alongside?: Alongside;
 }
+
+/**
+ * How many events a run may publish before they are stored. Streaming waits for its writes beyond
+ * it, which bounds both the memory a run holds and what a crash can lose: the events that close an
+ * interrupted message after a crash are numbered past this many, so no sequence number a reader saw
+ * is ever given to another event. Only ever raise it (a release reclaims runs of the one before).
+ */
+export const STREAMED_AHEAD_MAX = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,6 +61,13 @@ export class RunJournal {
    * that keep their publication pace.
    */
   private deferred: { groups: { logged: LoggedEvent[]; paceMs?: number }[]; alongside?: Alongside } | undefined;
+
+  /** Streamed events published but not yet stored, in order; and the write storing them, if any. */
+  private unstored: LoggedEvent[] = [];
+  private storing: Promise<void> | undefined;
+  private storeFailure: unknown;
+  /** An append waits for the streamed writes: what is left goes in its statement, not another. */
+  private settling = false;
 
   constructor(
     readonly runId: string,
@@ -112,17 +132,65 @@ export class RunJournal {
     this.deferred = undefined;
   }
 
+  /**
+   * Publishes streamed text now and stores it soon: the only events a reader may see before they
+   * are stored (`EventBus.publishAhead` keeps them for readers who come meanwhile). Answers a
+   * promise when the run is `STREAMED_AHEAD_MAX` events ahead of its writes: wait for it.
+   */
+  stream(events: readonly RunEvent[]): Promise<void> | undefined {
+    // A write that failed fails the stream too (the next append tries those events again).
+    if (this.storeFailure !== undefined) throw this.storeFailure;
+    // Deferred events are published only once stored, and streamed text must not overtake them.
+    if (this.deferred) return this.flush().then(() => this.stream(events));
+    const logged = this.prepare(events);
+    for (const l of logged) this.bus.publishAhead(l);
+    this.unstored.push(...logged);
+    this.storing ??= this.storeStreamed().finally(() => (this.storing = undefined));
+    return this.unstored.length >= STREAMED_AHEAD_MAX ? this.storing : undefined;
+  }
+
+  /** Writes streamed events until none are left; a failed write keeps them for the next append. */
+  private async storeStreamed(): Promise<void> {
+    while (this.unstored.length > 0 && this.storeFailure === undefined && !this.settling) {
+      const batch = this.unstored.slice();
+      try {
+        await this.store.insert(this.runId, toStoredRows(batch));
+      } catch (error) {
+        this.storeFailure = error;
+        return;
+      }
+      this.unstored.splice(0, batch.length);
+      this.bus.stored(this.runId, batch.at(-1)!.seq);
+    }
+  }
+
+  /** Waits for streamed writes in flight; answers what is still unstored (to go in the next write). */
+  private async settleStreamed(): Promise<LoggedEvent[]> {
+    this.settling = true;
+    try {
+      while (this.storing) await this.storing;
+    } finally {
+      this.settling = false;
+    }
+    this.storeFailure = undefined;
+    return this.unstored.splice(0);
+  }
+
   /** Appends events (after any deferred ones) in one write, then publishes them in order. */
   async append(events: readonly RunEvent[], options: AppendOptions = {}): Promise<LoggedEvent[]> {
+    // Streamed text goes first: nothing is stored after a hole in the log.
+    const streamed = this.unstored.length > 0 || this.storing ? await this.settleStreamed() : [];
     const carried = this.deferred;
     this.deferred = undefined;
     const fresh = this.prepare(events);
     const groups = [...(carried?.groups ?? []), { logged: fresh, paceMs: options.paceMs }];
     const logged = groups.flatMap((g) => g.logged);
-    if (logged.length === 0 && !options.alongside) return [];
+    if (logged.length === 0 && streamed.length === 0 && !options.alongside) return [];
     try {
-      await this.store.insert(this.runId, toStoredRows(logged), mergeAlongside(carried?.alongside, options.alongside));
+      await this.store.insert(this.runId, toStoredRows([...streamed, ...logged]), mergeAlongside(carried?.alongside, options.alongside));
+      if (streamed.length > 0) this.bus.stored(this.runId, streamed.at(-1)!.seq);
     } catch (error) {
+      this.unstored = [...streamed, ...this.unstored];
       // Nothing was stored: hand the new numbers out again so the log keeps no gaps, and keep what
       // was deferred (tool results and their outbox records) for the write that records the failure.
       this.nextSeq = fresh[0]?.seq ?? this.nextSeq;

@@ -53,23 +53,10 @@ export function runFeed(db: Database, bus: EventBus, slots: SubscriptionSlots) {
     const subscription = bus.subscribe(runId, (event) => live.push(event));
     try {
       let last = afterSeq;
-      let turn = performance.now();
-      // The log a page at a time: a long run never sits in memory whole.
-      for (;;) {
-        const page = await listRunEvents(db, runId, last, LOG_PAGE);
-        for (const row of page) {
-          const event = row.data;
-          yield { runId, seq: row.seq, at: row.createdAt.getTime(), event };
-          last = row.seq;
-          if (endsRun(event)) return;
-          // Reading a long log, and sending it, happens in microtasks (the embedded database answers
-          // without leaving them): other requests get their turn every few milliseconds.
-          if (performance.now() - turn > TURN_MS) {
-            await nextTurn();
-            turn = performance.now();
-          }
-        }
-        if (page.length < LOG_PAGE) break;
+      for await (const event of catchUp(runId, last)) {
+        yield event;
+        last = event.seq;
+        if (endsRun(event.event)) return;
       }
       // A run that had ended when asked has nothing more to say, even if the reader saw its end already.
       if (ended) return;
@@ -77,6 +64,14 @@ export function runFeed(db: Database, bus: EventBus, slots: SubscriptionSlots) {
       subscription.advance(last);
       for await (const next of live.read(signal)) {
         if (next.seq <= last) continue;
+        // Streamed text published before this reader subscribed, stored since: read it first.
+        if (next.seq > last + 1) {
+          for await (const event of catchUp(runId, last)) {
+            if (event.seq >= next.seq) break;
+            yield event;
+            last = event.seq;
+          }
+        }
         yield next;
         last = next.seq;
         if (endsRun(next.event)) return;
@@ -84,6 +79,39 @@ export function runFeed(db: Database, bus: EventBus, slots: SubscriptionSlots) {
     } finally {
       subscription.unsubscribe();
       giveBack();
+    }
+  }
+
+  /**
+   * The run's events after `afterSeq` that exist now: the stored log a page at a time (a long run
+   * never sits in memory whole), then streamed text published but not stored yet. Text stored
+   * between the two reads is not held unstored any more: the log is read again from there.
+   */
+  async function* catchUp(runId: string, afterSeq: number): AsyncGenerator<LoggedEvent> {
+    let last = afterSeq;
+    let turn = performance.now();
+    let reread = false;
+    for (;;) {
+      const page = await listRunEvents(db, runId, last, LOG_PAGE);
+      for (const row of page) {
+        yield { runId, seq: row.seq, at: row.createdAt.getTime(), event: row.data };
+        last = row.seq;
+        // Reading a long log, and sending it, happens in microtasks (the embedded database answers
+        // without leaving them): other requests get their turn every few milliseconds.
+        if (performance.now() - turn > TURN_MS) {
+          await nextTurn();
+          turn = performance.now();
+        }
+      }
+      if (page.length === LOG_PAGE) continue;
+      const ahead = bus.ahead(runId, last);
+      // Stored since the page was read: one more read finds it (a read that finds nothing more ends it).
+      if (ahead.length > 0 && ahead[0]!.seq !== last + 1 && (page.length > 0 || !reread)) {
+        reread = true;
+        continue;
+      }
+      yield* ahead;
+      return;
     }
   }
 

@@ -1,7 +1,7 @@
 /**
- * A streaming model's turn in the run loop: its text is written to the run's log as it arrives —
- * whatever came while the previous write was in flight goes in the next one, as one delta, so a
- * fast model costs few writes and events and a slow one shows each word at once — and its tool
+ * A streaming model's turn in the run loop: its text goes to readers as it arrives and is stored
+ * soon after (`RunJournal.stream`) — what arrived in one turn of the event loop goes out as one
+ * delta, so a fast model costs few events and a slow one shows each word at once — and its tool
  * calls are collected for the loop.
  */
 import { telemetry } from "@/server/telemetry";
@@ -25,14 +25,14 @@ export interface ModelTurn {
 export async function streamModelTurn(
   state: RunState,
   parts: AsyncIterable<ModelPart>,
-  deps: Pick<RunLoopDeps, "append" | "newId">,
+  deps: Pick<RunLoopDeps, "append" | "stream" | "newId">,
   signal: AbortSignal,
 ): Promise<ModelTurn> {
   const calls: ModelTurn["calls"] = [];
   let message: TranscriptMessage | undefined;
   // Counted only from what the model reports: a model that reports nothing leaves no zeros behind.
   let usage = state.usage;
-  const writer = new BatchedWriter(deps);
+  const writer = new TextStream(deps);
   let failure: unknown;
   try {
     for await (const part of parts) {
@@ -45,13 +45,15 @@ export async function streamModelTurn(
           }
           message.content += part.delta;
           writer.push({ type: "text.delta", messageId: message.id, delta: part.delta });
+          // Far ahead of its writes (a slow database): the model waits, memory stays bounded.
+          if (writer.behind) await writer.behind;
           break;
         case "tool_call":
           calls.push({ id: part.id, name: part.name, args: part.args });
           break;
         case "retrying":
-          // Written at once, before the wait: whoever follows the run sees why nothing comes yet.
-          writer.push({
+          // Stored and published at once, before the wait: whoever follows the run sees why nothing comes yet.
+          await writer.write({
             type: "model.retrying",
             attempt: part.attempt,
             maxAttempts: part.maxAttempts,
@@ -97,39 +99,64 @@ export function usageSince(start: TokenCount | undefined, now: TokenCount | unde
   return { inputTokens: now.inputTokens - (start?.inputTokens ?? 0), outputTokens: now.outputTokens - (start?.outputTokens ?? 0) };
 }
 
-/** Appends events one write at a time; events pushed meanwhile wait and go together in the next. */
-class BatchedWriter {
+/**
+ * The model's text on its way out: what arrives in one turn of the event loop is published together
+ * as soon as that turn ends, and stored soon after; anything else is stored before it is published,
+ * after the text before it.
+ */
+class TextStream {
   private pending: RunEvent[] = [];
-  private writing: Promise<void> | undefined;
+  private scheduled = false;
   private failed: unknown;
+  /** Set while the run is too far ahead of its writes: the model's stream waits for it. */
+  behind: Promise<void> | undefined;
 
-  constructor(private readonly deps: Pick<RunLoopDeps, "append">) {}
+  constructor(private readonly deps: Pick<RunLoopDeps, "append" | "stream">) {}
 
   push(event: RunEvent): void {
     this.pending.push(event);
-    this.writing ??= this.drain().finally(() => (this.writing = undefined));
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.release());
   }
 
-  private async drain(): Promise<void> {
+  /** Hands the text pending to the journal (published now, stored soon). */
+  private release(): void {
+    this.scheduled = false;
+    const events = coalesce(this.pending.splice(0));
+    if (events.length === 0 || this.failed !== undefined) return;
     try {
-      while (this.pending.length > 0) await this.deps.append(coalesce(this.pending.splice(0)));
+      const wait = this.deps.stream(events);
+      if (wait) {
+        this.behind = wait.then(
+          () => (this.behind = undefined),
+          (error: unknown) => void (this.failed = error),
+        );
+      }
     } catch (error) {
       this.failed = error;
     }
   }
 
-  /** Waits for the writes in flight, then writes the rest with `closing` (and the message they end). */
-  async finish(closing: readonly RunEvent[], message: TranscriptMessage | undefined): Promise<void> {
-    while (this.writing) await this.writing;
+  /** Stores then publishes `event`, after the text before it. */
+  async write(event: RunEvent): Promise<void> {
+    this.release();
     if (this.failed !== undefined) throw this.failed;
-    const rest = [...coalesce(this.pending.splice(0)), ...closing];
-    if (rest.length > 0) await this.deps.append(rest, message ? { message: { ...message } } : undefined);
+    await this.deps.append([event]);
+  }
+
+  /** Sends the rest of the text, then stores `closing` with the message it ends (and the text before). */
+  async finish(closing: readonly RunEvent[], message: TranscriptMessage | undefined): Promise<void> {
+    this.release();
+    if (this.behind) await this.behind;
+    if (this.failed !== undefined) throw this.failed;
+    if (closing.length > 0) await this.deps.append(closing, message ? { message: { ...message } } : undefined);
   }
 }
 
 /**
- * Text that arrived while a write was in flight goes out as one delta per message: the same words,
- * in fewer events, rows and frames (a fast model no longer costs an event per token).
+ * Text that arrived in one turn of the event loop goes out as one delta per message: the same
+ * words, in fewer events, rows and frames (a fast model does not cost an event per token).
  */
 function coalesce(events: readonly RunEvent[]): RunEvent[] {
   const out: RunEvent[] = [];

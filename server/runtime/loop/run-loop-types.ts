@@ -25,6 +25,12 @@ export interface RunLoopDeps {
       grantUse?: GrantUse;
     },
   ): Promise<unknown>;
+  /**
+   * Publishes a model's streamed text at once and stores it soon after (the one exception to
+   * "stored, then published"); answers a promise to wait for when the run is too far ahead of its
+   * writes. Anything appended afterwards is stored after it.
+   */
+  stream(events: readonly RunEvent[]): Promise<void> | undefined;
   /** Stores (and publishes) what was deferred: before waiting on anything that may take a while. */
   flush?(): Promise<void>;
   /**

@@ -133,6 +133,7 @@ function loopDepsFor(
       if (append?.defer) journal.defer(events, alongside, { paceMs: append.paceMs });
       else await journal.append(events, { paceMs: append?.paceMs, alongside });
     },
+    stream: (events) => journal.stream(events),
     flush: () => journal.flush(),
     fence: deps.lease && generation !== undefined ? () => deps.lease!.check(generation) : undefined,
     newId: randomUUID,

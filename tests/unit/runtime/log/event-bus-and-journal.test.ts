@@ -118,3 +118,113 @@ describe("the run journal", () => {
     expect(writes).toEqual([[1, 2]]);
   });
 });
+
+describe("streamed text", () => {
+  const delta = (text: string): RunEvent => ({ type: "text.delta", messageId: "m", delta: text });
+
+  /** A store whose writes wait until `release` is called, recording each write's seqs. */
+  function slowStore() {
+    const writes: number[][] = [];
+    const waiting: (() => void)[] = [];
+    return {
+      writes,
+      release: () => waiting.splice(0).forEach((go) => go()),
+      store: {
+        insert: async (_runId: string, events: readonly { seq: number }[]) => {
+          await new Promise<void>((go) => waiting.push(go));
+          writes.push(events.map((e) => e.seq));
+        },
+      },
+    };
+  }
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("is published at once and stored soon after, then let go by the bus", async () => {
+    const bus = new EventBus();
+    const seen: number[] = [];
+    bus.subscribe("r", (e) => seen.push(e.seq));
+    const { writes, release, store } = slowStore();
+    const journal = new RunJournal("r", store, bus);
+    expect(journal.stream([{ type: "text.started", messageId: "m" }, delta("a")])).toBeUndefined();
+    journal.stream([delta("b")]);
+    // Seen before any write finished, and held for readers who read the log meanwhile.
+    expect(seen).toEqual([1, 2, 3]);
+    expect(bus.ahead("r", 1).map((e) => e.seq)).toEqual([2, 3]);
+    release();
+    await settle();
+    release();
+    await settle();
+    // The first write took what was there; what came while it was in flight went in the next.
+    expect(writes).toEqual([[1, 2], [3]]);
+    expect(bus.ahead("r", 0)).toEqual([]);
+  });
+
+  it("is stored before anything appended after it, which is stored before it is published", async () => {
+    const bus = new EventBus();
+    const order: string[] = [];
+    bus.subscribe("r", (e) => order.push(`published ${e.seq}`));
+    const { writes, release, store } = slowStore();
+    const journal = new RunJournal("r", store, bus);
+    journal.stream([{ type: "text.started", messageId: "m" }, delta("a")]);
+    journal.stream([delta("b")]);
+    const ended = journal.append([{ type: "text.ended", messageId: "m" }]);
+    release();
+    await settle();
+    release();
+    await ended;
+    order.push("appended");
+    expect(writes).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(order).toEqual(["published 1", "published 2", "published 3", "published 4", "appended"]);
+  });
+
+  it("makes the model wait once a run is 1,000 events ahead of its writes", async () => {
+    const { release, store } = slowStore();
+    const journal = new RunJournal("r", store, new EventBus());
+    for (let i = 0; i < 999; i++) expect(journal.stream([delta("x")])).toBeUndefined();
+    const wait = journal.stream([delta("y")]);
+    expect(wait).toBeInstanceOf(Promise);
+    let over = false;
+    void wait!.then(() => (over = true));
+    await settle();
+    expect(over).toBe(false);
+    release();
+    await settle();
+    release();
+    await settle();
+    expect(over).toBe(true);
+  });
+
+  it("after a write fails, stops the stream and stores what it held with the next append", async () => {
+    const writes: number[][] = [];
+    let fail = true;
+    const journal = new RunJournal(
+      "r",
+      {
+        insert: async (_runId, events) => {
+          if (fail) throw new Error("database down");
+          writes.push(events.map((e) => e.seq));
+        },
+      },
+      new EventBus(),
+    );
+    journal.stream([{ type: "text.started", messageId: "m" }, delta("a")]);
+    await settle();
+    expect(() => journal.stream([delta("b")])).toThrow("database down");
+    fail = false;
+    await journal.append([{ type: "text.ended", messageId: "m" }]);
+    expect(writes).toEqual([[1, 2, 3]]);
+  });
+
+  it("waits for deferred events to be stored and published before it goes out", async () => {
+    const bus = new EventBus();
+    const order: string[] = [];
+    bus.subscribe("r", (e) => order.push(`${e.event.type} ${e.seq}`));
+    const journal = new RunJournal("r", { insert: async () => undefined }, bus);
+    journal.defer([{ type: "tool.result", messageId: "t", toolCallId: "c", content: "ok" }]);
+    await journal.stream([{ type: "text.started", messageId: "m" }]);
+    expect(order).toEqual(["tool.result 1", "text.started 2"]);
+  });
+});

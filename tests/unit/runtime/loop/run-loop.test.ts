@@ -28,6 +28,7 @@ function recorder(overrides: Partial<RunLoopDeps> = {}) {
       appended.push([...events]);
       if (options?.message) saved.push(options.message);
     },
+    stream: (events) => void appended.push([...events]),
     newId: () => `id-${++id}`,
     streamChunkMs: 0,
     maxSteps: 10,

@@ -1,0 +1,95 @@
+/**
+ * A model's text is published before it is stored. Readers who come at any moment — while some of
+ * it is published and not stored yet — read the log, then the rest, then the live tail: every
+ * number once, in order, with the same events as the run's own stream and the stored log.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listRunEvents } from "@/server/db/queries/runs";
+import type { LoggedEvent, ModelPart, Planner, Runtime } from "@/server/runtime";
+import { testBackends, useSeededDatabase } from "../../../helpers/backends";
+import { agentOf, ALICE, drain, started, testRuntime } from "../../../helpers/runtime";
+
+const WORDS = 300;
+
+/** A model that streams `WORDS` words, one per turn of the event loop, as fast as it can. */
+async function* fastModel(): AsyncGenerator<ModelPart> {
+  for (let i = 0; i < WORDS; i++) {
+    yield { type: "text", delta: `w${i} ` };
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+const storyteller: Planner = {
+  next: (state) => (state.transcript.some((m) => m.role === "assistant") ? { type: "finish" } : { type: "stream", parts: fastModel() }),
+};
+
+/** Follows the run through `watchRun` from `afterSeq` to its end. */
+async function follow(runtime: Runtime, runId: string, afterSeq: number): Promise<LoggedEvent[]> {
+  const seen: LoggedEvent[] = [];
+  for await (const logged of await runtime.watchRun(ALICE, runId, afterSeq)) seen.push(logged);
+  return seen;
+}
+
+const textOf = (events: readonly LoggedEvent[]) => events.map((l) => (l.event.type === "text.delta" ? l.event.delta : "")).join("");
+
+describe.each(testBackends())("streamed text on $name", (backend) => {
+  const database = useSeededDatabase(backend);
+  let runtime: Runtime;
+  beforeAll(() => {
+    runtime = testRuntime(database.db, { agents: new Map([["storyteller", agentOf("storyteller", storyteller)]]) });
+  });
+  afterAll(async () => {
+    runtime.close();
+    await runtime.idle();
+  });
+
+  it("reaches readers who join mid-stream with every number once, as stored", async () => {
+    const run = started(
+      await runtime.startRun(ALICE, {
+        agentId: "storyteller",
+        threadId: "streamed-text",
+        transportRunId: "st-1",
+        messages: [{ id: "st-m1", role: "user", content: "a story" }],
+      }),
+    );
+    // Readers join while the text streams, each at its own moment, some from where another stopped.
+    const readers: Promise<{ from: number; seen: LoggedEvent[] }>[] = [];
+    const own: LoggedEvent[] = [];
+    for await (const batch of run.events) {
+      own.push(...batch);
+      const deltas = own.filter((l) => l.event.type === "text.delta").length;
+      if (deltas > 0 && deltas % 25 === 0 && readers.length < deltas / 25) {
+        const from = readers.length % 2 === 0 ? 0 : own.at(-10)!.seq;
+        readers.push(follow(runtime, run.runId, from).then((seen) => ({ from, seen })));
+      }
+    }
+    expect(readers.length).toBeGreaterThan(5);
+    expect(textOf(own)).toBe(Array.from({ length: WORDS }, (_, i) => `w${i} `).join(""));
+
+    const stored = await listRunEvents(database.db, run.runId, 0, 10_000);
+    // The stored log is the run's own stream, number for number.
+    expect(stored.map((r) => [r.seq, r.data])).toEqual(own.map((l) => [l.seq, l.event]));
+    for (const { from, seen } of await Promise.all(readers)) {
+      const seqs = seen.map((l) => l.seq);
+      expect(seqs).toEqual(Array.from({ length: own.at(-1)!.seq - from }, (_, i) => from + 1 + i));
+      expect(seen.map((l) => l.event)).toEqual(own.filter((l) => l.seq > from).map((l) => l.event));
+    }
+  });
+
+  it("stores the text before the message that ends it, and the message holds it all", async () => {
+    const run = started(
+      await runtime.startRun(ALICE, {
+        agentId: "storyteller",
+        threadId: "streamed-text-2",
+        transportRunId: "st-2",
+        messages: [{ id: "st-m2", role: "user", content: "a story" }],
+      }),
+    );
+    const events = await drain(run.events);
+    const ended = events.find((l) => l.event.type === "text.ended")!;
+    const stored = await listRunEvents(database.db, run.runId, 0, 10_000);
+    expect(stored.filter((r) => r.seq < ended.seq)).toHaveLength(ended.seq - 1);
+    const { messages } = await runtime.threads.get(ALICE, "streamed-text-2");
+    expect(messages.find((m) => m.role === "assistant")?.content).toBe(textOf(events));
+  });
+});
