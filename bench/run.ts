@@ -29,6 +29,7 @@ import { measureMcp } from "./mcp";
 import { measureHealthUnderLoad, printHealthUnderLoad } from "./health";
 import { measureConsoleLoad, printConsoleLoad, type ConsoleLoad } from "./console-load";
 import { measureModelStream, type StreamResult } from "./model-stream";
+import { printIssue36Targets, type StreamRuns } from "./issue36-targets";
 import { startModelServer } from "../tests/helpers/model-server";
 import { measureScheduler, measureSteeringLatency, type SchedulerThroughput, type SteeringLatency } from "./steering";
 import { measureClientToolRoundTrips, measurePolling, startWaits, type PollingLoad, type RoundTrip } from "./tools-and-waits";
@@ -416,7 +417,7 @@ async function threadStorage(): Promise<void> {
  * default 20 ms: 50 tokens/s per chat, what hosted models stream); the same runs with a model that
  * streams as fast as the server can show Harbor's own ceiling.
  */
-async function modelStream(): Promise<void> {
+async function modelStream(): Promise<StreamRuns> {
   const words = Array.from({ length: 100 }, (_, i) => `word${i}`).join(" ");
   const paced = Number(process.env.BENCH_MODEL_CHUNK_MS ?? 20);
   let chunkMs = paced;
@@ -438,6 +439,7 @@ async function modelStream(): Promise<void> {
       "Model streaming (PGlite): a 100-token answer from a scripted OpenAI-compatible server, direct vs through Harbor's assistant",
     );
     console.log("model pace        path      chats   first token p50 / p99 ms   tokens/s   turns  failures");
+    const runs: StreamRuns = { paced: [], unpaced: [] };
     for (const pace of [paced, 0]) {
       chunkMs = pace;
       const results: StreamResult[] = [];
@@ -454,17 +456,10 @@ async function modelStream(): Promise<void> {
           `${label}  ${r.path.padEnd(8)} ${String(r.chats).padStart(6)}   ${fmt(r.firstTokenP50, 1)} / ${fmt(r.firstTokenP99, 1)}   ${fmt(r.tokensPerSecond)} ${String(r.turns).padStart(6)} ${String(r.failures).padStart(9)}`,
         );
       }
-      const at = (path: StreamResult["path"], chats: number) => results.find((r) => r.path === path && r.chats === chats)!;
-      const added = at("Harbor", 1).firstTokenP50 - at("direct", 1).firstTokenP50;
-      const share = at("Harbor", 50).tokensPerSecond / at("direct", 50).tokensPerSecond;
-      console.log(
-        pace > 0
-          ? `first token at 1 chat: Harbor adds ${added.toFixed(1)} ms at p50 — ${added <= 5 ? "meets" : "MISSES"} the ≤ 5 ms target; ` +
-              `tokens/s at 50 chats: ${share.toFixed(2)} of direct — ${share >= 0.9 ? "meets" : "MISSES"} the ≥ 0.90 target`
-          : `unpaced (Harbor's ceiling, no target): first token + ${added.toFixed(1)} ms at 1 chat; tokens/s at 50 chats ${share.toFixed(2)} of direct`,
-      );
+      runs[pace > 0 ? "paced" : "unpaced"] = results;
     }
     console.log();
+    return runs;
   } finally {
     await server.stop();
     fs.rmSync(server.dataDir, { recursive: true, force: true });
@@ -485,7 +480,7 @@ async function main() {
     return;
   }
   // `BENCH_ONLY=model-stream npm run bench`: only a model's answer streamed through Harbor.
-  if (process.env.BENCH_ONLY === "model-stream") return modelStream();
+  if (process.env.BENCH_ONLY === "model-stream") return printIssue36Targets({ stream: await modelStream() });
   // `BENCH_ONLY=pg-prepared npm run bench`: only PostgreSQL's statements planned anew vs prepared.
   if (process.env.BENCH_ONLY === "pg-prepared") return postgresPreparedComparison(POSTGRES_URL, SECONDS);
   // `BENCH_ONLY=one-plan npm run bench`: only prepared statements re-planned vs kept to one plan, on both engines.
@@ -500,7 +495,9 @@ async function main() {
   if (process.env.BENCH_ONLY === "console-load") return consoleLoad();
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
-  const pauseCostOnly = process.env.BENCH_ONLY === "pause-cost";
+  // `BENCH_ONLY=issue-36 npm run bench`: the model's stream, then what issue 17's and 36's pause targets are read from.
+  const stream = process.env.BENCH_ONLY === "issue-36" ? await modelStream() : undefined;
+  const pauseCostOnly = process.env.BENCH_ONLY === "pause-cost" || stream !== undefined;
   if (!pauseCostOnly) await threadStorage();
   const engines: Engine[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
   const results = new Map<Engine, EngineResults>();
@@ -518,9 +515,13 @@ async function main() {
   }
   console.log();
   for (const engine of engines) printCycles(engine, results.get(engine)!, floor);
-  const pauseTargets = () => printPauseTargets(new Map<Engine, PauseCost>(results), floor);
+  const pauseTargets = (streamed?: StreamRuns) => {
+    const cycles = new Map<Engine, PauseCost>(results);
+    printPauseTargets(cycles, floor);
+    printIssue36Targets({ stream: streamed, cycles, floor });
+  };
   // `BENCH_ONLY=pause-cost npm run bench`: only what issue 17's targets are read from.
-  if (pauseCostOnly) return pauseTargets();
+  if (pauseCostOnly) return pauseTargets(stream);
   await pgliteThreadComparison(SECONDS);
   if (engines.includes("postgres")) {
     await postgresPreparedComparison(POSTGRES_URL, SECONDS);
@@ -530,12 +531,12 @@ async function main() {
   for (const engine of engines) printA2a(engine, results.get(engine)!);
   for (const engine of engines) printSteering(engine, results.get(engine)!);
   await eventsFeed(engines);
-  await modelStream();
+  const streamed = await modelStream();
   await mcpTurns();
   await healthUnderLoad();
   await consoleLoad();
   if (engines.includes("postgres")) await scaleOut();
-  pauseTargets();
+  pauseTargets(streamed);
 }
 
 /** An MCP tool in a model's turn: the same work directly (model, SDK call, model) and through Harbor. */

@@ -100,13 +100,22 @@ export function usageSince(start: TokenCount | undefined, now: TokenCount | unde
 }
 
 /**
- * The model's text on its way out: what arrives in one turn of the event loop is published together
- * as soon as that turn ends, and stored soon after; anything else is stored before it is published,
- * after the text before it.
+ * How often a run's streamed text goes out at most, in ms: the first words at once, then what came
+ * meanwhile as one delta per frame of a 60 Hz screen — no later than the eye could tell, where a
+ * model that sends in bursts would cost an event, a row and a frame per token. Overridable for
+ * measurement (`HARBOR_TEXT_FRAME_MS`; 0: every turn of the event loop).
+ */
+export const TEXT_FRAME_MS = Number(process.env.HARBOR_TEXT_FRAME_MS ?? 16);
+
+/**
+ * The model's text on its way out: published at most every `TEXT_FRAME_MS` (what arrived meanwhile
+ * as one delta) and stored soon after; anything else is stored before it is published, after the
+ * text before it.
  */
 class TextStream {
   private pending: RunEvent[] = [];
   private scheduled = false;
+  private releasedAt = -Infinity;
   private failed: unknown;
   /** Set while the run is too far ahead of its writes: the model's stream waits for it. */
   behind: Promise<void> | undefined;
@@ -117,12 +126,16 @@ class TextStream {
     this.pending.push(event);
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => this.release());
+    const wait = this.releasedAt + TEXT_FRAME_MS - performance.now();
+    // What arrives in the same turn of the event loop goes together, even the first words.
+    if (wait <= 0) setImmediate(() => this.release());
+    else setTimeout(() => this.release(), wait);
   }
 
   /** Hands the text pending to the journal (published now, stored soon). */
   private release(): void {
     this.scheduled = false;
+    this.releasedAt = performance.now();
     const events = coalesce(this.pending.splice(0));
     if (events.length === 0 || this.failed !== undefined) return;
     try {
