@@ -44,6 +44,8 @@ const settingsSchema = z.object({
   AUTH_SECRET: z.string().min(16).optional(),
   /** Pause between streamed text chunks, so the chat visibly streams; 0 in benchmarks. */
   HARBOR_STREAM_CHUNK_MS: z.coerce.number().int().min(0).max(1000).default(15),
+  /** A model's streamed text goes out at most this often (one 60 Hz frame); 0: as it comes. */
+  HARBOR_TEXT_FRAME_MS: z.coerce.number().int().min(0).max(1000).default(16),
   /** How long an approval gate waits for its decision before it expires. */
   HARBOR_APPROVAL_TTL_MS: z.coerce
     .number()
@@ -291,6 +293,7 @@ export type Settings = Readonly<{
   seedDemo: boolean;
   authSecret: string | undefined;
   streamChunkMs: number;
+  textFrameMs: number;
   approvalTtlMs: number;
   sweepMs: number;
   jobLeaseMs: number;
@@ -437,6 +440,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     seedDemo,
     authSecret: s.AUTH_SECRET,
     streamChunkMs: s.HARBOR_STREAM_CHUNK_MS,
+    textFrameMs: s.HARBOR_TEXT_FRAME_MS,
     approvalTtlMs: s.HARBOR_APPROVAL_TTL_MS,
     sweepMs: s.HARBOR_SWEEP_MS,
     jobLeaseMs: s.HARBOR_JOB_LEASE_MS,

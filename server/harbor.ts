@@ -117,6 +117,7 @@ async function wire(handle: DatabaseHandle, serverSecret: string, redirectUri: s
     agents,
     log,
     streamChunkMs: config.streamChunkMs,
+    textFrameMs: config.textFrameMs,
     approvalTtlMs: config.approvalTtlMs,
     sweepIntervalMs: config.sweepMs,
     oauthTtlMs: config.oauthTtlMs,

@@ -25,14 +25,14 @@ export interface ModelTurn {
 export async function streamModelTurn(
   state: RunState,
   parts: AsyncIterable<ModelPart>,
-  deps: Pick<RunLoopDeps, "append" | "stream" | "newId">,
+  deps: Pick<RunLoopDeps, "append" | "stream" | "newId" | "textFrameMs">,
   signal: AbortSignal,
 ): Promise<ModelTurn> {
   const calls: ModelTurn["calls"] = [];
   let message: TranscriptMessage | undefined;
   // Counted only from what the model reports: a model that reports nothing leaves no zeros behind.
   let usage = state.usage;
-  const writer = new TextStream(deps);
+  const writer = new TextStream(deps, deps.textFrameMs ?? TEXT_FRAME_MS);
   let failure: unknown;
   try {
     for await (const part of parts) {
@@ -102,10 +102,10 @@ export function usageSince(start: TokenCount | undefined, now: TokenCount | unde
 /**
  * How often a run's streamed text goes out at most, in ms: the first words at once, then what came
  * meanwhile as one delta per frame of a 60 Hz screen — no later than the eye could tell, where a
- * model that sends in bursts would cost an event, a row and a frame per token. Overridable for
- * measurement (`HARBOR_TEXT_FRAME_MS`; 0: every turn of the event loop).
+ * model that sends in bursts would cost an event, a row and a frame per token. `HARBOR_TEXT_FRAME_MS`
+ * sets it (0: every turn of the event loop).
  */
-export const TEXT_FRAME_MS = Number(process.env.HARBOR_TEXT_FRAME_MS ?? 16);
+export const TEXT_FRAME_MS = 16;
 
 /**
  * The model's text on its way out: published at most every `TEXT_FRAME_MS` (what arrived meanwhile
@@ -120,13 +120,16 @@ class TextStream {
   /** Set while the run is too far ahead of its writes: the model's stream waits for it. */
   behind: Promise<void> | undefined;
 
-  constructor(private readonly deps: Pick<RunLoopDeps, "append" | "stream">) {}
+  constructor(
+    private readonly deps: Pick<RunLoopDeps, "append" | "stream">,
+    private readonly frameMs: number,
+  ) {}
 
   push(event: RunEvent): void {
     this.pending.push(event);
     if (this.scheduled) return;
     this.scheduled = true;
-    const wait = this.releasedAt + TEXT_FRAME_MS - performance.now();
+    const wait = this.releasedAt + this.frameMs - performance.now();
     // What arrives in the same turn of the event loop goes together, even the first words.
     if (wait <= 0) setImmediate(() => this.release());
     else setTimeout(() => this.release(), wait);

@@ -41,6 +41,8 @@ export interface RunLoopDeps {
   newId(): string;
   /** Pause between streamed chunks of text. */
   streamChunkMs: number;
+  /** A model's streamed text goes out at most this often, in ms (default `TEXT_FRAME_MS`). */
+  textFrameMs?: number;
   /**
    * Model token budgets: `check` before each model request (throws BUDGET_EXCEEDED, or answers the
    * warnings to log), `record` with what the request reported after it.

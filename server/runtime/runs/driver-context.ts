@@ -26,6 +26,7 @@ export interface DriveDeps {
   /** Starts child runs of a run (see runs.ts). */
   spawn(parent: RunState, requests: readonly string[]): Promise<string[]>;
   streamChunkMs: number;
+  textFrameMs?: number;
   maxSteps: number;
   /** OAuth credentials for tools that declare `auth`. */
   credentials?: CredentialBroker;

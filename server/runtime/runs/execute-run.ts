@@ -138,6 +138,7 @@ function loopDepsFor(
     fence: deps.lease && generation !== undefined ? () => deps.lease!.check(generation) : undefined,
     newId: randomUUID,
     streamChunkMs: deps.streamChunkMs,
+    textFrameMs: deps.textFrameMs,
     maxSteps: deps.maxSteps,
     safePoint: (state, where) => safePoint(ctx, state, journal, where),
     spawn: (state, requests) => deps.spawn(state, requests),

@@ -28,6 +28,7 @@ export interface RunsDeps {
   mailboxes: Mailboxes;
   scheduler: Scheduler;
   streamChunkMs: number;
+  textFrameMs?: number;
   maxSteps: number;
   /** The most messages one thread holds; a new message beyond it is refused with THREAD_FULL. */
   maxThreadMessages: number;

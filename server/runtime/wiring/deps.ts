@@ -19,6 +19,8 @@ export interface RuntimeDeps {
   log: Logger;
   /** Pause between streamed text chunks (ms). */
   streamChunkMs: number;
+  /** A model's streamed text goes out at most this often, in ms (default 16: a 60 Hz frame). */
+  textFrameMs?: number;
   /** The server secret resume tokens are signed with (a key is derived from it). */
   serverSecret: string;
   /** How long an approval gate waits before it expires (default 15 minutes). */

@@ -36,7 +36,12 @@ describe.each(testBackends())("streamed text on $name", (backend) => {
   const database = useSeededDatabase(backend);
   let runtime: Runtime;
   beforeAll(() => {
-    runtime = testRuntime(database.db, { agents: new Map([["storyteller", agentOf("storyteller", storyteller)]]) });
+    // Each word its own delta (no frames): as many writes in flight as can be, for readers to meet.
+    runtime = testRuntime(database.db, {
+      agents: new Map([["storyteller", agentOf("storyteller", storyteller)]]),
+      textFrameMs: 0,
+      maxSubscriptionsPerUser: 100,
+    });
   });
   afterAll(async () => {
     runtime.close();
@@ -57,8 +62,9 @@ describe.each(testBackends())("streamed text on $name", (backend) => {
     const own: LoggedEvent[] = [];
     for await (const batch of run.events) {
       own.push(...batch);
+      // Every 10 deltas one more reader: from the start, or a few numbers back.
       const deltas = own.filter((l) => l.event.type === "text.delta").length;
-      if (deltas > 0 && deltas % 25 === 0 && readers.length < deltas / 25) {
+      if (deltas > 0 && deltas % 10 === 0 && readers.length < deltas / 10) {
         const from = readers.length % 2 === 0 ? 0 : own.at(-10)!.seq;
         readers.push(follow(runtime, run.runId, from).then((seen) => ({ from, seen })));
       }
