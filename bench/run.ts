@@ -24,6 +24,7 @@ import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
 import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
 import { measureThreadStorage } from "./thread-storage";
+import { measureHttpCycles, printHttpCycles } from "./http-cycles";
 import { chatTurnGoal, printPauseTargets, type Engine, type PauseCost } from "./pause-targets";
 import { measureMcp } from "./mcp";
 import { measureHealthUnderLoad, printHealthUnderLoad } from "./health";
@@ -500,6 +501,8 @@ async function main() {
   if (process.env.BENCH_ONLY === "console-load") return consoleLoad();
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
+  // `BENCH_ONLY=http-cycles npm run bench`: only park → resume over HTTP, on each engine.
+  if (process.env.BENCH_ONLY === "http-cycles") return httpCycles();
   const pauseCostOnly = process.env.BENCH_ONLY === "pause-cost";
   if (!pauseCostOnly) await threadStorage();
   const engines: Engine[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
@@ -536,6 +539,11 @@ async function main() {
   await consoleLoad();
   if (engines.includes("postgres")) await scaleOut();
   pauseTargets();
+}
+
+async function httpCycles(): Promise<void> {
+  const engines: Engine[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
+  for (const engine of engines) printHttpCycles(engine, await measureHttpCycles(engine, POSTGRES_URL, SECONDS));
 }
 
 /** An MCP tool in a model's turn: the same work directly (model, SDK call, model) and through Harbor. */
