@@ -48,7 +48,8 @@ const SERVER_ALLOWS = {
   peers: ["db", ...LEAVES],
   ops: ["runtime-face", "db", ...LEAVES],
   harbor: ["runtime-face", "db", "auth", "agents", "oauth", "a2a", "mcp", "peers", "ops", ...LEAVES],
-  lifecycle: ["harbor", "ops", ...LEAVES],
+  // The AG-UI endpoint is served in front of Next's router (ops/answer-first.ts): the lifecycle hands it over.
+  lifecycle: ["harbor", "ops", "transport", ...LEAVES],
 };
 
 /** The server's single-file parts (server/<name>.ts); the other parts are folders. */

@@ -24,6 +24,7 @@ import { openDatabase, type DatabaseHandle } from "../server/db/client";
 import { seedDemo } from "../server/db/seed";
 import { measureGateCycles, measureInProcess, measureOverHttp, measureParkedHeap, type CycleResult } from "./park-resume";
 import { measureThreadStorage } from "./thread-storage";
+import { measureHttpCycles, printHttpCycles } from "./http-cycles";
 import { chatTurnGoal, printPauseTargets, type Engine, type PauseCost } from "./pause-targets";
 import { measureMcp } from "./mcp";
 import { measureHealthUnderLoad, printHealthUnderLoad } from "./health";
@@ -495,6 +496,8 @@ async function main() {
   if (process.env.BENCH_ONLY === "console-load") return consoleLoad();
   // `BENCH_ONLY=thread-storage npm run bench`: only the bytes stored per turn.
   if (process.env.BENCH_ONLY === "thread-storage") return threadStorage();
+  // `BENCH_ONLY=http-cycles npm run bench`: only park → resume over HTTP, on each engine.
+  if (process.env.BENCH_ONLY === "http-cycles") return httpCycles();
   // `BENCH_ONLY=issue-36 npm run bench`: the model's stream, then what issue 17's and 36's pause targets are read from.
   const stream = process.env.BENCH_ONLY === "issue-36" ? await modelStream() : undefined;
   const pauseCostOnly = process.env.BENCH_ONLY === "pause-cost" || stream !== undefined;
@@ -537,6 +540,11 @@ async function main() {
   await consoleLoad();
   if (engines.includes("postgres")) await scaleOut();
   pauseTargets(streamed);
+}
+
+async function httpCycles(): Promise<void> {
+  const engines: Engine[] = (await postgresReachable()) ? ["pglite", "postgres"] : ["pglite"];
+  for (const engine of engines) printHttpCycles(engine, await measureHttpCycles(engine, POSTGRES_URL, SECONDS));
 }
 
 /** An MCP tool in a model's turn: the same work directly (model, SDK call, model) and through Harbor. */

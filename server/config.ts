@@ -110,6 +110,13 @@ const settingsSchema = z.object({
   HARBOR_RESEARCH_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   /** Mounts the bare SSE baseline route used by `npm run bench`. Never on in production. */
   HARBOR_BENCH: flag,
+  /**
+   * The AG-UI endpoint is served in front of Next.js's router (server/ops/answer-first.ts): a park →
+   * resume cycle over HTTP costs the server's main thread about a third of what it did through Next's
+   * route handler. `1` serves it through that route instead (the same handler), to compare or to
+   * rule the fast path out.
+   */
+  HARBOR_AGUI_THROUGH_NEXT: flag,
   /** The origin users reach Harbor at (OAuth redirects come back to it); default http://HOSTNAME:PORT. */
   HARBOR_PUBLIC_URL: z.url().optional(),
   /** How long an OAuth consent may take before its pause expires. */
@@ -314,6 +321,7 @@ export type Settings = Readonly<{
   storageMeasureMs: number;
   ssePingMs: number;
   benchRoutes: boolean;
+  aguiThroughNext: boolean;
   publicUrl: string | undefined;
   oauthTtlMs: number;
   oauthProvider: { issuer: string; clientId: string; clientSecret: string; calendarUrl: string } | undefined;
@@ -470,6 +478,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     storageMeasureMs: s.HARBOR_STORAGE_MEASURE_MS,
     ssePingMs: s.HARBOR_SSE_PING_MS,
     benchRoutes: s.HARBOR_BENCH ?? false,
+    aguiThroughNext: s.HARBOR_AGUI_THROUGH_NEXT ?? false,
     publicUrl: s.HARBOR_PUBLIC_URL?.replace(/\/+$/, ""),
     oauthTtlMs: s.HARBOR_OAUTH_TTL_MS,
     oauthProvider:

@@ -7,16 +7,31 @@
 import "server-only";
 import { settings } from "@/server/config";
 import { instanceId } from "@/server/instance-id";
-import { answerHealthFirst } from "@/server/ops/answer-first";
+import { answerFirst, type FirstRoute } from "@/server/ops/answer-first";
 import { startTracing, type Tracing } from "@/server/telemetry";
+import { serveAgentRun } from "@/server/transport/agui-route";
 import { harbor, healthSource, shutdown } from "./harbor";
 import { log } from "./log";
 
+/**
+ * `POST /api/agents/{agentId}/runs`, served before Next's router by the same handler as its route
+ * in app/: Next's per-request work was most of what a park → resume cycle cost the server. Only
+ * plain agent ids take this path; anything else reaches Next as before.
+ */
+const aguiRuns = (port: number): FirstRoute => ({
+  method: "POST",
+  path: /^\/api\/agents\/([A-Za-z0-9_.~-]+)\/runs$/,
+  serve: (req, res, [agentId]) => serveAgentRun(req, res, agentId!, port),
+});
+
 export async function start(): Promise<void> {
-  // `next start` sets PORT before it loads this module; health checks on it skip Next's router.
-  if (process.env.PORT) answerHealthFirst(Number(process.env.PORT), healthSource);
   let tracing: Tracing | undefined;
   try {
+    // `next start` sets PORT before it loads this module; health checks on it skip Next's router, and
+    // so does AG-UI — except under `next dev`, whose route reloads as its code changes.
+    const port = Number(process.env.PORT);
+    const throughNext = settings().aguiThroughNext || process.env.NODE_ENV === "development";
+    if (port) answerFirst(port, healthSource, throughNext ? [] : [aguiRuns(port)]);
     tracing = await startTracing({ instanceId: instanceId(), captureContent: settings().otelCaptureContent });
     await harbor();
   } catch (error) {

@@ -63,12 +63,26 @@ export function toTRPCError(error: HarborError): TRPCError {
   return new TRPCError({ code: MAPPING[error.code].trpc, message: error.message, cause: error });
 }
 
+/** An HTTP error answer as plain values, for an edge that writes Node's response itself (errorResponse's twin). */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 /** The JSON body of an HTTP error answer: `{ error: { code, message, field? } }`. */
+export function errorAnswer(error: HarborError, headers: Record<string, string> = {}): ErrorAnswer {
+  return {
+    status: httpStatusOf(error.code),
+    headers: { "content-type": "application/json", ...retryAfterOf(error), ...headers },
+    body: JSON.stringify({ error: { code: error.code, message: error.message, ...error.details } }),
+  };
+}
+
+/** errorAnswer as a web Response. */
 export function errorResponse(error: HarborError, headers: HeadersInit = {}): Response {
-  return Response.json(
-    { error: { code: error.code, message: error.message, ...error.details } },
-    { status: httpStatusOf(error.code), headers: { ...retryAfterOf(error), ...Object.fromEntries(new Headers(headers)) } },
-  );
+  const answer = errorAnswer(error, Object.fromEntries(new Headers(headers)));
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
 /** A refusal that says when to try again (`details.retryAfterS`) says it the HTTP way too. */

@@ -4,6 +4,7 @@
  * been silent a while, and cleanup on client disconnect. tRPC's subscription streams get their
  * pings here too.
  */
+import type { ServerResponse } from "node:http";
 import { EventEncoder } from "@ag-ui/encoder";
 import type { BaseEvent } from "@ag-ui/core";
 
@@ -50,22 +51,36 @@ interface FrameWriter {
   stop(): void;
 }
 
+/** Where a FrameWriter's chunks go: a web stream's controller, or Node's response. */
+interface FrameSink {
+  enqueue(chunk: Uint8Array): void;
+  /** Nothing written is still waiting to go out: only then is the stream silent. */
+  drained(): boolean;
+  close(): void;
+  error(error: unknown): void;
+}
+
+/** A web stream's controller as a sink. */
+function streamSink(controller: ReadableStreamDefaultController<Uint8Array>): FrameSink {
+  return {
+    enqueue: (chunk) => controller.enqueue(chunk),
+    drained: () => (controller.desiredSize ?? 0) > 0,
+    close: () => controller.close(),
+    error: (error) => controller.error(error),
+  };
+}
+
 /**
  * Writes whole chunks of frames, and a ping after `pingMs` without a write. Each enqueue is one
  * whole chunk, so a ping can only fall between two frames, never inside one; once stopped, nothing
  * more is written, so no ping follows the end.
  */
-function frameWriter(
-  controller: ReadableStreamDefaultController<Uint8Array>,
-  pingMs: number,
-  onStop: () => void,
-  ping: Uint8Array = pingBytes,
-): FrameWriter {
+function frameWriter(sink: FrameSink, pingMs: number, onStop: () => void, ping: Uint8Array = pingBytes): FrameWriter {
   let open = true;
   const pingIfSilent = () => {
     if (!open) return;
     // A frame still waiting in the queue means the stream is not silent: the client is just slow.
-    if ((controller.desiredSize ?? 0) > 0) controller.enqueue(ping);
+    if (sink.drained()) sink.enqueue(ping);
     timer.refresh();
   };
   const timer = setTimeout(pingIfSilent, pingMs);
@@ -80,18 +95,18 @@ function frameWriter(
   return {
     write(chunk) {
       if (!open) return;
-      controller.enqueue(chunk);
+      sink.enqueue(chunk);
       timer.refresh();
     },
     close() {
       if (!open) return;
       stop();
-      controller.close();
+      sink.close();
     },
     fail(error) {
       if (!open) return;
       stop();
-      controller.error(error);
+      sink.error(error);
     },
     stop,
   };
@@ -112,7 +127,7 @@ export function sseResponse(events: AsyncIterator<BaseEvent[]>, signal: AbortSig
   };
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      writer = frameWriter(controller, options.pingMs, () => signal.removeEventListener("abort", onAbort));
+      writer = frameWriter(streamSink(controller), options.pingMs, () => signal.removeEventListener("abort", onAbort));
     },
     async pull() {
       try {
@@ -132,6 +147,61 @@ export function sseResponse(events: AsyncIterator<BaseEvent[]>, signal: AbortSig
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
   return new Response(stream, { headers: { ...SSE_HEADERS, ...options.headers } });
+}
+
+/**
+ * The same stream written straight to Node's response, for an edge served in front of Next's
+ * router (no web streams in between: they cost more than the rest of the edge). Each batch is
+ * written once the socket took the last one; when the client goes away the iterator is returned.
+ */
+export function writeSse(res: ServerResponse, events: AsyncIterator<BaseEvent[]>, options: SseOptions): void {
+  res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
+  let gone = false;
+  const writer = frameWriter(
+    {
+      enqueue: (chunk) => void res.write(chunk),
+      drained: () => res.writableLength === 0,
+      close: () => res.end(),
+      error: () => res.destroy(),
+    },
+    options.pingMs,
+    () => undefined,
+  );
+  const onClose = () => {
+    if (res.writableFinished) return;
+    gone = true;
+    writer.stop();
+    void events.return?.();
+  };
+  res.once("close", onClose);
+  void (async () => {
+    try {
+      for (;;) {
+        const next = await events.next();
+        if (gone) return;
+        if (next.done) return writer.close();
+        if (next.value.length > 0) writer.write(encodeEvents(next.value));
+        if (res.writableNeedDrain) await drained(res);
+      }
+    } catch (error) {
+      writer.fail(error);
+    } finally {
+      res.off("close", onClose);
+    }
+  })();
+}
+
+/** Resolves once Node's response took what was queued, or closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
 
 const LF = 0x0a;
@@ -165,7 +235,7 @@ export function withTrpcPings(source: ReadableStream<Uint8Array>, pingMs: number
   let writer: FrameWriter | undefined;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      writer = frameWriter(controller, pingMs, () => undefined, trpcPingBytes);
+      writer = frameWriter(streamSink(controller), pingMs, () => undefined, trpcPingBytes);
     },
     async pull() {
       const parts: Uint8Array[] = [];

@@ -4,15 +4,17 @@
  * status before the stream starts; after that, `RUN_ERROR` is the only error channel.
  */
 import "server-only";
+import type { IncomingMessage as NodeRequest, ServerResponse } from "node:http";
 import { EventType, type BaseEvent, type Message, type RunErrorEvent } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { z } from "zod";
-import { errorResponse } from "@/server/edge/errors";
+import { errorAnswer, errorResponse } from "@/server/edge/errors";
+import { nodeRequest, type EdgeRequest } from "@/server/edge/node-request";
 import { settings } from "@/server/config";
 import { id } from "@/server/edge/inputs";
 import { identityFrom, rememberedIdentityFrom } from "@/server/auth/identity";
 import { harbor } from "@/server/harbor";
-import { requestIdFrom, requestLogger } from "@/server/log";
+import { log as serverLog, requestIdFrom, requestLogger } from "@/server/log";
 import {
   asHarborError,
   HarborError,
@@ -29,7 +31,7 @@ import { runCancelled, runStarted, toAguiEvents, type TransportRun } from "./agu
 import { aguiPeerOf } from "./agui-version";
 import { readJsonBody } from "./body";
 import { crossSiteRefusal } from "./request-guards";
-import { sseResponse } from "@/server/edge/sse";
+import { sseResponse, writeSse } from "@/server/edge/sse";
 
 /** Harbor's limits on top of the AG-UI schema, and its own `forwardedProps.harbor` options. */
 const HarborRunInput = z.object({
@@ -97,7 +99,10 @@ async function lookedUp(find: () => Promise<Identity | null>): Promise<Identity>
   return identity;
 }
 
-export async function handleAgentRun(request: Request, agentId: string): Promise<Response> {
+/** What the endpoint answers, before it is put on a wire: a refusal with its status, or the stream. */
+type AguiAnswer = { headers: Record<string, string> } & ({ error: HarborError } | { events: AsyncIterator<BaseEvent[]> });
+
+async function answerAgentRun(request: EdgeRequest, agentId: string): Promise<AguiAnswer> {
   const requestId = requestIdFrom(request.headers);
   const log = requestLogger(requestId);
   const headers = { "x-request-id": requestId };
@@ -149,20 +154,45 @@ export async function handleAgentRun(request: Request, agentId: string): Promise
       identity = await lookedUp(() => rememberedIdentityFrom(h.db, request.headers, { fresh: true }));
       started = await h.runtime.startRun(identity, run);
     }
-    const stream = { headers, pingMs: settings().ssePingMs };
     if ("refused" in started) {
       log.info({ agentId, threadId: input.threadId, userId: identity.userId, code: started.refused.code }, "run refused");
-      return sseResponse(refusal(started.refused, transport), request.signal, stream);
+      return { headers, events: refusal(started.refused, transport) };
     }
     if ("abandoned" in started) {
       log.info({ agentId, runId: started.abandoned.runId, threadId: input.threadId, userId: identity.userId }, "interrupts abandoned");
-      return sseResponse(abandonment(transport), request.signal, stream);
+      return { headers, events: abandonment(transport) };
     }
     log.info({ agentId, runId: started.runId, threadId: started.threadId, userId: identity.userId }, "run started");
-    return sseResponse(aguiStream(started.events, transport), request.signal, stream);
+    return { headers, events: aguiStream(started.events, transport) };
   } catch (thrown) {
-    const error = asHarborError(thrown);
     if (!HarborError.is(thrown)) log.error({ err: thrown }, "AG-UI run request failed");
-    return errorResponse(error, headers);
+    return { headers, error: asHarborError(thrown) };
   }
+}
+
+/** The endpoint as Next's route handler serves it (app/api/agents/[agentId]/runs). */
+export async function handleAgentRun(request: Request, agentId: string): Promise<Response> {
+  const answer = await answerAgentRun(request, agentId);
+  if ("error" in answer) return errorResponse(answer.error, answer.headers);
+  return sseResponse(answer.events, request.signal, { headers: answer.headers, pingMs: settings().ssePingMs });
+}
+
+/**
+ * The endpoint served from Node's HTTP server itself, in front of Next's router (see
+ * server/lifecycle.ts): the same answers, written without a web Request, Response or stream.
+ * The caller has set the headers every API answer carries.
+ */
+export function serveAgentRun(req: NodeRequest, res: ServerResponse, agentId: string, port: number): void {
+  const request = nodeRequest(req, res, port);
+  void answerAgentRun(request, agentId)
+    .then((answer) => {
+      if ("events" in answer) return writeSse(res, answer.events, { headers: answer.headers, pingMs: settings().ssePingMs });
+      const { status, headers, body } = errorAnswer(answer.error, answer.headers);
+      res.writeHead(status, headers).end(body);
+    })
+    .catch((error: unknown) => {
+      // answerAgentRun answers every failure itself; only writing the answer can get here.
+      serverLog.error({ err: error }, "AG-UI answer could not be written");
+      res.destroy();
+    });
 }

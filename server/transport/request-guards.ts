@@ -4,6 +4,7 @@
  * cookie-authenticated writes from another site.
  */
 import { settings } from "@/server/config";
+import type { EdgeRequest } from "@/server/edge/node-request";
 import { findUnstorableText, HarborError, InvalidInputError, UNSTORABLE_TEXT_MESSAGE } from "@/server/runtime";
 
 /** How deep arrays and objects may nest in any JSON Harbor reads. */
@@ -53,7 +54,7 @@ export function parseBoundedJson(text: string, field?: string): unknown {
  * tokens are exempt (a browser never attaches them by itself), and so are requests that say
  * nothing of where they come from (programs: curl, the stock AG-UI clients).
  */
-export function crossSiteRefusal(request: Request): HarborError | undefined {
+export function crossSiteRefusal(request: Pick<EdgeRequest, "method" | "headers">): HarborError | undefined {
   if (request.method === "GET" || request.method === "HEAD") return undefined;
   if (/^bearer\s/i.test(request.headers.get("authorization") ?? "")) return undefined;
   const refusal = new HarborError("FORBIDDEN", "Cross-site request refused: this request did not come from Harbor's own pages.");

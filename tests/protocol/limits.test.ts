@@ -270,4 +270,25 @@ describe.each(inject("servers"))("limits and protections on the $name server", (
       expect(policy).toContain("frame-ancestors 'none'");
     }
   });
+
+  it("sends the AG-UI endpoint's answers the API's headers: its streams, its refusals, and the same served through Next's route", async () => {
+    const answers = [
+      await postRun(server.url, alice, runInput(randomUUID(), [userMessage("hello")])),
+      await postRun(server.url, null, runInput(randomUUID(), [userMessage("hello")])),
+      await postRun(server.url, alice, "{"),
+      // Not a plain agent id: Next's route answers it, with the same headers.
+      await postRun(server.url, alice, runInput(randomUUID(), [userMessage("hello")]), "no%20such"),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 401, 400, 404]);
+    for (const res of answers) {
+      expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+      expect(res.headers.get("x-request-id")).toBeTruthy();
+      await res.body?.cancel();
+    }
+    expect(answers[0]!.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(answers[1]!.headers.get("content-type")).toMatch(/^application\/json/);
+  });
 });

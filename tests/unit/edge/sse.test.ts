@@ -4,9 +4,11 @@
  * streams get tRPC's ping event the same way.
  */
 import { getEventListeners } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { EventType, type BaseEvent } from "@ag-ui/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { PING_FRAME, sseResponse, TRPC_PING_FRAME, withTrpcPings } from "@/server/edge/sse";
+import { PING_FRAME, sseResponse, TRPC_PING_FRAME, withTrpcPings, writeSse } from "@/server/edge/sse";
 
 const PING_MS = 1_000;
 
@@ -248,5 +250,56 @@ describe("withTrpcPings", () => {
     await vi.advanceTimersByTimeAsync(10);
     expect(pulls).toBeLessThan(5);
     await res.body!.cancel();
+  });
+});
+
+/** writeSse on a real Node server: the same frames and pings, written to the socket. */
+describe("writeSse", () => {
+  let server: http.Server | undefined;
+  beforeEach(() => {
+    vi.useRealTimers();
+  });
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+  });
+
+  async function serving(source: ReturnType<typeof feed>, pingMs: number): Promise<string> {
+    server = http.createServer((_req, res) => writeSse(res, source.iterator, { pingMs, headers: { "x-request-id": "r1" } }));
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it("writes each batch as frames with the SSE headers, pings while silent, and ends with the events", async () => {
+    const source = feed();
+    const res = await fetch(await serving(source, 50));
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(res.headers.get("x-request-id")).toBe("r1");
+    const read = collect(res);
+    source.push(1, 2);
+    await new Promise((r) => setTimeout(r, 130));
+    source.push(3);
+    source.end();
+    await read.done;
+    const text = read.chunks.join("");
+    expect(text.replaceAll(PING_FRAME, "")).toBe(
+      ['{"type":"CUSTOM","name":"n","value":1}', '{"type":"CUSTOM","name":"n","value":2}', '{"type":"CUSTOM","name":"n","value":3}']
+        .map((e) => `data: ${e}\n\n`)
+        .join(""),
+    );
+    expect(read.pings()).toBeGreaterThanOrEqual(1);
+    expect(text.endsWith(PING_FRAME)).toBe(false);
+  });
+
+  it("returns the iterator when the client goes away, and pings no more", async () => {
+    const source = feed();
+    const abort = new AbortController();
+    const res = await fetch(await serving(source, 20), { signal: abort.signal });
+    source.push(1);
+    await res.body!.getReader().read();
+    abort.abort();
+    await vi.waitFor(() => expect(source.state.returned).toBe(true));
   });
 });
