@@ -10,6 +10,7 @@ import { instanceId } from "@/server/instance-id";
 import { answerFirst, type FirstRoute } from "@/server/ops/answer-first";
 import { startTracing, type Tracing } from "@/server/telemetry";
 import { serveAgentRun } from "@/server/transport/agui-route";
+import { serveBenchSse } from "@/server/transport/bench-sse";
 import { harbor, healthSource, shutdown } from "./harbor";
 import { log } from "./log";
 
@@ -24,6 +25,13 @@ const aguiRuns = (port: number): FirstRoute => ({
   serve: (req, res, [agentId]) => serveAgentRun(req, res, agentId!, port),
 });
 
+/** The benchmark's bare SSE route, served the same way, so a chat turn is measured against the same HTTP path. */
+const benchSse = (port: number): FirstRoute => ({
+  method: "POST",
+  path: /^\/api\/bench\/sse$/,
+  serve: (req, res) => serveBenchSse(req, res, port),
+});
+
 export async function start(): Promise<void> {
   let tracing: Tracing | undefined;
   try {
@@ -31,7 +39,7 @@ export async function start(): Promise<void> {
     // so does AG-UI — except under `next dev`, whose route reloads as its code changes.
     const port = Number(process.env.PORT);
     const throughNext = settings().aguiThroughNext || process.env.NODE_ENV === "development";
-    if (port) answerFirst(port, healthSource, throughNext ? [] : [aguiRuns(port)]);
+    if (port) answerFirst(port, healthSource, throughNext ? [] : [aguiRuns(port), ...(settings().benchRoutes ? [benchSse(port)] : [])]);
     tracing = await startTracing({ instanceId: instanceId(), captureContent: settings().otelCaptureContent });
     await harbor();
   } catch (error) {
