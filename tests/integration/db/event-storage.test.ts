@@ -85,10 +85,11 @@ describe.each(testBackends())("stored snapshots on $name", (backend) => {
     const run = started(await runtime.startRun(alice, request("storage-when", "hello")));
     await drain(run.events);
     const big = { notes: "x".repeat(2048) };
-    const [{ seq }] = await queryRows<{ seq: number }>(
+    const [last] = await queryRows<{ seq: number }>(
       database.db,
       sql`select max(seq)::int as seq from run_events where run_id = ${run.runId}`,
     );
+    const seq = last!.seq;
     await database.db.execute(sql`insert into run_events (run_id, seq, type, data) values
       (${run.runId}, ${seq + 1}, 'snapshot', ${JSON.stringify({ type: "snapshot", v: 1, state: big, through: null })}::jsonb),
       (${run.runId}, ${seq + 2}, 'custom', ${JSON.stringify({ type: "custom", v: 1, state: big })}::jsonb)`);
