@@ -76,9 +76,12 @@ function streamRows({ paced, unpaced }: StreamRuns): Row[] {
   return rows;
 }
 
-function cycleRows(results: ReadonlyMap<Engine, PauseCost>, floor: FloorResult[], sqliteSaver: number | undefined): Row[] {
+function cycleRows(results: ReadonlyMap<Engine, PauseCost>, floor: FloorResult[]): Row[] {
   const rows: Row[] = [];
-  const gate = results.get("pglite")?.inProcess.find((c) => c.label.startsWith("gate only") && c.inFlight === 1);
+  const pglite = results.get("pglite");
+  const gate = pglite?.inProcess.find((c) => c.label.startsWith("gate only") && c.inFlight === 1);
+  const measured = pglite?.sqliteSaver;
+  const sqliteSaver = measured && "measured" in measured ? measured.measured.cyclesPerSecond : undefined;
   if (gate) {
     const ratio = sqliteSaver ? gate.cyclesPerSecond / sqliteSaver : NaN;
     rows.push({
@@ -110,11 +113,10 @@ export function printIssue36Targets(options: {
   stream?: StreamRuns;
   cycles?: ReadonlyMap<Engine, PauseCost>;
   floor?: FloorResult[];
-  sqliteSaver?: number;
 }): void {
   const rows = [
     ...(options.stream ? streamRows(options.stream) : []),
-    ...(options.cycles ? cycleRows(options.cycles, options.floor ?? [], options.sqliteSaver) : []),
+    ...(options.cycles ? cycleRows(options.cycles, options.floor ?? []) : []),
   ];
   if (rows.length === 0) return;
   console.log("Issue 36 — streaming at the model's speed, the embedded path ahead of SQLite: every target, measured in this run");

@@ -6,7 +6,11 @@
  *   BENCH_PROFILE=cycles|turns|model BENCH_IN_FLIGHT=50 BENCH_SECONDS=10 npm run bench:profile
  *   (BENCH_MODEL_CHUNK_MS=20 paces the model at 50 tokens/s; unpaced by default)
  *   (add BENCH_POSTGRES_URL=postgres://… to profile on a fresh PostgreSQL database; HARBOR_PGLITE_THREAD=0 for the server's thread)
+ *
+ * `BENCH_PROFILE=gate` profiles the in-process gate cycle instead (bench/gate-cycles.ts, no server):
+ * a waiting run answered and parking again, on the embedded database, BENCH_IN_FLIGHT (default 1) at once.
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -66,7 +70,8 @@ export function summarize(profile: CpuProfile, window?: Window): void {
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const idle = [...self.entries()].filter(([id]) => byId.get(id)?.callFrame.functionName === "(idle)").reduce((a, [, t]) => a + t, 0);
   const busy = total - idle;
-  if (busy === 0) throw new Error("no samples inside the load's window");
+  // A thread that slept through the load (the module loader's, under tsx) has nothing to say.
+  if (busy === 0) return console.log("idle through the load");
   const places = new Map<string, number>();
   const functions = new Map<string, number>();
   for (const [id, micros] of self) {
@@ -85,8 +90,52 @@ export function summarize(profile: CpuProfile, window?: Window): void {
   for (const [name, micros] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${pct(micros)}  ${name}`);
 }
 
+/** Prints each thread's profile (the main thread first), only the samples inside `window`. */
+function summarizeDir(profileDir: string, window: Window): void {
+  // One profile per thread: the main thread (id 0) and the embedded database's worker.
+  const files = fs
+    .readdirSync(profileDir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .sort((a, b) => threadOf(a) - threadOf(b));
+  if (files.length === 0) throw new Error(`no profile written in ${profileDir}`);
+  for (const file of files) {
+    console.log(`\n== ${threadOf(file) === 0 ? "main thread" : `worker thread ${threadOf(file)}`} (${path.join(profileDir, file)})`);
+    summarize(JSON.parse(fs.readFileSync(path.join(profileDir, file), "utf8")) as CpuProfile, window);
+  }
+  console.log(`\nThe load ran from ${window.from} to ${window.to} µs on the monotonic clock (the profiles' clock).`);
+  console.log("Open a profile in Chrome DevTools › Performance for the call tree.");
+}
+
+/** The in-process gate cycle, profiled in a process of its own (bench/gate-cycles.ts). */
+function profileGate(profileDir: string, inFlight: number, seconds: number): void {
+  const out = execFileSync(
+    process.execPath,
+    [
+      "--cpu-prof",
+      `--cpu-prof-dir=${profileDir}`,
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      path.join(__dirname, "gate-cycles.ts"),
+      String(seconds),
+      String(inFlight),
+    ],
+    { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "warn" } },
+  );
+  const result = JSON.parse(out.trim().split("\n").at(-1)!) as { cyclesPerSecond: number; failures: number } & Window;
+  console.log(`gate cycles in-process at ${inFlight} in flight: ${result.cyclesPerSecond.toFixed(1)}/s, failures ${result.failures}`);
+  summarizeDir(profileDir, result);
+}
+
 async function main(): Promise<void> {
   const load = process.env.BENCH_PROFILE ?? "cycles";
+  if (load === "gate") {
+    return profileGate(
+      fs.mkdtempSync(path.join(os.tmpdir(), "harbor-profile-")),
+      Number(process.env.BENCH_IN_FLIGHT ?? 1),
+      Number(process.env.BENCH_SECONDS ?? 10),
+    );
+  }
   const inFlight = Number(process.env.BENCH_IN_FLIGHT ?? 50);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "harbor-profile-"));
@@ -142,18 +191,7 @@ async function main(): Promise<void> {
     await model?.close();
     fs.rmSync(server.dataDir, { recursive: true, force: true });
   }
-  // One profile per thread: the server's main thread (id 0) and the embedded database's worker.
-  const files = fs
-    .readdirSync(profileDir)
-    .filter((f) => f.endsWith(".cpuprofile"))
-    .sort((a, b) => threadOf(a) - threadOf(b));
-  if (files.length === 0) throw new Error(`no profile written in ${profileDir}`);
-  for (const file of files) {
-    console.log(`\n== ${threadOf(file) === 0 ? "main thread" : `worker thread ${threadOf(file)}`} (${path.join(profileDir, file)})`);
-    summarize(JSON.parse(fs.readFileSync(path.join(profileDir, file), "utf8")) as CpuProfile, window);
-  }
-  console.log(`\nThe load ran from ${window.from} to ${window.to} µs on the monotonic clock (the profiles' clock).`);
-  console.log("Open a profile in Chrome DevTools › Performance for the call tree.");
+  summarizeDir(profileDir, window);
 }
 
 /** The thread id in V8's profile name: CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile */

@@ -27,6 +27,7 @@ import { measureThreadStorage } from "./thread-storage";
 import { measureHttpCycles, printHttpCycles } from "./http-cycles";
 import { chatTurnGoal, printPauseTargets, type Engine, type PauseCost } from "./pause-targets";
 import { measureMcp } from "./mcp";
+import { measureSqliteSaver, type SaverMeasurement } from "./sqlite-saver";
 import { measureHealthUnderLoad, printHealthUnderLoad } from "./health";
 import { measureConsoleLoad, printConsoleLoad, type ConsoleLoad } from "./console-load";
 import { measureModelStream, type StreamResult } from "./model-stream";
@@ -69,6 +70,8 @@ interface EngineResults {
   /** Absent when only the cost of a pause is measured (`BENCH_ONLY=pause-cost`). */
   steering?: SteeringLatency;
   scheduling?: SchedulerThroughput[];
+  /** LangGraph's SqliteSaver on the gate cycle's work, measured right after PGlite's gate cycles. */
+  sqliteSaver?: SaverMeasurement;
 }
 
 /** Chat turns and the bare route on one server (`engine` picks its database), at 1 and 50 clients; then park → resume cycles over HTTP. */
@@ -171,7 +174,7 @@ async function serverMeasurements(
 async function runtimeMeasurements(
   engine: "pglite" | "postgres",
   { extras }: { extras: boolean },
-): Promise<Pick<EngineResults, "inProcess" | "heap"> & Partial<Pick<EngineResults, "steering" | "scheduling">>> {
+): Promise<Pick<EngineResults, "inProcess" | "heap"> & Partial<Pick<EngineResults, "steering" | "scheduling" | "sqliteSaver">>> {
   let handle: DatabaseHandle;
   let cleanup: () => Promise<void>;
   if (engine === "pglite") {
@@ -195,14 +198,16 @@ async function runtimeMeasurements(
       await measureGateCycles(handle.db, inFlight, 1);
       inProcess.push(await measureGateCycles(handle.db, inFlight, SECONDS));
     }
+    // The embedded gate cycle's baseline, on the same machine a moment later (issue 36).
+    const sqliteSaver = engine === "pglite" ? await measureSqliteSaver(SECONDS) : undefined;
     const heap = await measureParkedHeap(handle.db, PARKED);
-    if (!extras) return { inProcess, heap };
+    if (!extras) return { inProcess, heap, sqliteSaver };
     const steering = await measureSteeringLatency(handle.db, 200, 200, 100);
     const scheduling = [
       await measureScheduler(handle.db, 10_000, 500, "no limit (baseline)"),
       await measureScheduler(handle.db, 10, 500, "HARBOR_MAX_ACTIVE_RUNS=10"),
     ];
-    return { inProcess, heap, steering, scheduling };
+    return { inProcess, heap, steering, scheduling, sqliteSaver };
   } finally {
     await handle.close();
     await cleanup();
@@ -324,6 +329,13 @@ function printCycles(engine: "pglite" | "postgres", results: EngineResults, floo
       `${r.label.padEnd(26)} ${String(r.inFlight).padStart(9)} ${fmt(r.cyclesPerSecond)} ${fmt(r.park.p50, 2)}/${r.park.p99.toFixed(2).padEnd(7)} ${fmt(r.resume.p50, 2)}/${r.resume.p99.toFixed(2).padEnd(7)} ${String(r.failures).padStart(8)}  ${share.toFixed(2)} of ${base?.cyclesPerSecond.toFixed(0) ?? "?"}/s`,
     );
   }
+  const saver = results.sqliteSaver;
+  if (saver && "measured" in saver) {
+    const s = saver.measured;
+    console.log(
+      `${"LangGraph SqliteSaver gate".padEnd(26)} ${"1".padStart(9)} ${fmt(s.cyclesPerSecond)} ${"".padStart(17)} ${fmt(s.p50, 2)}/${s.p99.toFixed(2).padEnd(7)} ${String(s.failures).padStart(8)}  (the same work: bench/sqlite-saver)`,
+    );
+  } else if (saver) console.log(`(LangGraph's SqliteSaver not measured: ${saver.unavailable})`);
   // Issue 17's verdicts on these rows: see printPauseTargets.
   console.log();
 }

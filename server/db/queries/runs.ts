@@ -71,17 +71,21 @@ export function continuationOf(runId: SQL): SQL {
     where r.id = ${runId})`;
 }
 
+/** Made once, not per call (a new schema is compiled again at its first parse). */
+const continuationRow = z.object({ continuation: column.json });
+const seqRow = z.object({ seq: column.number });
+
 /** Everything a parked run needs to go on, in one round trip. */
 export async function loadContinuation(db: Executor, runId: string): Promise<Continuation | undefined> {
   const result = await db.execute(sql`select ${continuationOf(sql`${runId}`)} as continuation`);
-  const [row] = rowsOf(result, z.object({ continuation: column.json }));
+  const [row] = rowsOf(result, continuationRow);
   return row?.continuation == null ? undefined : continuationCodec.decode(row.continuation);
 }
 
 /** The seq of a run's last stored event (0 when it has none). */
 export async function lastSeq(db: Executor, runId: string): Promise<number> {
   const result = await db.execute(sql`select coalesce(max(seq), 0) as seq from run_events where run_id = ${runId}`);
-  return rowsOf(result, z.object({ seq: column.number }))[0]?.seq ?? 0;
+  return rowsOf(result, seqRow)[0]?.seq ?? 0;
 }
 
 /** A run's children (started by it), for cascading a cancel. */

@@ -80,4 +80,32 @@ describe.each(testBackends())("stored snapshots on $name", (backend) => {
     const [page] = await listRunEvents(database.db, run.runId, at, 1);
     expect(page?.data).toEqual(events[at]!.event);
   });
+
+  it("stores a large state by reference in snapshots only, calling the trigger for them alone (migration 0033)", async () => {
+    const run = started(await runtime.startRun(alice, request("storage-when", "hello")));
+    await drain(run.events);
+    const big = { notes: "x".repeat(2048) };
+    const [last] = await queryRows<{ seq: number }>(
+      database.db,
+      sql`select max(seq)::int as seq from run_events where run_id = ${run.runId}`,
+    );
+    const seq = last!.seq;
+    await database.db.execute(sql`insert into run_events (run_id, seq, type, data) values
+      (${run.runId}, ${seq + 1}, 'snapshot', ${JSON.stringify({ type: "snapshot", v: 1, state: big, through: null })}::jsonb),
+      (${run.runId}, ${seq + 2}, 'custom', ${JSON.stringify({ type: "custom", v: 1, state: big })}::jsonb)`);
+    const rows = await queryRows<{ type: string; data: Record<string, unknown> }>(
+      database.db,
+      sql`select type, data from run_events where run_id = ${run.runId} and seq > ${seq} order by seq`,
+    );
+    expect(rows[0]!.data).toHaveProperty("stateHash");
+    expect(rows[0]!.data).not.toHaveProperty("state");
+    expect(rows[1]!.data).toEqual({ type: "custom", v: 1, state: big });
+    const triggers = await queryRows<{ name: string; def: string }>(
+      database.db,
+      sql`select tgname as name, pg_get_triggerdef(oid) as def from pg_trigger
+        where tgname in ('run_events_snapshot_state', 'run_events_notify', 'interactions_insert_notify', 'interactions_update_notify')`,
+    );
+    expect(triggers).toHaveLength(4);
+    for (const { def } of triggers) expect(def).toContain(" WHEN ");
+  });
 });

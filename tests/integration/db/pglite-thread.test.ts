@@ -87,4 +87,30 @@ describe("PGlite on its own thread", () => {
       await inThread.close();
     }
   });
+
+  it("reads each value with the statement's own parsers first, then PGlite's, on its thread and in the server's", async () => {
+    const inThread = await openDatabase({ engine: "pglite" });
+    try {
+      for (const db of [handle.db, inThread.db]) {
+        for (let i = 0; i < 2; i++) {
+          const [row] = await queryRows<{ n: number; at: unknown; j: unknown; big: unknown; ok: unknown; ats: unknown }>(
+            db,
+            sql`select ${i}::int as n, timestamptz '2026-01-02 03:04:05+00' as at, ${JSON.stringify({ a: [1] })}::jsonb as j,
+              9007199254740993::bigint as big, true as ok, array[timestamptz '2026-01-02 03:04:05+00'] as ats`,
+          );
+          // Drizzle keeps timestamps and their arrays as text; PGlite parses the rest.
+          expect(row).toEqual({
+            n: i,
+            at: "2026-01-02 03:04:05+00",
+            j: { a: [1] },
+            big: 9007199254740993n,
+            ok: true,
+            ats: '{"2026-01-02 03:04:05+00"}',
+          });
+        }
+      }
+    } finally {
+      await inThread.close();
+    }
+  });
 });
