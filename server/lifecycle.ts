@@ -25,10 +25,13 @@ const aguiRuns = (port: number): FirstRoute => ({
   serve: (req, res, [agentId]) => serveAgentRun(req, res, agentId!, port),
 });
 
-/** The benchmark's bare SSE route, served the same way, so a chat turn is measured against the same HTTP path. */
+/**
+ * The benchmark's bare SSE route served the same way (`/api/bench/sse-first`; `/api/bench/sse` is
+ * Next's), so a chat turn can also be measured against the same HTTP path.
+ */
 const benchSse = (port: number): FirstRoute => ({
   method: "POST",
-  path: /^\/api\/bench\/sse$/,
+  path: /^\/api\/bench\/sse-first$/,
   serve: (req, res) => serveBenchSse(req, res, port),
 });
 

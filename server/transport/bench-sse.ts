@@ -1,8 +1,8 @@
 /**
  * The benchmark's baseline: a bare SSE route on the same server that sends the same frames as a
- * chat turn — through the same mapping and encoder — with no identity, database or runtime. Served
- * the way the AG-UI endpoint is (before Next's router, or through it), so a chat turn is measured
- * against the same HTTP path. Mounted only with HARBOR_BENCH=1.
+ * chat turn — through the same mapping and encoder — with no identity, database or runtime: through
+ * Next's router (`/api/bench/sse`, issue 17's baseline) and before it, as the AG-UI endpoint is
+ * served (`/api/bench/sse-first`). Mounted only with HARBOR_BENCH=1.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BaseEvent } from "@ag-ui/core";
@@ -46,7 +46,7 @@ export async function* benchFrames(input: unknown): AsyncGenerator<BaseEvent[]> 
   }
 }
 
-/** `POST /api/bench/sse` before Next's router, as `serveAgentRun` serves the AG-UI endpoint. */
+/** `POST /api/bench/sse-first`: the baseline before Next's router, as `serveAgentRun` serves the AG-UI endpoint. */
 export function serveBenchSse(req: IncomingMessage, res: ServerResponse, port: number): void {
   void readJsonBody(nodeRequest(req, res, port))
     .then((input) => writeSse(res, benchFrames(input), { pingMs: settings().ssePingMs }))
