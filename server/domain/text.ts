@@ -12,6 +12,13 @@ export function isStorableText(text: string): boolean {
   return !UNSTORABLE.test(text);
 }
 
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, "g");
+
+/** `text` as the database can store it: NUL characters dropped, unpaired surrogates replaced by U+FFFD. */
+export function toStorableText(text: string): string {
+  return text.replace(UNSTORABLE_ALL, (found) => (found === "\u0000" ? "" : "\uFFFD"));
+}
+
 /** The dotted path of the first unstorable string (or object key) in a JSON value, if any. */
 export function findUnstorableText(value: unknown, path: string[] = []): string | undefined {
   if (typeof value === "string") return isStorableText(value) ? undefined : path.join(".") || "body";

@@ -155,6 +155,12 @@ export function sseResponse(events: AsyncIterator<BaseEvent[]>, signal: AbortSig
  * written once the socket took the last one; when the client goes away the iterator is returned.
  */
 export function writeSse(res: ServerResponse, events: AsyncIterator<BaseEvent[]>, options: SseOptions): void {
+  // The client left while the answer was being prepared: its "close" came already, so nothing
+  // would ever return the iterator (and unsubscribe from the run).
+  if (res.destroyed || !res.socket || res.socket.destroyed) {
+    void events.return?.();
+    return;
+  }
   res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
   let gone = false;
   const writer = frameWriter(
@@ -193,6 +199,7 @@ export function writeSse(res: ServerResponse, events: AsyncIterator<BaseEvent[]>
 
 /** Resolves once Node's response took what was queued, or closed. */
 function drained(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off("drain", done);

@@ -140,8 +140,9 @@ export class RunJournal {
   stream(events: readonly RunEvent[]): Promise<void> | undefined {
     // A write that failed fails the stream too (the next append tries those events again).
     if (this.storeFailure !== undefined) throw this.storeFailure;
-    // Deferred events are published only once stored, and streamed text must not overtake them.
-    if (this.deferred) return this.flush().then(() => this.stream(events));
+    // Deferred events are published only once stored: streamed text must not overtake them, so
+    // whoever streams flushes first (the loop does before a model's turn).
+    if (this.deferred) throw new Error("streamed text after deferred events: flush them first");
     const logged = this.prepare(events);
     for (const l of logged) this.bus.publishAhead(l);
     this.unstored.push(...logged);
@@ -174,6 +175,18 @@ export class RunJournal {
     }
     this.storeFailure = undefined;
     return this.unstored.splice(0);
+  }
+
+  /**
+   * Gives up on streamed events the database would not take (their numbers stay a gap in the log),
+   * so the run's failure can still be stored; true when there were any.
+   */
+  dropUnstored(): boolean {
+    const dropped = this.unstored.length > 0;
+    this.unstored = [];
+    this.storeFailure = undefined;
+    if (dropped) this.bus.stored(this.runId, Number.MAX_SAFE_INTEGER);
+    return dropped;
   }
 
   /** Appends events (after any deferred ones) in one write, then publishes them in order. */

@@ -5,7 +5,7 @@
  * calls are collected for the loop.
  */
 import { telemetry } from "@/server/telemetry";
-import type { TokenCount } from "@/server/domain";
+import { toStorableText, type TokenCount } from "@/server/domain";
 import { HarborError } from "../errors";
 import type { RunEvent } from "../log";
 import type { ModelPart } from "../agent";
@@ -33,21 +33,25 @@ export async function streamModelTurn(
   // Counted only from what the model reports: a model that reports nothing leaves no zeros behind.
   let usage = state.usage;
   const writer = new TextStream(deps, deps.textFrameMs ?? TEXT_FRAME_MS);
+  const storable = storableDeltas();
   let failure: unknown;
   try {
     for await (const part of parts) {
       switch (part.type) {
-        case "text":
-          if (part.delta.length === 0) continue;
+        case "text": {
+          // Published before it is stored: what the database cannot store never goes out.
+          const delta = storable(part.delta);
+          if (delta.length === 0) continue;
           if (!message) {
             message = { id: deps.newId(), role: "assistant", content: "" };
             writer.push({ type: "text.started", messageId: message.id });
           }
-          message.content += part.delta;
-          writer.push({ type: "text.delta", messageId: message.id, delta: part.delta });
+          message.content += delta;
+          writer.push({ type: "text.delta", messageId: message.id, delta });
           // Far ahead of its writes (a slow database): the model waits, memory stays bounded.
           if (writer.behind) await writer.behind;
           break;
+        }
         case "tool_call":
           calls.push({ id: part.id, name: part.name, args: part.args });
           break;
@@ -88,6 +92,22 @@ export async function streamModelTurn(
       : Object.assign(new HarborError("MODEL_UNAVAILABLE", "The model failed while answering."), { cause: failure });
   }
   return { state: next, calls: signal.aborted ? [] : calls, aborted: signal.aborted, said: message !== undefined };
+}
+
+/**
+ * The model's deltas as text the database can store (`toStorableText`). A delta that ends in the
+ * first half of a surrogate pair keeps it for the next one, which may bring the second half; one
+ * that never comes is dropped with the end of the stream.
+ */
+function storableDeltas(): (delta: string) => string {
+  let held = "";
+  return (delta) => {
+    const joined = held + delta;
+    const last = joined.charCodeAt(joined.length - 1);
+    const keep = last >= 0xd800 && last <= 0xdbff ? 1 : 0;
+    held = joined.slice(joined.length - keep);
+    return toStorableText(joined.slice(0, joined.length - keep));
+  };
 }
 
 /**

@@ -74,12 +74,23 @@ export async function finish(
 
 export async function fail(journal: RunJournal, error: HarborError, log: LogLines): Promise<void> {
   const failed = { type: "run.failed" as const, code: error.code, message: error.message };
-  try {
-    // Deferred events (a resume's answers) are kept: the log says what was decided before it failed.
-    await journal.append([failed], {
+  const record = () =>
+    journal.append([failed], {
       alongside: { run: { status: "failed", terminal: true, error: { code: error.code, message: error.message } } },
     });
+  try {
+    // Deferred events (a resume's answers) are kept: the log says what was decided before it failed.
+    await record();
   } catch (writeError) {
+    // Streamed text the database refused would fail every write after it: dropped, the failure is stored.
+    if (
+      journal.dropUnstored() &&
+      (await record().then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     // The database is failing too: still end the live streams so no client hangs.
     log.error({ err: writeError }, "could not record the run's failure");
     journal.discardDeferred();

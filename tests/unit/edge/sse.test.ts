@@ -302,4 +302,24 @@ describe("writeSse", () => {
     abort.abort();
     await vi.waitFor(() => expect(source.state.returned).toBe(true));
   });
+
+  it("returns the iterator at once when the client left before the answer was ready", async () => {
+    const source = feed();
+    let closed!: () => void;
+    const gone = new Promise<void>((resolve) => (closed = resolve));
+    server = http.createServer((_req, res) => {
+      res.once("close", () => {
+        writeSse(res, source.iterator, { pingMs: 20 });
+        closed();
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const abort = new AbortController();
+    const asked = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { signal: abort.signal }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    abort.abort();
+    await asked;
+    await gone;
+    expect(source.state.returned).toBe(true);
+  });
 });

@@ -218,13 +218,31 @@ describe("streamed text", () => {
     expect(writes).toEqual([[1, 2, 3]]);
   });
 
-  it("waits for deferred events to be stored and published before it goes out", async () => {
-    const bus = new EventBus();
-    const order: string[] = [];
-    bus.subscribe("r", (e) => order.push(`${e.event.type} ${e.seq}`));
-    const journal = new RunJournal("r", { insert: async () => undefined }, bus);
+  it("refuses to go out before deferred events are stored (whoever streams flushes first)", () => {
+    const journal = new RunJournal("r", { insert: async () => undefined }, new EventBus());
     journal.defer([{ type: "tool.result", messageId: "t", toolCallId: "c", content: "ok" }]);
-    await journal.stream([{ type: "text.started", messageId: "m" }]);
-    expect(order).toEqual(["tool.result 1", "text.started 2"]);
+    expect(() => journal.stream([{ type: "text.started", messageId: "m" }])).toThrow("flush them first");
+  });
+
+  it("drops text the database refuses, so the run's failure can still be stored", async () => {
+    const writes: string[][] = [];
+    const bus = new EventBus();
+    const journal = new RunJournal(
+      "r",
+      {
+        insert: async (_runId, events) => {
+          if (events.some((e) => e.type === "text.delta")) throw new Error("unsupported Unicode escape sequence");
+          writes.push(events.map((e) => e.type));
+        },
+      },
+      bus,
+    );
+    journal.stream([{ type: "text.started", messageId: "m" }, delta("bad")]);
+    await settle();
+    await expect(journal.append([{ type: "run.failed", code: "INTERNAL", message: "x" }])).rejects.toThrow("Unicode");
+    expect(journal.dropUnstored()).toBe(true);
+    expect(bus.ahead("r", 0)).toEqual([]);
+    await journal.append([{ type: "run.failed", code: "INTERNAL", message: "x" }]);
+    expect(writes).toEqual([["run.failed"]]);
   });
 });

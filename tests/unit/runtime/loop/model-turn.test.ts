@@ -68,4 +68,21 @@ describe("a model's streamed turn", () => {
     expect(appended[0]).toEqual([{ type: "model.retrying", attempt: 2, maxAttempts: 3, delayMs: 10, reason: "HTTP 503" }]);
     expect(streamed.flatMap((s) => s.events).map((e) => e.type)).toEqual(["text.started", "text.delta"]);
   });
+
+  it("never sends what the database cannot store, and keeps a surrogate pair split across deltas whole", async () => {
+    const { deps, streamed } = recorder();
+    const smile = "\u{1F600}";
+    async function* model(): AsyncGenerator<ModelPart> {
+      yield { type: "text", delta: "a\u0000b" };
+      yield { type: "text", delta: `c${smile[0]}` };
+      yield { type: "text", delta: `${smile[1]}d\uDC00` };
+    }
+    const turn = await streamModelTurn(state, model(), deps, new AbortController().signal);
+    const text = streamed
+      .flatMap((s) => s.events)
+      .map((e) => (e.type === "text.delta" ? e.delta : ""))
+      .join("");
+    expect(text).toBe(`abc${smile}d\uFFFD`);
+    expect(turn.state.transcript.at(-1)?.content).toBe(text);
+  });
 });
