@@ -50,5 +50,6 @@ export async function* benchFrames(input: unknown): AsyncGenerator<BaseEvent[]> 
 export function serveBenchSse(req: IncomingMessage, res: ServerResponse, port: number): void {
   void readJsonBody(nodeRequest(req, res, port))
     .then((input) => writeSse(res, benchFrames(input), { pingMs: settings().ssePingMs }))
-    .catch(() => res.writeHead(400).end());
+    // A body that is not the bench's input: refused; anything later: the stream is cut.
+    .catch(() => (res.headersSent ? res.destroy() : res.writeHead(400).end()));
 }
