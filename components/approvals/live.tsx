@@ -5,6 +5,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { RotateCwIcon } from "lucide-react";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
+import { refreshNow } from "@/components/trpc/refresh";
 import { Button } from "@/components/ui/Button";
 import { cn } from "@/components/ui/cn";
 
@@ -19,7 +20,7 @@ export type FeedState = "connecting" | "live" | "reconnecting" | "stopped";
 export function useInboxFeed(enabled = true): { state: FeedState; retry(): void } {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const reload = () => void queryClient.invalidateQueries({ queryKey: trpc.interactions.pathKey() });
+  const reload = () => void refreshNow(queryClient, trpc.interactions.pathKey());
   // The first start needs no reload (the lists were just fetched); every later one does.
   const [started, setStarted] = useState(false);
   const feed = useSubscription(

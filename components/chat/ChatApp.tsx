@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
+import { refreshNow } from "@/components/trpc/refresh";
 import { ApprovalCard } from "@/components/interactions/ApprovalCard";
 import { ClientToolHost, useClientTools } from "@/components/interactions/ClientToolHost";
 import { ExternalWaitStatus } from "@/components/interactions/ExternalWaitStatus";
@@ -216,7 +217,7 @@ function Conversation({
         ...(toolCallId ? { toolCallId } : {}),
       })),
     );
-    await queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
+    await refreshNow(queryClient, trpc.interactions.list.queryKey());
   }, [threadId, queryClient, trpc, replaceMessages]);
 
   async function submit() {
@@ -236,7 +237,7 @@ function Conversation({
       setDraft((now) => now || text);
       return;
     }
-    await queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey({ threadId: id }) });
+    await refreshNow(queryClient, trpc.interactions.list.queryKey({ threadId: id }));
   }
 
   // Edit and Regenerate start a run of their own: only on a conversation with nothing live or waiting.

@@ -5,6 +5,7 @@ import { skipToken } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
+import { refreshNow } from "@/components/trpc/refresh";
 import type { InteractionView } from "@/components/trpc/types";
 import { kindRules, type GrantChoice } from "@/server/domain";
 import type { ResumeAnswer } from "./types";
@@ -47,7 +48,7 @@ export function useGates(threadId: string | null, viewerId: string, run: Run) {
   // Waiting for consent at a provider: its callback (in another window) continues the run.
   const consent = pending.filter((i) => i.kind === "oauth");
 
-  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() }), [queryClient, trpc]);
+  const refresh = useCallback(() => refreshNow(queryClient, trpc.interactions.list.queryKey()), [queryClient, trpc]);
 
   const decide = useCallback(
     async (toolCallId: string, approved: boolean, reason?: string, grant?: GrantChoice) => {

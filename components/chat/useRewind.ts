@@ -3,6 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
 import { useTRPC, useTRPCClient } from "@/components/trpc/client";
+import { refreshNow } from "@/components/trpc/refresh";
 import type { RunFailure } from "./run-events";
 import type { ChatMessage } from "./types";
 import type { useAgentRun } from "./useAgentRun";
@@ -37,7 +38,7 @@ export function useRewind(threadId: string | null, run: Run) {
         rewound(done.threadId, kept(done.messageId));
         // The conversation moved in the list (touched now), and its requests may have changed.
         void queryClient.invalidateQueries({ queryKey: trpc.threads.list.queryKey() });
-        void queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
+        void refreshNow(queryClient, trpc.interactions.list.queryKey());
         return true;
       } catch (error) {
         report(failureOf(error));

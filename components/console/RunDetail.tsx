@@ -6,6 +6,7 @@ import { ChevronRightIcon, CircleDotIcon, PauseIcon, PlayIcon, ShieldCheckIcon, 
 import { useState, type ReactNode } from "react";
 import { RunGateDecision } from "@/components/decisions/RunGateDecision";
 import { useTRPC } from "@/components/trpc/client";
+import { refreshNow } from "@/components/trpc/refresh";
 import { ErrorAlert } from "@/components/ui/Alert";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -57,9 +58,9 @@ export function RunDetail({ runId, standalone = false }: { runId: string; standa
       {
         onData: ({ data }) => {
           setTimeline((t) => (t.some((e) => e.seq === data.seq) ? t : [...t, data]));
-          if (data.event.type !== "text.delta") void queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ runId }) });
+          if (data.event.type !== "text.delta") void refreshNow(queryClient, trpc.runs.get.queryKey({ runId }));
           // A decision names who made it: the run's requests say who that was.
-          if (data.event.type === "pause.resumed") void queryClient.invalidateQueries({ queryKey: trpc.interactions.list.queryKey() });
+          if (data.event.type === "pause.resumed") void refreshNow(queryClient, trpc.interactions.list.queryKey());
         },
       },
     ),

@@ -4,6 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
+import { refreshNow } from "@/components/trpc/refresh";
 
 /** Changes that arrive this close together are asked for once. */
 const GATHER_MS = 60;
@@ -24,8 +25,8 @@ export function useLiveRunList(): boolean {
       refresh: () => {
         timer ??= setTimeout(() => {
           timer = undefined;
-          void queryClient.invalidateQueries({ queryKey: trpc.runs.list.queryKey() });
-          void queryClient.invalidateQueries({ queryKey: trpc.runs.queue.queryKey() });
+          void refreshNow(queryClient, trpc.runs.list.queryKey());
+          void refreshNow(queryClient, trpc.runs.queue.queryKey());
         }, GATHER_MS);
       },
       stop: () => clearTimeout(timer),
