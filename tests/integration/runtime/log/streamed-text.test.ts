@@ -5,40 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listRunEvents } from "@/server/db/queries/runs";
-import type { LoggedEvent, ModelPart, Planner, Runtime } from "@/server/runtime";
+import type { LoggedEvent, Runtime } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
-import { agentOf, ALICE, drain, started, testRuntime } from "../../../helpers/runtime";
-
-const WORDS = 300;
-
-/** A model that streams `WORDS` words, one per turn of the event loop, as fast as it can. */
-async function* fastModel(): AsyncGenerator<ModelPart> {
-  for (let i = 0; i < WORDS; i++) {
-    yield { type: "text", delta: `w${i} ` };
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
-const storyteller: Planner = {
-  next: (state) => (state.transcript.some((m) => m.role === "assistant") ? { type: "finish" } : { type: "stream", parts: fastModel() }),
-};
-
-/** Follows the run through `watchRun` from `afterSeq` to its end. */
-async function follow(runtime: Runtime, runId: string, afterSeq: number): Promise<LoggedEvent[]> {
-  const seen: LoggedEvent[] = [];
-  for await (const logged of await runtime.watchRun(ALICE, runId, afterSeq)) seen.push(logged);
-  return seen;
-}
-
-const textOf = (events: readonly LoggedEvent[]) => events.map((l) => (l.event.type === "text.delta" ? l.event.delta : "")).join("");
+import { ALICE, drain, started, testRuntime } from "../../../helpers/runtime";
+import { follow, STORY, storytellerAgents, textOf } from "../../../helpers/storyteller";
 
 describe.each(testBackends())("streamed text on $name", (backend) => {
   const database = useSeededDatabase(backend);
   let runtime: Runtime;
   beforeAll(() => {
-    // Each word its own delta (no frames): as many writes in flight as can be, for readers to meet.
     runtime = testRuntime(database.db, {
-      agents: new Map([["storyteller", agentOf("storyteller", storyteller)]]),
+      agents: storytellerAgents(),
       textFrameMs: 0,
       maxSubscriptionsPerUser: 100,
     });
@@ -70,7 +47,7 @@ describe.each(testBackends())("streamed text on $name", (backend) => {
       }
     }
     expect(readers.length).toBeGreaterThan(5);
-    expect(textOf(own)).toBe(Array.from({ length: WORDS }, (_, i) => `w${i} `).join(""));
+    expect(textOf(own)).toBe(STORY);
 
     const stored = await listRunEvents(database.db, run.runId, 0, 10_000);
     // The stored log is the run's own stream, number for number.
