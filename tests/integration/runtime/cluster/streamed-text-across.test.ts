@@ -4,15 +4,14 @@
  * readers get each delta once it is stored and announced, and join at any moment with every
  * number once, in order, as stored.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { listenForSignals, type ClusterSignals } from "@/server/db/notifications";
-import { listRunEvents } from "@/server/db/queries/runs";
 import { log } from "@/server/log";
-import type { LoggedEvent, Runtime } from "@/server/runtime";
+import type { Runtime } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
 import { ALICE, started, testRuntime } from "../../../helpers/runtime";
-import { follow, STORY, storytellerAgents, textOf } from "../../../helpers/storyteller";
+import { expectReadersJoiningMidStream, follow, storytellerAgents } from "../../../helpers/storyteller";
 
 describe.runIf(process.env.TEST_DATABASE_URL)("streamed text read on another instance, on postgres", () => {
   const database = useSeededDatabase(testBackends().find((b) => b.name === "postgres")!);
@@ -62,26 +61,14 @@ describe.runIf(process.env.TEST_DATABASE_URL)("streamed text read on another ins
         messages: [{ id: "sa-m1", role: "user", content: "a story" }],
       }),
     );
-    const readers: Promise<{ from: number; seen: LoggedEvent[] }>[] = [];
-    const own: LoggedEvent[] = [];
-    for await (const batch of run.events) {
-      own.push(...batch);
-      // Every 20 deltas one more reader on the other instance: from the start, or from a number
-      // the writer published and may not have stored yet.
-      const deltas = own.filter((l) => l.event.type === "text.delta").length;
-      if (deltas > 0 && deltas % 20 === 0 && readers.length < deltas / 20) {
-        const from = readers.length % 2 === 0 ? 0 : own.at(-1)!.seq;
-        readers.push(follow(reader, run.runId, from).then((seen) => ({ from, seen })));
-      }
-    }
-    expect(readers.length).toBeGreaterThan(5);
-    expect(textOf(own)).toBe(STORY);
-
-    const stored = await listRunEvents(database.db, run.runId, 0, 10_000);
-    expect(stored.map((r) => [r.seq, r.data])).toEqual(own.map((l) => [l.seq, l.event]));
-    for (const { from, seen } of await Promise.all(readers)) {
-      expect(seen.map((l) => l.seq)).toEqual(Array.from({ length: own.at(-1)!.seq - from }, (_, i) => from + 1 + i));
-      expect(seen.map((l) => l.event)).toEqual(own.filter((l) => l.seq > from).map((l) => l.event));
-    }
+    // Every 20 deltas one more reader on the other instance: from the start, or from a number the
+    // writer published and may not have stored yet.
+    await expectReadersJoiningMidStream({
+      db: database.db,
+      run,
+      every: 20,
+      startAt: (own, nth) => (nth % 2 === 0 ? 0 : own.at(-1)!.seq),
+      follow: (from) => follow(reader, run.runId, from),
+    });
   });
 });

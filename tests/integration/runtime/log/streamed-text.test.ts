@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listRunEvents } from "@/server/db/queries/runs";
-import type { LoggedEvent, Runtime } from "@/server/runtime";
+import type { Runtime } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
 import { ALICE, drain, started, testRuntime } from "../../../helpers/runtime";
-import { follow, STORY, storytellerAgents, textOf } from "../../../helpers/storyteller";
+import { expectReadersJoiningMidStream, follow, storytellerAgents, textOf } from "../../../helpers/storyteller";
 
 describe.each(testBackends())("streamed text on $name", (backend) => {
   const database = useSeededDatabase(backend);
@@ -34,29 +34,14 @@ describe.each(testBackends())("streamed text on $name", (backend) => {
         messages: [{ id: "st-m1", role: "user", content: "a story" }],
       }),
     );
-    // Readers join while the text streams, each at its own moment, some from where another stopped.
-    const readers: Promise<{ from: number; seen: LoggedEvent[] }>[] = [];
-    const own: LoggedEvent[] = [];
-    for await (const batch of run.events) {
-      own.push(...batch);
-      // Every 10 deltas one more reader: from the start, or a few numbers back.
-      const deltas = own.filter((l) => l.event.type === "text.delta").length;
-      if (deltas > 0 && deltas % 10 === 0 && readers.length < deltas / 10) {
-        const from = readers.length % 2 === 0 ? 0 : own.at(-10)!.seq;
-        readers.push(follow(runtime, run.runId, from).then((seen) => ({ from, seen })));
-      }
-    }
-    expect(readers.length).toBeGreaterThan(5);
-    expect(textOf(own)).toBe(STORY);
-
-    const stored = await listRunEvents(database.db, run.runId, 0, 10_000);
-    // The stored log is the run's own stream, number for number.
-    expect(stored.map((r) => [r.seq, r.data])).toEqual(own.map((l) => [l.seq, l.event]));
-    for (const { from, seen } of await Promise.all(readers)) {
-      const seqs = seen.map((l) => l.seq);
-      expect(seqs).toEqual(Array.from({ length: own.at(-1)!.seq - from }, (_, i) => from + 1 + i));
-      expect(seen.map((l) => l.event)).toEqual(own.filter((l) => l.seq > from).map((l) => l.event));
-    }
+    // Readers join while the text streams, each at its own moment: from the start, or a few numbers back.
+    await expectReadersJoiningMidStream({
+      db: database.db,
+      run,
+      every: 10,
+      startAt: (own, nth) => (nth % 2 === 0 ? 0 : own.at(-10)!.seq),
+      follow: (from) => follow(runtime, run.runId, from),
+    });
   });
 
   it("stores the text before the message that ends it, and the message holds it all", async () => {
