@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import type { Database } from "@/server/db";
 import { listRunEvents } from "@/server/db/queries/runs";
 import type { LoggedEvent, ModelPart, Planner, Runtime } from "@/server/runtime";
-import { agentOf, ALICE } from "./runtime";
+import { agentOf, ALICE, started } from "./runtime";
 
 export const WORDS = 300;
 export const STORY = Array.from({ length: WORDS }, (_, i) => `w${i} `).join("");
@@ -24,6 +24,18 @@ const storyteller: Planner = {
 };
 
 export const storytellerAgents = () => new Map([["storyteller", agentOf("storyteller", storyteller)]]);
+
+/** Alice asks the storyteller for a story on `threadId` (its id names the run and message too). */
+export async function tellStory(runtime: Runtime, threadId: string) {
+  return started(
+    await runtime.startRun(ALICE, {
+      agentId: "storyteller",
+      threadId,
+      transportRunId: `${threadId}-run`,
+      messages: [{ id: `${threadId}-m`, role: "user", content: "a story" }],
+    }),
+  );
+}
 
 /** Alice follows the run through `watchRun` from `afterSeq` to its end. */
 export async function follow(runtime: Runtime, runId: string, afterSeq: number): Promise<LoggedEvent[]> {

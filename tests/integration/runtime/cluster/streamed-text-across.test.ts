@@ -10,8 +10,8 @@ import { listenForSignals, type ClusterSignals } from "@/server/db/notifications
 import { log } from "@/server/log";
 import type { Runtime } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
-import { ALICE, started, testRuntime } from "../../../helpers/runtime";
-import { expectReadersJoiningMidStream, follow, storytellerAgents } from "../../../helpers/storyteller";
+import { testRuntime } from "../../../helpers/runtime";
+import { expectReadersJoiningMidStream, follow, storytellerAgents, tellStory } from "../../../helpers/storyteller";
 
 describe.runIf(process.env.TEST_DATABASE_URL)("streamed text read on another instance, on postgres", () => {
   const database = useSeededDatabase(testBackends().find((b) => b.name === "postgres")!);
@@ -53,14 +53,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("streamed text read on another ins
   });
 
   it("reaches readers on the other instance who join mid-stream, every number once, as stored", async () => {
-    const run = started(
-      await writer.startRun(ALICE, {
-        agentId: "storyteller",
-        threadId: "streamed-across",
-        transportRunId: "sa-1",
-        messages: [{ id: "sa-m1", role: "user", content: "a story" }],
-      }),
-    );
+    const run = await tellStory(writer, "streamed-across");
     // Every 20 deltas one more reader on the other instance: from the start, or from a number the
     // writer published and may not have stored yet.
     await expectReadersJoiningMidStream({

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listRunEvents } from "@/server/db/queries/runs";
 import type { Runtime } from "@/server/runtime";
 import { testBackends, useSeededDatabase } from "../../../helpers/backends";
-import { ALICE, drain, started, testRuntime } from "../../../helpers/runtime";
-import { expectReadersJoiningMidStream, follow, storytellerAgents, textOf } from "../../../helpers/storyteller";
+import { ALICE, drain, testRuntime } from "../../../helpers/runtime";
+import { expectReadersJoiningMidStream, follow, storytellerAgents, tellStory, textOf } from "../../../helpers/storyteller";
 
 describe.each(testBackends())("streamed text on $name", (backend) => {
   const database = useSeededDatabase(backend);
@@ -26,14 +26,7 @@ describe.each(testBackends())("streamed text on $name", (backend) => {
   });
 
   it("reaches readers who join mid-stream with every number once, as stored", async () => {
-    const run = started(
-      await runtime.startRun(ALICE, {
-        agentId: "storyteller",
-        threadId: "streamed-text",
-        transportRunId: "st-1",
-        messages: [{ id: "st-m1", role: "user", content: "a story" }],
-      }),
-    );
+    const run = await tellStory(runtime, "streamed-text");
     // Readers join while the text streams, each at its own moment: from the start, or a few numbers back.
     await expectReadersJoiningMidStream({
       db: database.db,
@@ -45,14 +38,7 @@ describe.each(testBackends())("streamed text on $name", (backend) => {
   });
 
   it("stores the text before the message that ends it, and the message holds it all", async () => {
-    const run = started(
-      await runtime.startRun(ALICE, {
-        agentId: "storyteller",
-        threadId: "streamed-text-2",
-        transportRunId: "st-2",
-        messages: [{ id: "st-m2", role: "user", content: "a story" }],
-      }),
-    );
+    const run = await tellStory(runtime, "streamed-text-2");
     const events = await drain(run.events);
     const ended = events.find((l) => l.event.type === "text.ended")!;
     const stored = await listRunEvents(database.db, run.runId, 0, 10_000);
