@@ -156,8 +156,9 @@ export function sseResponse(events: AsyncIterator<BaseEvent[]>, signal: AbortSig
  */
 export function writeSse(res: ServerResponse, events: AsyncIterator<BaseEvent[]>, options: SseOptions): void {
   // The client left while the answer was being prepared: its "close" came already, so nothing
-  // would ever return the iterator (and unsubscribe from the run).
-  if (res.destroyed || !res.socket || res.socket.destroyed) {
+  // would ever return the iterator (and unsubscribe from the run). A response with no socket yet is
+  // not gone: it was pipelined behind another on the same connection and is written after it.
+  if (res.destroyed || res.socket?.destroyed === true) {
     void events.return?.();
     return;
   }

@@ -5,7 +5,7 @@
  */
 import { getEventListeners } from "node:events";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { EventType, type BaseEvent } from "@ag-ui/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { PING_FRAME, sseResponse, TRPC_PING_FRAME, withTrpcPings, writeSse } from "@/server/edge/sse";
@@ -301,6 +301,27 @@ describe("writeSse", () => {
     await res.body!.getReader().read();
     abort.abort();
     await vi.waitFor(() => expect(source.state.returned).toBe(true));
+  });
+
+  it("answers a request pipelined behind another once the first one ends (its response has no socket yet)", async () => {
+    const first = feed();
+    const second = feed();
+    const sources = [first, second];
+    server = http.createServer((_req, res) => writeSse(res, sources.shift()!.iterator, { pingMs: 60_000 }));
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const socket = net.connect((server.address() as AddressInfo).port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString("utf8")));
+    const ask = "POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n";
+    socket.write(ask + ask);
+    await vi.waitFor(() => expect(sources).toHaveLength(0));
+    second.push(2);
+    second.end();
+    first.push(1);
+    first.end();
+    await vi.waitFor(() => expect(received).toContain('"value":2'));
+    socket.destroy();
+    expect(received.indexOf('"value":1')).toBeLessThan(received.indexOf('"value":2'));
   });
 
   it("returns the iterator at once when the client left before the answer was ready", async () => {
