@@ -205,7 +205,7 @@ describe("the model budgets page in Chromium", () => {
       expect(await carol.getByTestId("limit-tenantDaily").textContent()).toContain("Your setting");
       // The form closed: the keyboard is back on Edit.
       await expect
-        .poll(() => carol.getByRole("button", { name: "Edit limits" }).evaluate((el) => el === document.activeElement))
+        .poll(() => carol.getByRole("button", { name: "Edit limits" }).evaluate((el) => el === document.activeElement), PATIENCE)
         .toBe(true);
       const saved = await view(carol);
       expect(saved.own).toEqual({ tenantDaily: 50_000, tenantMonthly: null, userDaily: null, userMonthly: null });
