@@ -5,7 +5,7 @@
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Database } from "@/server/db";
-import { findRun, listRunEvents } from "@/server/db/queries/runs";
+import { findRun, pageOfRunEvents } from "@/server/db/queries/runs";
 import { isTerminalStatus } from "@/server/domain";
 import { LiveQueue } from "./live-queue";
 import { authorizeConversationRead } from "../access";
@@ -15,8 +15,8 @@ import type { LoggedEvent, RunEvent } from "./events";
 import type { Identity } from "../access";
 import type { SubscriptionSlots } from "./subscriptions";
 
-/** Events read from the log at once. */
-const LOG_PAGE = 500;
+/** Events read from the log at once: few enough that a page is sent before it grows old in the heap. */
+const LOG_PAGE = 100;
 /** How long one reader of a log may hold the process before other requests get a turn, in ms. */
 const TURN_MS = 10;
 
@@ -92,8 +92,9 @@ export function runFeed(db: Database, bus: EventBus, slots: SubscriptionSlots) {
     let turn = performance.now();
     let reread = false;
     for (;;) {
-      const page = await listRunEvents(db, runId, last, LOG_PAGE);
-      for (const row of page) {
+      const page = await pageOfRunEvents(db, runId, last, LOG_PAGE);
+      for (const unread of page) {
+        const row = unread();
         yield { runId, seq: row.seq, at: row.createdAt.getTime(), event: row.data };
         last = row.seq;
         // Reading a long log, and sending it, happens in microtasks (the embedded database answers

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listRunEvents } from "@/server/db/queries/runs";
+import { listRunEvents, pageOfRunEvents } from "@/server/db/queries/runs";
 import type { Identity, LoggedEvent, Runtime, StartRunRequest } from "@/server/runtime";
 import { queryRows, testBackends, useSeededDatabase } from "../../helpers/backends";
 import { drain, started, testRuntime } from "../../helpers/runtime";
@@ -79,6 +79,21 @@ describe.each(testBackends())("stored snapshots on $name", (backend) => {
     const at = events.findIndex((e) => e.event.type === "snapshot");
     const [page] = await listRunEvents(database.db, run.runId, at, 1);
     expect(page?.data).toEqual(events[at]!.event);
+  });
+
+  it("reads a log in pages of unread events that, read, are the log itself: snapshots whole, times to the millisecond", async () => {
+    const run = started(await runtime.startRun(alice, request("storage-unread", "hello")));
+    await drain(run.events);
+    const log = await listRunEvents(database.db, run.runId);
+    expect(log.some((e) => e.type === "snapshot")).toBe(true);
+    const read = [];
+    for (let after = 0; ;) {
+      const page = await pageOfRunEvents(database.db, run.runId, after, 3);
+      read.push(...page.map((unread) => unread()));
+      if (page.length < 3) break;
+      after = read.at(-1)!.seq;
+    }
+    expect(read).toEqual(log);
   });
 
   it("stores a large state by reference in snapshots only, calling the trigger for them alone (migration 0033)", async () => {
