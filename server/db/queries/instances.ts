@@ -116,8 +116,10 @@ export async function claimDeadInstances(db: Executor, me: string, ttlMs: number
  * Runs that execute nowhere: `queued` or `running` on a dead instance (or on none — written before
  * instances existed, when `unowned`). They end `failed` with `INSTANCE_LOST` and a final event, audited.
  * A text message still streaming is closed first (`text.ended`, interrupted) and kept in the thread
- * with the text stored of it; its closing events are numbered `streamedAhead` past the last stored
- * one, past whatever the dead instance may have published unstored. Returns each event written.
+ * with the text stored of it. The closing events are numbered `streamedAhead` past the last stored
+ * one, every time: past whatever the instance may have published unstored (a message's start too,
+ * so no stored text does not mean none was seen) and whatever it is still writing. A message its
+ * writer stored meanwhile stays as written. Returns each event written.
  */
 export async function failRunsOf(
   db: Executor,
@@ -157,13 +159,14 @@ export async function failRunsOf(
         union all
         select gen_random_uuid()::text, n.thread_id, n.id, 'system', ${failure.message}::text, 1 from numbered n
       ) m order by run_id, rank
+      on conflict (thread_id, id) do nothing
     ),
     written as (
       insert into run_events (run_id, seq, type, data)
       select n.id, n.last_seq + ${options.streamedAhead}::int + 1, 'text.ended', ${JSON.stringify(closed)}::jsonb || jsonb_build_object('messageId', n.message_id)
       from numbered n where n.message_id is not null
       union all
-      select n.id, n.last_seq + 1 + case when n.message_id is null then 0 else ${options.streamedAhead}::int + 1 end, 'run.failed', ${JSON.stringify(runEventCodec.encode(event))}::jsonb
+      select n.id, n.last_seq + ${options.streamedAhead}::int + case when n.message_id is null then 1 else 2 end, 'run.failed', ${JSON.stringify(runEventCodec.encode(event))}::jsonb
       from numbered n
       returning run_id, seq, data
     ),
