@@ -37,18 +37,7 @@ export interface StoredRunEvent {
 
 /** A run's events after `afterSeq`, oldest first, at most `limit` of them; snapshots come with their transcript. */
 export async function listRunEvents(db: Executor, runId: string, afterSeq = 0, limit?: number): Promise<StoredRunEvent[]> {
-  const result = await db.execute(sql`
-    select e.seq, e.type, e.created_at, ${hydratedData} as data
-    from run_events e
-    where e.run_id = ${runId} and e.seq > ${afterSeq}
-    order by e.seq
-    limit ${limit ?? null}`);
-  return rowsOf(result, z.object({ seq: column.number, type: z.string(), data: column.json, created_at: column.date })).map((r) => ({
-    seq: r.seq,
-    type: r.type,
-    data: runEventCodec.decode(r.data),
-    createdAt: r.created_at,
-  }));
+  return (await pageOfRunEvents(db, runId, afterSeq, limit)).map((read) => read());
 }
 
 /** A stored event not read yet: its data is decoded only when it is called. */
@@ -61,13 +50,13 @@ export type UnreadRunEvent = () => StoredRunEvent;
  * of 500 up front, with a row schema of unions, grew the heap's old generation by ~190 MB of
  * garbage before V8 collected it; this way, in pages of 100, by 60–90 MB.
  */
-export async function pageOfRunEvents(db: Executor, runId: string, afterSeq: number, limit: number): Promise<UnreadRunEvent[]> {
+export async function pageOfRunEvents(db: Executor, runId: string, afterSeq: number, limit?: number): Promise<UnreadRunEvent[]> {
   const result = await db.execute(sql`
     select json_build_object('seq', e.seq, 'type', e.type, 'at', floor(extract(epoch from e.created_at) * 1000), 'data', ${hydratedData})::text as line
     from run_events e
     where e.run_id = ${runId} and e.seq > ${afterSeq}
     order by e.seq
-    limit ${limit}`);
+    limit ${limit ?? null}`);
   return rowsOf(result, storedLine).map(({ line }) => () => {
     const row = storedEvent.parse(JSON.parse(line));
     return { seq: row.seq, type: row.type, data: runEventCodec.decode(row.data), createdAt: new Date(row.at) };
